@@ -1,0 +1,112 @@
+/**
+ * Edge → backend trust. The edge forwards every request with the resolved account and a context object,
+ * signed with HMAC-SHA256 keyed by the region's shared secret over the request line, the account id, the
+ * timestamp and the context. A backend refuses any request whose signature is missing, wrong or stale.
+ * WebCrypto only, so the same code runs in the Worker and in Node.
+ */
+import type { Lang, Quotas } from './index.js';
+
+export const INTERNAL_HEADERS = {
+  account: 'x-iris-account',
+  timestamp: 'x-iris-timestamp',
+  context: 'x-iris-context',
+  signature: 'x-iris-signature',
+  /** Backend → edge: registry changes the edge applies after a successful call. */
+  registry: 'x-iris-registry',
+} as const;
+
+/** What the edge tells the backend about the call, beyond the original request. */
+export interface ForwardContext {
+  requestId: string;
+  lang: Lang;
+  /** Id minted at the edge for a create call; the backend must use it. */
+  resourceId?: string;
+  /** The account's quotas, for limits the backend enforces (daily batch tasks). */
+  quotas?: Quotas;
+}
+
+/** Registry changes reported by a backend in the `x-iris-registry` response header (JSON). */
+export interface RegistryChanges {
+  live?: string[];
+  deleted?: string[];
+}
+
+/** Allowed clock difference between edge and backend. */
+export const INTERNAL_MAX_SKEW_MS = 5 * 60 * 1000;
+
+const encoder = new TextEncoder();
+
+function toHex(buffer: ArrayBuffer): string {
+  return [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+function base64UrlEncode(text: string): string {
+  const bytes = encoder.encode(text);
+  let binary = '';
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function base64UrlDecode(text: string): string {
+  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+  const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
+  return new TextDecoder().decode(bytes);
+}
+
+async function hmacHex(secret: string, message: string): Promise<string> {
+  const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  return toHex(await crypto.subtle.sign('HMAC', key, encoder.encode(message)));
+}
+
+function canonical(method: string, pathWithQuery: string, account: string, timestamp: string, context: string): string {
+  return [method.toUpperCase(), pathWithQuery, account, timestamp, context].join('\n');
+}
+
+/** Headers to add to a forwarded request. */
+export async function signInternal(
+  secret: string,
+  input: { method: string; pathWithQuery: string; accountId: number; context: ForwardContext; now?: number },
+): Promise<Record<string, string>> {
+  const account = String(input.accountId);
+  const timestamp = String(input.now ?? Date.now());
+  const context = base64UrlEncode(JSON.stringify(input.context));
+  const signature = await hmacHex(secret, canonical(input.method, input.pathWithQuery, account, timestamp, context));
+  return {
+    [INTERNAL_HEADERS.account]: account,
+    [INTERNAL_HEADERS.timestamp]: timestamp,
+    [INTERNAL_HEADERS.context]: context,
+    [INTERNAL_HEADERS.signature]: signature,
+  };
+}
+
+export type InternalVerification =
+  | { ok: true; accountId: number; context: ForwardContext }
+  | { ok: false; reason: string };
+
+/** Verifies a forwarded request; `headers` is a case-insensitive getter. */
+export async function verifyInternal(
+  secret: string,
+  input: { method: string; pathWithQuery: string; header: (name: string) => string | undefined; now?: number },
+): Promise<InternalVerification> {
+  const account = input.header(INTERNAL_HEADERS.account);
+  const timestamp = input.header(INTERNAL_HEADERS.timestamp);
+  const context = input.header(INTERNAL_HEADERS.context);
+  const signature = input.header(INTERNAL_HEADERS.signature);
+  if (!account || !timestamp || !context || !signature) return { ok: false, reason: 'missing internal signature' };
+  if (!/^\d+$/.test(account) || !/^\d+$/.test(timestamp)) return { ok: false, reason: 'malformed internal headers' };
+  if (Math.abs((input.now ?? Date.now()) - Number(timestamp)) > INTERNAL_MAX_SKEW_MS) return { ok: false, reason: 'stale internal signature' };
+  const expected = await hmacHex(secret, canonical(input.method, input.pathWithQuery, account, timestamp, context));
+  if (!timingSafeEqual(expected, signature.toLowerCase())) return { ok: false, reason: 'bad internal signature' };
+  try {
+    return { ok: true, accountId: Number(account), context: JSON.parse(base64UrlDecode(context)) as ForwardContext };
+  } catch {
+    return { ok: false, reason: 'malformed internal context' };
+  }
+}
+
+function timingSafeEqual(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
