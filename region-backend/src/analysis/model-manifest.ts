@@ -1,0 +1,39 @@
+/**
+ * A model manifest describes one model a pipeline stage runs: where the file is, which runtime reads it,
+ * how to prepare its input and how to decode its output. Every analysis service is a pipeline of named
+ * stages over manifests, so an operator replaces a model by pointing a stage at another manifest
+ * (see `modelOverrides` in the backend configuration) without code changes.
+ */
+import { z } from 'zod';
+
+const labelSchema = z.object({ id: z.string(), en: z.string(), zh: z.string() });
+
+export const modelManifestSchema = z.object({
+  name: z.string().min(1),
+  runtime: z.enum(['onnx', 'tfjs-graph', 'tfjs-layers']),
+  /** Absolute path, a path relative to the manifest file, or `pkg:<package>/<path inside it>`. */
+  file: z.string().min(1),
+  /** Width and height the model expects. */
+  inputSize: z.tuple([z.number().int().positive(), z.number().int().positive()]),
+  layout: z.enum(['nhwc', 'nchw']).default('nhwc'),
+  colorOrder: z.enum(['rgb', 'bgr']).default('rgb'),
+  /** input = (pixel / scale - mean) / std, per channel in `colorOrder`. */
+  normalisation: z
+    .object({
+      scale: z.number().positive().default(255),
+      mean: z.tuple([z.number(), z.number(), z.number()]).default([0, 0, 0]),
+      std: z.tuple([z.number(), z.number(), z.number()]).default([1, 1, 1]),
+    })
+    .default({}),
+  /** Name of the input tensor (first input when omitted) and of the output(s) to read. */
+  inputName: z.string().optional(),
+  outputNames: z.array(z.string()).optional(),
+  /** Named output decoder and its options, e.g. `{type: "softmax", ...}`; decoders live with the pipelines. */
+  output: z.object({ type: z.string().min(1) }).passthrough(),
+  labels: z.array(labelSchema).optional(),
+  source: z.string().optional(),
+  licence: z.string().optional(),
+});
+
+export type ModelManifest = z.infer<typeof modelManifestSchema>;
+export type ManifestLabel = z.infer<typeof labelSchema>;

@@ -1,0 +1,114 @@
+import os from 'node:os';
+import { Worker, type TransferListItem } from 'node:worker_threads';
+import type { TaskRequest, TaskResponse } from './inference-worker.js';
+import { TASKS } from './task-registry.js';
+
+export type Priority = 'interactive' | 'background';
+
+export interface RunOptions {
+  /** Interactive work (API queries) always goes before background work (indexing, training, batch). */
+  priority?: Priority;
+  transfer?: TransferListItem[];
+}
+
+/** An error raised inside a task, re-created on the calling side. */
+export class InferenceTaskError extends Error {
+  readonly code: string | undefined;
+  constructor(message: string, name: string, code?: string) {
+    super(message);
+    this.name = name === 'Error' ? 'InferenceTaskError' : name;
+    this.code = code;
+  }
+}
+
+interface Job {
+  request: TaskRequest;
+  transfer: TransferListItem[];
+  resolve: (value: unknown) => void;
+  reject: (reason: unknown) => void;
+}
+
+interface Slot { worker: Worker; job: Job | null }
+
+const entry = new URL(`./inference-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
+const bootstrap = new URL('./worker-bootstrap.mjs', import.meta.url);
+
+/**
+ * A fixed pool of worker threads that run model code, so the request event loop never does.
+ * Two queues: interactive jobs are always taken before background ones.
+ */
+export class InferencePool {
+  private readonly slots: Slot[] = [];
+  private readonly queues: Record<Priority, Job[]> = { interactive: [], background: [] };
+  private nextId = 1;
+  private closed = false;
+
+  constructor(readonly size: number = Math.max(1, os.availableParallelism())) {
+    for (let i = 0; i < size; i++) this.slots.push(this.spawn());
+  }
+
+  run<T = unknown>(task: string, payload: unknown, options: RunOptions = {}): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('inference pool is closed'));
+    if (!TASKS[task]) return Promise.reject(new Error(`unknown inference task ${task}`));
+    return new Promise<T>((resolve, reject) => {
+      const job: Job = { request: { id: this.nextId++, task, payload }, transfer: options.transfer ?? [], resolve: resolve as (v: unknown) => void, reject };
+      this.queues[options.priority ?? 'interactive'].push(job);
+      this.dispatch();
+    });
+  }
+
+  /** Jobs waiting (not yet on a thread), per priority. */
+  get waiting(): Record<Priority, number> {
+    return { interactive: this.queues.interactive.length, background: this.queues.background.length };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of [...this.queues.interactive, ...this.queues.background]) job.reject(new Error('inference pool is closed'));
+    this.queues.interactive = [];
+    this.queues.background = [];
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(bootstrap, { workerData: { entry } });
+    const slot: Slot = { worker, job: null };
+    worker.on('message', (response: TaskResponse) => {
+      const job = slot.job;
+      slot.job = null;
+      if (job && job.request.id === response.id) {
+        if (response.ok) job.resolve(response.result);
+        else job.reject(new InferenceTaskError(response.error.message, response.error.name, response.error.code));
+      }
+      this.dispatch();
+    });
+    worker.on('error', (err) => this.replace(slot, err));
+    worker.on('exit', (code) => {
+      if (!this.closed && code !== 0) this.replace(slot, new Error(`inference worker exited with code ${code}`));
+    });
+    worker.unref();
+    return slot;
+  }
+
+  /** A crashed thread fails only its own job; a fresh thread takes its place. */
+  private replace(slot: Slot, err: unknown): void {
+    if (this.closed) return;
+    const index = this.slots.indexOf(slot);
+    if (index < 0) return;
+    slot.job?.reject(err);
+    slot.job = null;
+    void slot.worker.terminate();
+    this.slots[index] = this.spawn();
+    this.dispatch();
+  }
+
+  private dispatch(): void {
+    for (const slot of this.slots) {
+      if (slot.job) continue;
+      const job = this.queues.interactive.shift() ?? this.queues.background.shift();
+      if (!job) return;
+      slot.job = job;
+      slot.worker.postMessage(job.request, job.transfer);
+    }
+  }
+}

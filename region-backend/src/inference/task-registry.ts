@@ -1,0 +1,12 @@
+/**
+ * Every inference task a worker thread can run. A task module's default export takes a payload and returns
+ * a result; it loads its models at module scope (or lazily, once), so each thread loads each model once.
+ * Add a line here for a new task; start-up fails on an unknown task name.
+ */
+export type TaskHandler = (payload: unknown) => Promise<unknown> | unknown;
+
+export const TASKS: Record<string, () => Promise<{ default: TaskHandler }>> = {
+  ping: () => import('./tasks/ping.task.js'),
+};
+
+export type TaskName = keyof typeof TASKS & string;

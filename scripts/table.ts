@@ -1,0 +1,23 @@
+/** Prints a Markdown table (used by eval and bench suites so the README can carry their output as is). */
+export function printTable(headers: string[], rows: (string | number)[][]): void {
+  const cells = rows.map((r) => r.map((c) => (typeof c === 'number' ? formatNumber(c) : c)));
+  console.log(`| ${headers.join(' | ')} |`);
+  console.log(`|${headers.map(() => '---').join('|')}|`);
+  for (const row of cells) console.log(`| ${row.join(' | ')} |`);
+  console.log('');
+}
+
+function formatNumber(n: number): string {
+  if (Number.isInteger(n)) return String(n);
+  return Math.abs(n) >= 100 ? n.toFixed(1) : Math.abs(n) >= 1 ? n.toFixed(2) : n.toFixed(3);
+}
+
+/** Median and a percentile of a sample, for latency tables. */
+export function percentile(values: number[], p: number): number {
+  if (!values.length) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index]!;
+}
+
+export const median = (values: number[]): number => percentile(values, 50);
