@@ -1,0 +1,12 @@
+/** Every ready-made analysis handler the backend serves. Add a handler to this list to serve it. */
+import { registerAnalysis, type AnalysisHandler } from './analysis-registry.js';
+
+const HANDLERS: AnalysisHandler[] = [];
+
+let registered = false;
+
+export function registerAllAnalysisServices(): void {
+  if (registered) return;
+  registered = true;
+  for (const handler of HANDLERS) registerAnalysis(handler);
+}
