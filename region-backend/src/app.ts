@@ -1,0 +1,51 @@
+import { mkdirSync } from 'node:fs';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { BackendConfig } from './config.js';
+import { DOMAINS } from './domains/index.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { registerInternalAuth } from './http/internal-auth.hook.js';
+import { registerBodyHandling } from './http/request-body.js';
+import { createJobRegistry } from './jobs/job-registry.js';
+import { databasePlugin } from './plugins/database.plugin.js';
+import { inferencePlugin } from './plugins/inference.plugin.js';
+import { queuePlugin } from './plugins/queue.plugin.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: BackendConfig;
+  }
+}
+
+export interface BuildOptions {
+  /** Run background job handlers in this process (default true). */
+  workers?: boolean;
+  logger?: boolean;
+}
+
+/** Builds the region backend: infrastructure plugins, the edge-signature gate, then every domain. */
+export async function buildApp(config: BackendConfig, options: BuildOptions = {}): Promise<FastifyInstance> {
+  mkdirSync(config.tmpDir, { recursive: true });
+  const app = Fastify({
+    logger: options.logger === false ? false : { level: config.logLevel },
+    bodyLimit: 64 * 1024 * 1024,
+    routerOptions: { ignoreTrailingSlash: true },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  app.decorate('config', config);
+  registerBodyHandling(app);
+  registerErrorHandling(app);
+  registerInternalAuth(app, config.internalSecret);
+
+  await app.register(databasePlugin, { databaseUrl: config.databaseUrl });
+  await app.register(inferencePlugin, { threads: config.inferenceThreads });
+  await app.register(queuePlugin, {
+    databaseUrl: config.databaseUrl,
+    workers: options.workers,
+    registry: () => createJobRegistry(DOMAINS.flatMap((d) => d.jobs?.(app) ?? [])),
+  });
+
+  app.get('/healthz', async () => ({ ok: true, region: config.region }));
+  for (const domain of DOMAINS) await app.register(domain.routes);
+  return app;
+}

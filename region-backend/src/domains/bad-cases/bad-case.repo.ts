@@ -1,0 +1,24 @@
+import type pg from 'pg';
+
+export interface BadCaseRow {
+  id: number;
+  service_id: string;
+  request_id: string;
+  description: string;
+  details: string;
+  status: string;
+  created_at: Date;
+}
+
+export async function insertBadCase(
+  pool: pg.Pool,
+  row: { accountId: number; serviceId: string; requestId: string; description: string; details: string },
+): Promise<BadCaseRow> {
+  const result = await pool.query<BadCaseRow>(
+    `INSERT INTO bad_cases (account_id, service_id, request_id, description, details)
+     VALUES ($1, $2, $3, $4, $5)
+     RETURNING id, service_id, request_id, description, details, status, created_at`,
+    [row.accountId, row.serviceId, row.requestId, row.description, row.details],
+  );
+  return result.rows[0]!;
+}

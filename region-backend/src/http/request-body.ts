@@ -1,0 +1,179 @@
+/**
+ * One body reader for every method (GET and DELETE included: real clients send bodies on both) and every
+ * form real clients use: JSON (values often strings), urlencoded, multipart (text fields and files).
+ * Query-string parameters are merged in underneath body fields. Uploaded files stream to a temp folder
+ * (never buffered whole); the folder is removed when the response is sent.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
+import Busboy from '@fastify/busboy';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError, LIMITS } from '@iris/shared';
+
+export interface UploadedFile {
+  field: string;
+  filename: string;
+  path: string;
+  size: number;
+}
+
+export interface RequestBody {
+  /** Text parameters: body fields over query-string parameters; JSON non-strings are JSON-encoded. */
+  fields: Record<string, string>;
+  /** The parsed JSON body when the body was JSON. */
+  json: unknown;
+  files: UploadedFile[];
+  file(field: string): UploadedFile | undefined;
+  /** Bytes of a file part, or of a text field of that name (some clients send file contents as a field). */
+  bytes(field: string): Promise<Buffer | null>;
+  has(field: string): boolean;
+  /** True when the request carried no body parameters and no files. */
+  empty: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    irisBody?: Promise<RequestBody>;
+    irisUploadDir?: string;
+  }
+}
+
+export interface BodyOptions {
+  tmpDir: string;
+  maxFileBytes?: number;
+  maxPlainBytes?: number;
+}
+
+/** Registers the raw pass-through parser and temp-file cleanup; call once per app. */
+export function registerBodyHandling(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  // Keep the stream: `readBody` parses it (or request.raw when Fastify skipped the body, as for GET).
+  app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+  app.addHook('onResponse', async (request) => {
+    if (request.irisUploadDir) await rm(request.irisUploadDir, { recursive: true, force: true });
+  });
+}
+
+export function readBody(request: FastifyRequest, options: BodyOptions): Promise<RequestBody> {
+  request.irisBody ??= parseBody(request, options);
+  return request.irisBody;
+}
+
+async function parseBody(request: FastifyRequest, options: BodyOptions): Promise<RequestBody> {
+  const fields: Record<string, string> = {};
+  for (const [key, value] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
+    if (typeof value === 'string') fields[key] = value;
+    else if (Array.isArray(value) && typeof value[0] === 'string') fields[key] = value.join(',');
+  }
+  const stream: Readable = (request.body as Readable | undefined) ?? request.raw;
+  const contentType = String(request.headers['content-type'] ?? '').toLowerCase();
+  const hasBody = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
+  let json: unknown;
+  const files: UploadedFile[] = [];
+  let bodyFieldCount = 0;
+
+  if (hasBody && contentType.startsWith('multipart/form-data')) {
+    const dir = await mkdtemp(path.join(options.tmpDir, 'upload-'));
+    request.irisUploadDir = dir;
+    const parsed = await readMultipart(request, stream, dir, options.maxFileBytes ?? LIMITS.uploadBytes);
+    Object.assign(fields, parsed.fields);
+    files.push(...parsed.files);
+    bodyFieldCount = Object.keys(parsed.fields).length;
+  } else if (hasBody) {
+    const text = (await readAll(stream, options.maxPlainBytes ?? LIMITS.plainBodyBytes)).toString('utf8');
+    if (contentType.includes('json') || (!contentType.includes('urlencoded') && /^\s*[[{]/.test(text))) {
+      if (text.trim()) {
+        try {
+          json = JSON.parse(text);
+        } catch {
+          throw new ApiError('invalidData', 'request body is not valid JSON');
+        }
+        if (json && typeof json === 'object' && !Array.isArray(json)) {
+          for (const [key, value] of Object.entries(json)) {
+            if (value === null || value === undefined) continue;
+            fields[key] = typeof value === 'string' ? value : JSON.stringify(value);
+            bodyFieldCount++;
+          }
+        }
+      }
+    } else if (text.length) {
+      for (const [key, value] of new URLSearchParams(text)) {
+        fields[key] = value;
+        bodyFieldCount++;
+      }
+    }
+  }
+
+  const byField = new Map(files.map((f) => [f.field, f]));
+  return {
+    fields,
+    json,
+    files,
+    file: (field) => byField.get(field),
+    has: (field) => byField.has(field) || fields[field] !== undefined,
+    bytes: async (field) => {
+      const file = byField.get(field);
+      if (file) return readFile(file.path);
+      return fields[field] !== undefined ? Buffer.from(fields[field]!, 'utf8') : null;
+    },
+    empty: bodyFieldCount === 0 && files.length === 0,
+  };
+}
+
+function readMultipart(request: FastifyRequest, stream: Readable, dir: string, maxFileBytes: number): Promise<{ fields: Record<string, string>; files: UploadedFile[] }> {
+  return new Promise((resolve, reject) => {
+    const fields: Record<string, string> = {};
+    const files: UploadedFile[] = [];
+    const writes: Promise<void>[] = [];
+    let failure: Error | null = null;
+    let busboy: InstanceType<typeof Busboy>;
+    try {
+      busboy = new Busboy({
+        headers: request.headers as { 'content-type': string },
+        limits: { fileSize: maxFileBytes, fieldSize: LIMITS.plainBodyBytes, files: 10, fields: 200 },
+      });
+    } catch (err) {
+      reject(new ApiError('invalidData', `malformed multipart body: ${(err as Error).message}`));
+      return;
+    }
+    busboy.on('field', (name, value) => {
+      fields[name] = value;
+    });
+    busboy.on('file', (field, file, filename) => {
+      const target = path.join(dir, `${files.length}-${field.replace(/[^\w.-]/g, '_')}`);
+      const entry: UploadedFile = { field, filename: filename || field, path: target, size: 0 };
+      files.push(entry);
+      file.on('limit', () => {
+        failure = new ApiError('payloadTooLarge', `file ${field} must be under ${Math.round(maxFileBytes / 1024 / 1024)} MB`);
+      });
+      writes.push(
+        pipeline(file, createWriteStream(target)).then(() => {
+          entry.size = file.bytesRead;
+        }),
+      );
+    });
+    busboy.on('error', (err: Error) => reject(new ApiError('invalidData', `malformed multipart body: ${err.message}`)));
+    busboy.on('finish', () => {
+      Promise.all(writes).then(
+        () => (failure ? reject(failure) : resolve({ fields, files })),
+        (err: Error) => reject(failure ?? err),
+      );
+    });
+    stream.on('error', reject);
+    stream.pipe(busboy);
+  });
+}
+
+async function readAll(stream: Readable, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new ApiError('payloadTooLarge', `request body must be at most ${limit} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,44 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { INTERNAL_HEADERS, newResourceId, type ForwardContext, type Lang, type Quotas, type RegistryChanges } from '@iris/shared';
+
+/** Who is calling and how, as established by the edge (see internal-auth.hook.ts). */
+export interface RequestContext {
+  accountId: number;
+  requestId: string;
+  lang: Lang;
+  resourceId: string | undefined;
+  quotas: Quotas | undefined;
+  startedAt: number;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    ctx: RequestContext;
+  }
+}
+
+export function contextFrom(accountId: number, forward: ForwardContext): RequestContext {
+  return {
+    accountId,
+    requestId: forward.requestId,
+    lang: forward.lang === 'zh' ? 'zh' : 'en',
+    resourceId: forward.resourceId,
+    quotas: forward.quotas,
+    startedAt: performance.now(),
+  };
+}
+
+/** The id the edge minted for this create call (backends never invent ids of registry resources). */
+export function mintedId(request: FastifyRequest): string {
+  const id = request.ctx.resourceId;
+  if (!id) throw new Error('create call without an edge-minted resource id');
+  return id;
+}
+
+/** Reports registry changes to the edge with the response. */
+export function reportRegistry(reply: FastifyReply, changes: RegistryChanges): void {
+  reply.header(INTERNAL_HEADERS.registry, JSON.stringify(changes));
+}
+
+/** Ids for rows that are not registry resources (internal only). */
+export const internalId = (): string => newResourceId();

@@ -1,0 +1,20 @@
+import fp from 'fastify-plugin';
+import { InferencePool } from '../inference/inference-pool.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    inference: InferencePool;
+  }
+}
+
+/** The worker-thread pool that runs all model code; closed after in-flight HTTP work has finished. */
+export const inferencePlugin = fp(
+  async (app, opts: { threads: number }) => {
+    const pool = new InferencePool(opts.threads);
+    app.decorate('inference', pool);
+    app.addHook('onClose', async () => {
+      await pool.close();
+    });
+  },
+  { name: 'inference' },
+);
