@@ -36,6 +36,10 @@ export const ERROR = {
   detectDownloadFailed: [400, 400004],
   detectTooSmall: [400, 400008],
 
+  // Colour and fashion (the specification gives only HTTP statuses: 400 bad parameters or no image, 408 image or analysis failure)
+  analysisBadRequest: [400, 400],
+  analysisImageFailed: [408, 408],
+
   // Batch (HTTP 400, data.error_code)
   batchServiceIdMissing: [400, 400001],
   batchUrlsMissing: [400, 400002],
