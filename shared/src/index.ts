@@ -5,3 +5,6 @@ export * from './errors.js';
 export * from './catalogue.js';
 export * from './internal-auth.js';
 export * from './ids.js';
+export * from './labels/colors.js';
+export * from './labels/iscc-nbs-colors.js';
+export * from './labels/fashion.js';
