@@ -8,3 +8,4 @@ export * from './ids.js';
 export * from './labels/colors.js';
 export * from './labels/iscc-nbs-colors.js';
 export * from './labels/fashion.js';
+export * from './labels/vision.js';
