@@ -1,0 +1,337 @@
+/**
+ * Default vector store: an HNSW graph (hnswlib-node, cosine space) whose labels are the store's slots.
+ *
+ * - Growth: the graph is resized by half again when full (hnswlib reallocates; untouched capacity costs no RSS).
+ * - Deletion: `markDelete` hides the node; its slot goes to a free list and the next new id takes it
+ *   (hnswlib re-inserts a deleted label in place and repairs its links), so churn does not grow the index.
+ *   Many deletions without inserts leave hidden nodes in the graph: `compact()` rebuilds it densely.
+ * - Tag filters: resolved to the matching tag sets first; few matches → exact scan of those items over the
+ *   int8 side copy, then exact rescoring from the graph's float32 vectors; many → graph walk with hnswlib's
+ *   filter callback (see search-planner.ts).
+ * - Persistence: see store-files.ts.
+ */
+import hnswlib from 'hnswlib-node';
+import { MutationGate } from './mutation-gate.js';
+import { planFilteredSearch, type FilterPlan } from './search-planner.js';
+import { StoreState, checkK, prepareItems, unitVector, type PreparedItem, type StoreOptions } from './store-state.js';
+import { loadStoreFiles, saveStoreFiles } from './store-files.js';
+import type { TagFilter } from './tag-filter.js';
+import { Int8Slab } from './vector-slab.js';
+import {
+  cosineToScore,
+  type LoadResult,
+  type SearchOptions,
+  type VectorHit,
+  type VectorItem,
+  type VectorStore,
+  type VectorStoreMeta,
+  type VectorStoreStats,
+} from './vector-store.js';
+
+type Graph = InstanceType<typeof hnswlib.HierarchicalNSW>;
+
+export interface HnswParams {
+  /** Links per node (level 0 keeps 2·M). */
+  m: number;
+  /** Candidate list size while inserting: graph quality versus build time. */
+  efConstruction: number;
+  /** Default candidate list size while searching (raised to k per query). */
+  efSearch: number;
+  initialCapacity: number;
+  /** Seed of hnswlib's level generator, for reproducible graphs. */
+  seed: number;
+  /** Extra candidates (beyond k) of an int8 scan that are rescored with float32 vectors. */
+  rescore: number;
+}
+
+/** Chosen with `npm run bench -- vector-store` (docs/vector-store.md). */
+export const DEFAULT_HNSW_PARAMS: HnswParams = {
+  m: 16,
+  efConstruction: 128,
+  efSearch: 96,
+  initialCapacity: 1024,
+  seed: 100,
+  rescore: 16,
+};
+
+const SPACE = 'cosine';
+const YIELD_EVERY_ITEMS = 2000;
+
+export interface HnswStoreOptions extends StoreOptions {
+  params?: Partial<HnswParams>;
+}
+
+export class HnswVectorStore implements VectorStore {
+  readonly kind = 'hnsw' as const;
+  readonly dimension: number;
+  readonly params: HnswParams;
+  private graph: Graph;
+  private readonly state: StoreState<Int8Slab>;
+  private readonly gate: MutationGate;
+  private closed = false;
+
+  constructor(private readonly options: HnswStoreOptions) {
+    if (!Number.isInteger(options.dimension) || options.dimension < 1) throw new RangeError('dimension must be a positive integer');
+    this.dimension = options.dimension;
+    this.params = { ...DEFAULT_HNSW_PARAMS, ...options.params };
+    for (const [key, value] of Object.entries(this.params)) {
+      if (!Number.isInteger(value) || value < (key === 'rescore' ? 0 : 1)) throw new RangeError(`hnsw ${key} must be a positive integer`);
+    }
+    this.state = new StoreState(this.dimension, options.embeddingVersion, new Int8Slab(this.dimension));
+    this.graph = this.newGraph(this.params.initialCapacity);
+    this.gate = new MutationGate(options.onError ?? ((err) => console.error('vector store: deferred change failed', err)));
+  }
+
+  get size(): number {
+    return this.state.size;
+  }
+
+  get meta(): VectorStoreMeta {
+    return { ...this.state.meta };
+  }
+
+  has(id: number): boolean {
+    return this.state.directory.slot(id) !== undefined;
+  }
+
+  upsert(items: readonly VectorItem[], seq?: number): void {
+    this.assertOpen();
+    const prepared = prepareItems(items, this.dimension);
+    this.gate.mutate(() => {
+      this.insert(prepared);
+      this.state.advance(seq);
+    });
+  }
+
+  remove(ids: readonly number[], seq?: number): void {
+    this.assertOpen();
+    const list = [...ids];
+    this.gate.mutate(() => {
+      for (const id of list) {
+        const slot = this.state.delete(id);
+        if (slot !== undefined) this.graph.markDelete(slot);
+      }
+      this.state.advance(seq);
+    });
+  }
+
+  search(query: Float32Array, k: number, filter?: TagFilter | null, options: SearchOptions = {}): VectorHit[] {
+    this.assertOpen();
+    const unit = unitVector(query, this.dimension);
+    const n = Math.min(checkK(k), this.size);
+    if (n === 0) return [];
+    const ef = Math.max(options.ef ?? this.params.efSearch, n);
+    if (!filter) return this.graphSearch(unit, n, ef);
+
+    const match = this.state.tags.match(filter);
+    if (match.matches === 0) return [];
+    const strategy = this.chooseStrategy(match.matches, ef, options.strategy);
+    const wanted = Math.min(n, match.matches);
+    if (strategy === 'graph') {
+      const hits = this.graphSearch(unit, wanted, ef, (slot) => this.state.tags.allows(match, slot));
+      // A walk can strand in a region without matches; the exact scan never misses.
+      if (hits.length === wanted || options.strategy === 'graph') return hits;
+    }
+    return this.scanSearch(unit, wanted, this.state.forEachMatchingSlot(match));
+  }
+
+  /** How a filtered query would be answered (tests, diagnostics). */
+  explain(filter: TagFilter, k: number, options: SearchOptions = {}): FilterPlan {
+    const ef = Math.max(options.ef ?? this.params.efSearch, k);
+    const match = this.state.tags.match(filter);
+    const plan = planFilteredSearch(match.matches, this.size, ef, this.dimension);
+    return { ...plan, strategy: this.chooseStrategy(match.matches, ef, options.strategy) };
+  }
+
+  async rebuild(items: AsyncIterable<VectorItem | readonly VectorItem[]>, seq: number): Promise<void> {
+    this.assertOpen();
+    await this.gate.exclusive(async () => {
+      this.resetAll();
+      let sinceYield = 0;
+      for await (const batch of items) {
+        const list: readonly VectorItem[] = Array.isArray(batch) ? batch : [batch as VectorItem];
+        this.insert(prepareItems(list, this.dimension));
+        sinceYield += list.length;
+        if (sinceYield >= YIELD_EVERY_ITEMS) {
+          sinceYield = 0;
+          await yieldToEventLoop();
+        }
+      }
+      this.state.advance(seq);
+    });
+  }
+
+  /**
+   * Rebuilds the graph and tables with only the live items, densely numbered. Worth it after many more
+   * deletions than insertions (`stats().deleted` large against `size`); needs memory for both copies meanwhile.
+   */
+  async compact(): Promise<void> {
+    this.assertOpen();
+    await this.gate.exclusive(async () => {
+      const old = { graph: this.graph, state: this.state.directory, tags: this.state.tags, meta: this.state.meta };
+      const live: number[] = [];
+      old.state.forEachLive((slot) => live.push(slot));
+      this.graph = this.newGraph(Math.max(live.length, this.params.initialCapacity));
+      this.state.reset(new Int8Slab(this.dimension));
+      for (let i = 0; i < live.length; i += YIELD_EVERY_ITEMS) {
+        const batch: PreparedItem[] = live.slice(i, i + YIELD_EVERY_ITEMS).map((slot) => ({
+          id: old.state.idAt(slot),
+          unit: Float32Array.from(old.graph.getPoint(slot)),
+          tags: old.tags.tagsOf(slot),
+        }));
+        this.insert(batch);
+        await yieldToEventLoop();
+      }
+      this.state.meta = old.meta;
+    });
+  }
+
+  async save(): Promise<void> {
+    this.assertOpen();
+    const dir = this.requireDir();
+    await this.gate.exclusive(async () => {
+      const { header, sections } = this.state.sidecar();
+      const graph = this.graph;
+      await saveStoreFiles(dir, {
+        kind: this.kind,
+        meta: this.state.meta,
+        size: this.size,
+        slots: this.state.directory.slotCount,
+        params: { space: SPACE, m: this.params.m, efConstruction: this.params.efConstruction, capacity: graph.getMaxElements() },
+        header,
+        sections,
+        writeIndex: async (file) => {
+          await graph.writeIndex(file);
+        },
+      });
+    });
+  }
+
+  async load(): Promise<LoadResult> {
+    this.assertOpen();
+    const dir = this.requireDir();
+    return this.gate.exclusive(async () => {
+      this.resetAll();
+      const files = await loadStoreFiles(dir, {
+        kind: this.kind,
+        dimension: this.dimension,
+        embeddingVersion: this.options.embeddingVersion,
+      });
+      if (!('manifest' in files)) return files;
+      try {
+        // A fresh object: hnswlib-node leaves a failed reader's index unusable.
+        const graph = new hnswlib.HierarchicalNSW(SPACE, this.dimension);
+        await graph.readIndex(files.indexFile!);
+        if (graph.getCurrentCount() !== files.manifest.slots) {
+          throw new Error(`graph holds ${graph.getCurrentCount()} nodes, manifest says ${files.manifest.slots}`);
+        }
+        this.state.restore(files);
+        this.graph = graph;
+      } catch (err) {
+        this.resetAll();
+        return { status: 'corrupt', reason: (err as Error).message };
+      }
+      return { status: 'loaded', meta: this.meta, size: this.size };
+    });
+  }
+
+  stats(): VectorStoreStats {
+    const slots = this.state.directory.slotCount;
+    const capacity = this.graph.getMaxElements();
+    const m = this.params.m;
+    // hnswlib per node: vector, level-0 links (2M + count), label; per capacity: a mutex (40) and a level (4);
+    // the label map (~40); upper levels hold ~1/M of the nodes with M links each.
+    const graphBytes = slots * (this.dimension * 4 + (2 * m + 1) * 4 + 8 + 40 + 8) + capacity * 46 + (slots / m) * (m + 1) * 4;
+    return {
+      kind: this.kind,
+      size: this.size,
+      slots,
+      deleted: this.state.directory.freeCount,
+      tags: this.state.tags.tagCount,
+      tagsets: this.state.tags.tagsetCount,
+      estimatedBytes: Math.round(graphBytes + this.state.estimatedBytes()),
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.gate.idle();
+    this.closed = true;
+    this.state.reset(new Int8Slab(this.dimension));
+    // Dropping the reference lets the addon free the native index when collected.
+    this.graph = this.newGraph(1);
+  }
+
+  private insert(items: readonly PreparedItem[]): void {
+    const needed = this.state.slotsNeeded(items);
+    this.state.reserve(needed);
+    const capacity = this.graph.getMaxElements();
+    if (needed > capacity) this.graph.resizeIndex(Math.max(needed, Math.ceil(capacity * 1.5)));
+    for (const item of items) {
+      const { slot } = this.state.put(item);
+      // A known label (same id again, or a freed slot taken by a new id) is updated in place and undeleted.
+      this.graph.addPoint(Array.from(item.unit), slot);
+    }
+  }
+
+  private graphSearch(unit: Float32Array, n: number, ef: number, filter?: (slot: number) => boolean): VectorHit[] {
+    this.graph.setEf(ef);
+    const result = filter ? this.graph.searchKnn(Array.from(unit), n, filter) : this.graph.searchKnn(Array.from(unit), n);
+    const hits: VectorHit[] = [];
+    for (let i = 0; i < result.neighbors.length; i++) {
+      const id = this.state.directory.idAt(result.neighbors[i]!);
+      // 'cosine' distance is 1 − cos.
+      if (!Number.isNaN(id)) hits.push({ id, score: cosineToScore(1 - result.distances[i]!) });
+    }
+    return hits;
+  }
+
+  private scanSearch(unit: Float32Array, n: number, slots: (fn: (slot: number) => void) => void): VectorHit[] {
+    const candidates = this.state.scan(unit, n + this.params.rescore, slots);
+    if (this.params.rescore > 0) {
+      for (const c of candidates) c.score = dot(unit, this.graph.getPoint(c.item));
+      candidates.sort((a, b) => b.score - a.score);
+    }
+    return candidates.slice(0, n).map((c) => ({ id: this.state.directory.idAt(c.item), score: cosineToScore(c.score) }));
+  }
+
+  private chooseStrategy(matches: number, ef: number, forced: SearchOptions['strategy']): 'graph' | 'scan' {
+    if (forced === 'graph' || forced === 'scan') return forced;
+    return planFilteredSearch(matches, this.size, ef, this.dimension).strategy;
+  }
+
+  private newGraph(capacity: number): Graph {
+    const graph = new hnswlib.HierarchicalNSW(SPACE, this.dimension);
+    graph.initIndex({
+      maxElements: capacity,
+      m: this.params.m,
+      efConstruction: this.params.efConstruction,
+      randomSeed: this.params.seed,
+    });
+    return graph;
+  }
+
+  private resetAll(): void {
+    this.graph = this.newGraph(this.params.initialCapacity);
+    this.state.reset(new Int8Slab(this.dimension));
+  }
+
+  private requireDir(): string {
+    if (!this.options.dir) throw new Error('this vector store has no directory to save to or load from');
+    return this.options.dir;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('vector store is closed');
+  }
+}
+
+function dot(a: Float32Array, b: readonly number[]): number {
+  let sum = 0;
+  for (let d = 0; d < a.length; d++) sum += a[d]! * b[d]!;
+  return sum;
+}
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

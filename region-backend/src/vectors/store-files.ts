@@ -1,0 +1,319 @@
+/**
+ * On-disk layout of a saved vector store (one directory per store):
+ *
+ *   manifest.json          the commit point: format, kind, metadata, and name + size + CRC-32 of each data file
+ *   sidecar-<gen>.bin      ids per slot, tags, tag set per slot, the JS-side vectors (binary sections)
+ *   index-<gen>.hnsw       the hnswlib graph (HNSW stores only)
+ *
+ * A save writes the data files of a new generation under temporary names, fsyncs and renames them, then
+ * replaces manifest.json the same way and only then deletes the previous generation. A crash at any point
+ * leaves either the old or the new manifest, each naming complete files. Loading checks sizes and CRCs before
+ * anything is parsed (hnswlib trusts its file blindly), so a torn or altered file reads as `corrupt`.
+ */
+import { constants, createReadStream } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import type { LoadResult, VectorStoreMeta } from './vector-store.js';
+
+export const STORE_FORMAT = 'iris-vector-store';
+export const STORE_FORMAT_VERSION = 1;
+const MANIFEST = 'manifest.json';
+const MAGIC = Buffer.from('IRISVEC\u0001', 'latin1');
+const DATA_FILE = /^(?:index|sidecar)-\d+\.(?:hnsw|bin)(?:\.tmp)?$/;
+
+export interface FileEntry {
+  name: string;
+  bytes: number;
+  crc32: number;
+}
+
+export interface Manifest {
+  format: typeof STORE_FORMAT;
+  formatVersion: number;
+  kind: 'hnsw' | 'exact';
+  generation: number;
+  savedAt: string;
+  littleEndian: boolean;
+  meta: VectorStoreMeta;
+  size: number;
+  slots: number;
+  /** Build parameters (M, efConstruction, …) so a reader can tell how the file was made. */
+  params: Record<string, string | number>;
+  files: { sidecar: FileEntry; index?: FileEntry };
+}
+
+export interface SidecarSection {
+  name: string;
+  chunks: Uint8Array[];
+}
+
+export interface SaveInput {
+  kind: Manifest['kind'];
+  meta: VectorStoreMeta;
+  size: number;
+  slots: number;
+  params: Manifest['params'];
+  /** JSON-serialisable part of the sidecar (tag dictionary, tag sets). */
+  header: Record<string, unknown>;
+  sections: SidecarSection[];
+  /** Writes the native index to the given path (HNSW stores). */
+  writeIndex?: (file: string) => Promise<void>;
+}
+
+export interface LoadedFiles {
+  manifest: Manifest;
+  header: Record<string, unknown>;
+  sections: Map<string, Uint8Array>;
+  indexFile: string | undefined;
+}
+
+export interface LoadExpectation {
+  kind: Manifest['kind'];
+  dimension: number;
+  embeddingVersion: string;
+}
+
+export async function saveStoreFiles(dir: string, input: SaveInput): Promise<Manifest> {
+  await mkdir(dir, { recursive: true });
+  const previous = await readManifest(dir).catch(() => undefined);
+  const generation = Math.max(Date.now(), (previous?.generation ?? 0) + 1);
+
+  const sidecar = await writeAtomically(dir, `sidecar-${generation}.bin`, (file) => writeSidecar(file, input));
+  let index: FileEntry | undefined;
+  if (input.writeIndex) {
+    const writeIndex = input.writeIndex;
+    index = await writeAtomically(dir, `index-${generation}.hnsw`, async (file) => {
+      await writeIndex(file);
+      await fsyncFile(file);
+      return fileEntry(file);
+    });
+  }
+  const manifest: Manifest = {
+    format: STORE_FORMAT,
+    formatVersion: STORE_FORMAT_VERSION,
+    kind: input.kind,
+    generation,
+    savedAt: new Date().toISOString(),
+    littleEndian: os.endianness() === 'LE',
+    meta: { ...input.meta },
+    size: input.size,
+    slots: input.slots,
+    params: input.params,
+    files: index ? { sidecar, index } : { sidecar },
+  };
+  await writeAtomically(dir, MANIFEST, async (file) => {
+    await writeWhole(file, Buffer.from(JSON.stringify(manifest, null, 2)));
+    return fileEntry(file);
+  });
+  await fsyncDirectory(dir);
+  await removeStaleFiles(dir, manifest);
+  return manifest;
+}
+
+/** Reads and verifies a saved store; anything unusable is reported as a LoadResult for the owner to rebuild. */
+export async function loadStoreFiles(dir: string, expect: LoadExpectation): Promise<LoadedFiles | Exclude<LoadResult, { status: 'loaded' }>> {
+  let manifest: Manifest;
+  try {
+    manifest = await readManifest(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'missing' };
+    return { status: 'corrupt', reason: `manifest unreadable: ${(err as Error).message}` };
+  }
+  const mismatch = incompatibility(manifest, expect);
+  if (mismatch) return { status: 'incompatible', reason: mismatch };
+
+  const entries = [manifest.files.sidecar, manifest.files.index].filter((e): e is FileEntry => e !== undefined);
+  if (expect.kind === 'hnsw' && !manifest.files.index) return { status: 'corrupt', reason: 'manifest names no index file' };
+  for (const entry of entries) {
+    const problem = await verifyFile(dir, entry);
+    if (problem) return { status: 'corrupt', reason: problem };
+  }
+  try {
+    const { header, sections } = parseSidecar(await readFile(path.join(dir, manifest.files.sidecar.name)));
+    return {
+      manifest,
+      header,
+      sections,
+      indexFile: manifest.files.index ? path.join(dir, manifest.files.index.name) : undefined,
+    };
+  } catch (err) {
+    return { status: 'corrupt', reason: `sidecar unreadable: ${(err as Error).message}` };
+  }
+}
+
+function incompatibility(m: Manifest, expect: LoadExpectation): string | undefined {
+  if (m.format !== STORE_FORMAT) return `not a vector store manifest (${String(m.format)})`;
+  if (m.formatVersion !== STORE_FORMAT_VERSION) return `format version ${m.formatVersion}, expected ${STORE_FORMAT_VERSION}`;
+  if (m.kind !== expect.kind) return `saved by a ${m.kind} store, expected ${expect.kind}`;
+  if (m.littleEndian !== (os.endianness() === 'LE')) return 'saved on a machine of other byte order';
+  if (m.meta?.dimension !== expect.dimension) return `dimension ${m.meta?.dimension}, expected ${expect.dimension}`;
+  if (m.meta.embeddingVersion !== expect.embeddingVersion) {
+    return `embedding version ${JSON.stringify(m.meta.embeddingVersion)}, expected ${JSON.stringify(expect.embeddingVersion)}`;
+  }
+  return undefined;
+}
+
+async function readManifest(dir: string): Promise<Manifest> {
+  const parsed = JSON.parse(await readFile(path.join(dir, MANIFEST), 'utf8')) as Manifest;
+  if (!parsed || typeof parsed !== 'object' || !parsed.files?.sidecar) throw new Error('manifest lacks its file list');
+  return parsed;
+}
+
+async function verifyFile(dir: string, entry: FileEntry): Promise<string | undefined> {
+  if (path.basename(entry.name) !== entry.name || !DATA_FILE.test(entry.name)) return `bad file name ${entry.name}`;
+  const file = path.join(dir, entry.name);
+  const info = await stat(file).catch(() => undefined);
+  if (!info) return `${entry.name} is missing`;
+  if (info.size !== entry.bytes) return `${entry.name} has ${info.size} bytes, manifest says ${entry.bytes}`;
+  const crc = await crcOfFile(file);
+  if (crc !== entry.crc32) return `${entry.name} fails its checksum`;
+  return undefined;
+}
+
+async function writeAtomically(dir: string, name: string, write: (file: string) => Promise<FileEntry>): Promise<FileEntry> {
+  const final = path.join(dir, name);
+  const temporary = `${final}.tmp`;
+  await rm(temporary, { force: true });
+  try {
+    const entry = await write(temporary);
+    await rename(temporary, final);
+    return { ...entry, name };
+  } catch (err) {
+    await rm(temporary, { force: true });
+    throw err;
+  }
+}
+
+async function writeSidecar(file: string, input: SaveInput): Promise<FileEntry> {
+  const header = Buffer.from(
+    JSON.stringify({ ...input.header, sections: input.sections.map((s) => ({ name: s.name, bytes: byteLength(s.chunks) })) }),
+  );
+  const lead = Buffer.alloc(MAGIC.length + 4);
+  MAGIC.copy(lead);
+  lead.writeUInt32LE(header.length, MAGIC.length);
+  const parts: Uint8Array[] = [lead, header, padding(lead.length + header.length)];
+  for (const section of input.sections) {
+    parts.push(...section.chunks, padding(byteLength(section.chunks)));
+  }
+  const handle = await open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o644);
+  let crc = 0;
+  let bytes = 0;
+  try {
+    for (const part of parts) {
+      if (part.length === 0) continue;
+      await writeAll(handle, part);
+      crc = zlib.crc32(part, crc);
+      bytes += part.length;
+    }
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return { name: path.basename(file), bytes, crc32: crc };
+}
+
+function parseSidecar(data: Buffer): { header: Record<string, unknown>; sections: Map<string, Uint8Array> } {
+  if (data.length < MAGIC.length + 4 || !data.subarray(0, MAGIC.length).equals(MAGIC)) throw new Error('bad magic');
+  const headerBytes = data.readUInt32LE(MAGIC.length);
+  let offset = MAGIC.length + 4;
+  const header = JSON.parse(data.subarray(offset, offset + headerBytes).toString('utf8')) as Record<string, unknown>;
+  offset = align8(offset + headerBytes);
+  const sections = new Map<string, Uint8Array>();
+  const list = header.sections;
+  if (!Array.isArray(list)) throw new Error('no section table');
+  for (const s of list as { name: string; bytes: number }[]) {
+    if (offset + s.bytes > data.length) throw new Error(`section ${s.name} runs past the end`);
+    sections.set(s.name, data.subarray(offset, offset + s.bytes));
+    offset = align8(offset + s.bytes);
+  }
+  if (offset !== data.length) throw new Error('trailing bytes after the last section');
+  return { header, sections };
+}
+
+/** Copies a section into a fresh typed array of the given element type (file offsets need not be aligned). */
+export function sectionArray<T extends Float64Array | Uint32Array>(
+  bytes: Uint8Array | undefined,
+  Type: { new (length: number): T; BYTES_PER_ELEMENT: number },
+  length: number,
+  name: string,
+): T {
+  if (!bytes || bytes.length !== length * Type.BYTES_PER_ELEMENT) throw new Error(`section ${name} has the wrong size`);
+  const out = new Type(length);
+  new Uint8Array(out.buffer).set(bytes);
+  return out;
+}
+
+export function bytesOf(array: Float64Array | Uint32Array | Float32Array): Uint8Array {
+  return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+}
+
+async function fileEntry(file: string): Promise<FileEntry> {
+  const info = await stat(file);
+  return { name: path.basename(file), bytes: info.size, crc32: await crcOfFile(file) };
+}
+
+async function crcOfFile(file: string): Promise<number> {
+  let crc = 0;
+  for await (const chunk of createReadStream(file, { highWaterMark: 4 << 20 })) crc = zlib.crc32(chunk as Buffer, crc);
+  return crc;
+}
+
+async function writeWhole(file: string, data: Uint8Array): Promise<void> {
+  const handle = await open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o644);
+  try {
+    await writeAll(handle, data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function writeAll(handle: FileHandle, data: Uint8Array): Promise<void> {
+  for (let done = 0; done < data.length; ) {
+    const { bytesWritten } = await handle.write(data, done, data.length - done);
+    done += bytesWritten;
+  }
+}
+
+async function fsyncFile(file: string): Promise<void> {
+  const handle = await open(file, constants.O_RDONLY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function fsyncDirectory(dir: string): Promise<void> {
+  // Makes the renames durable; not every platform can fsync a directory, which only weakens durability.
+  const handle = await open(dir, constants.O_RDONLY).catch(() => undefined);
+  if (!handle) return;
+  try {
+    await handle.sync();
+  } catch {
+    // ignored, see above
+  } finally {
+    await handle.close();
+  }
+}
+
+async function removeStaleFiles(dir: string, manifest: Manifest): Promise<void> {
+  const keep = new Set([manifest.files.sidecar.name, manifest.files.index?.name]);
+  for (const name of await readdir(dir)) {
+    if ((DATA_FILE.test(name) || name === `${MANIFEST}.tmp`) && !keep.has(name)) await rm(path.join(dir, name), { force: true });
+  }
+}
+
+function byteLength(chunks: readonly Uint8Array[]): number {
+  return chunks.reduce((n, c) => n + c.length, 0);
+}
+
+function align8(n: number): number {
+  return Math.ceil(n / 8) * 8;
+}
+
+function padding(length: number): Uint8Array {
+  return new Uint8Array(align8(length) - length);
+}

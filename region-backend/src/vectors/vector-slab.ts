@@ -1,0 +1,181 @@
+/**
+ * Per-slot vector storage in JavaScript memory, in blocks so growth never copies (or doubles) a large array.
+ *
+ * - `Float32Slab`: exact vectors (the exact store).
+ * - `Int8Slab`: scalar-quantised copies, 1 byte per dimension plus one float scale per vector (the HNSW store
+ *   keeps its float32 vectors inside hnswlib; this quarter-size copy serves exact scans over the few items a
+ *   selective tag filter leaves, without calling into the native index per item).
+ */
+
+/** Slots per block once a slab is large; below that the first block grows by doubling. */
+const BLOCK_SLOTS = 1 << 16;
+const BLOCK_SHIFT = 16;
+
+export interface VectorSlab {
+  readonly dimension: number;
+  /** Bytes of storage per slot, for memory estimates. */
+  readonly bytesPerSlot: number;
+  ensureCapacity(slots: number): void;
+  /** Stores a unit vector in a slot. */
+  set(slot: number, vector: Float32Array): void;
+  /** Inner product of a unit query with the stored vector (approximate for the int8 slab). */
+  dot(query: Float32Array, slot: number): number;
+  /** The stored vector (a copy; dequantised for the int8 slab). */
+  get(slot: number): Float32Array;
+  /** Raw storage of slots [0, slots) as byte chunks, for persistence. */
+  chunks(slots: number): Uint8Array[];
+  /** Restores slots [0, slots) from the bytes produced by `chunks`. */
+  restore(slots: number, bytes: Uint8Array): void;
+}
+
+abstract class BlockSlab<T extends Float32Array | Int8Array> {
+  protected blocks: T[] = [];
+  private capacity = 0;
+
+  constructor(readonly dimension: number) {}
+
+  protected abstract allocate(length: number): T;
+
+  ensureCapacity(slots: number): void {
+    if (slots <= this.capacity) return;
+    const d = this.dimension;
+    if (this.capacity < BLOCK_SLOTS) {
+      const first = Math.min(BLOCK_SLOTS, Math.max(slots, this.capacity * 2, 16));
+      const block = this.allocate(first * d);
+      if (this.blocks[0]) block.set(this.blocks[0]);
+      this.blocks[0] = block;
+      this.capacity = first;
+    }
+    while (this.capacity < slots) {
+      this.blocks.push(this.allocate(BLOCK_SLOTS * d));
+      this.capacity += BLOCK_SLOTS;
+    }
+  }
+
+  protected blockOf(slot: number): T {
+    return this.blocks[slot >>> BLOCK_SHIFT]!;
+  }
+
+  protected offsetOf(slot: number): number {
+    return (slot & (BLOCK_SLOTS - 1)) * this.dimension;
+  }
+
+  protected dataChunks(slots: number): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    const bytes = this.blocks[0]?.BYTES_PER_ELEMENT ?? 1;
+    for (let start = 0, b = 0; start < slots; start += BLOCK_SLOTS, b++) {
+      const n = Math.min(BLOCK_SLOTS, slots - start) * this.dimension;
+      const block = this.blocks[b]!;
+      out.push(new Uint8Array(block.buffer, block.byteOffset, n * bytes));
+    }
+    return out;
+  }
+
+  protected restoreData(slots: number, bytes: Uint8Array, elementBytes: number): void {
+    this.ensureCapacity(slots);
+    const perBlock = BLOCK_SLOTS * this.dimension * elementBytes;
+    for (let start = 0, b = 0; start < slots; start += BLOCK_SLOTS, b++) {
+      const n = Math.min(BLOCK_SLOTS, slots - start) * this.dimension * elementBytes;
+      const block = this.blocks[b]!;
+      new Uint8Array(block.buffer, block.byteOffset, n).set(bytes.subarray(b * perBlock, b * perBlock + n));
+    }
+  }
+}
+
+export class Float32Slab extends BlockSlab<Float32Array> implements VectorSlab {
+  get bytesPerSlot(): number {
+    return this.dimension * 4;
+  }
+
+  protected allocate(length: number): Float32Array {
+    return new Float32Array(length);
+  }
+
+  set(slot: number, vector: Float32Array): void {
+    this.blockOf(slot).set(vector, this.offsetOf(slot));
+  }
+
+  dot(query: Float32Array, slot: number): number {
+    const data = this.blockOf(slot);
+    const base = this.offsetOf(slot);
+    let sum = 0;
+    for (let d = 0; d < this.dimension; d++) sum += query[d]! * data[base + d]!;
+    return sum;
+  }
+
+  get(slot: number): Float32Array {
+    const base = this.offsetOf(slot);
+    return this.blockOf(slot).slice(base, base + this.dimension);
+  }
+
+  chunks(slots: number): Uint8Array[] {
+    return this.dataChunks(slots);
+  }
+
+  restore(slots: number, bytes: Uint8Array): void {
+    this.restoreData(slots, bytes, 4);
+  }
+}
+
+/**
+ * Symmetric per-vector scalar quantisation: code = round(x / s) with s = max|x| / 127. The query stays float,
+ * so the only error is the rounding of stored values (about ±s/2 per dimension, ~3e-4 on a cosine at 256 dims).
+ */
+export class Int8Slab extends BlockSlab<Int8Array> implements VectorSlab {
+  private scales = new Float32Array(0);
+
+  get bytesPerSlot(): number {
+    return this.dimension + 4;
+  }
+
+  protected allocate(length: number): Int8Array {
+    return new Int8Array(length);
+  }
+
+  override ensureCapacity(slots: number): void {
+    super.ensureCapacity(slots);
+    if (slots > this.scales.length) {
+      const grown = new Float32Array(Math.max(slots, this.scales.length * 2, 16));
+      grown.set(this.scales);
+      this.scales = grown;
+    }
+  }
+
+  set(slot: number, vector: Float32Array): void {
+    let max = 0;
+    for (let d = 0; d < this.dimension; d++) max = Math.max(max, Math.abs(vector[d]!));
+    const scale = max > 0 ? max / 127 : 1;
+    const codes = this.blockOf(slot);
+    const base = this.offsetOf(slot);
+    for (let d = 0; d < this.dimension; d++) codes[base + d] = Math.round(vector[d]! / scale);
+    this.scales[slot] = scale;
+  }
+
+  dot(query: Float32Array, slot: number): number {
+    const codes = this.blockOf(slot);
+    const base = this.offsetOf(slot);
+    let sum = 0;
+    for (let d = 0; d < this.dimension; d++) sum += query[d]! * codes[base + d]!;
+    return sum * this.scales[slot]!;
+  }
+
+  get(slot: number): Float32Array {
+    const codes = this.blockOf(slot);
+    const base = this.offsetOf(slot);
+    const scale = this.scales[slot]!;
+    const out = new Float32Array(this.dimension);
+    for (let d = 0; d < this.dimension; d++) out[d] = codes[base + d]! * scale;
+    return out;
+  }
+
+  chunks(slots: number): Uint8Array[] {
+    return [...this.dataChunks(slots), new Uint8Array(this.scales.buffer, 0, slots * 4)];
+  }
+
+  restore(slots: number, bytes: Uint8Array): void {
+    const codeBytes = slots * this.dimension;
+    this.restoreData(slots, bytes.subarray(0, codeBytes), 1);
+    this.ensureCapacity(slots);
+    new Uint8Array(this.scales.buffer, 0, slots * 4).set(bytes.subarray(codeBytes, codeBytes + slots * 4));
+  }
+}

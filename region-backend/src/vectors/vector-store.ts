@@ -1,0 +1,99 @@
+/**
+ * The vector index of one search service. Implementations: `HnswVectorStore` (default, approximate, hnswlib)
+ * and `ExactVectorStore` (brute force: small services, and the reference for recall measurements).
+ * The store holds only what search needs (record row id, unit vector, tags); PostgreSQL stays the source of
+ * truth, and a store whose file is missing, corrupt or stale is rebuilt from it.
+ */
+import type { TagFilter } from './tag-filter.js';
+
+export interface VectorItem {
+  /** Record row id (PostgreSQL bigserial; any safe non-negative integer). */
+  id: number;
+  /** Embedding, expected L2-normalised (re-normalised on insert; a zero or non-finite vector is refused). */
+  vector: Float32Array;
+  /** Tags of the record, as stored (a `|` inside an element also separates tags). */
+  tags: readonly string[];
+}
+
+export interface VectorHit {
+  id: number;
+  /** (1 + cosine) / 2, in [0, 1]; see `cosineToScore`. */
+  score: number;
+}
+
+/** What a persisted index was built from; the owner compares it with PostgreSQL to decide whether to rebuild. */
+export interface VectorStoreMeta {
+  /** The embedding model/pipeline version the vectors came from (`EMBEDDING_VERSION`). */
+  embeddingVersion: string;
+  dimension: number;
+  /**
+   * Monotonic change sequence: the highest `seq` passed to `upsert` / `remove` / `rebuild` (or +1 per change
+   * when none is passed). The owner passes its PostgreSQL change counter, so after `load()` a lower value
+   * than the database's means the file misses changes.
+   */
+  changeSeq: number;
+}
+
+export interface SearchOptions {
+  /** HNSW only: size of the candidate list (raised to k). Default: the store's efSearch. */
+  ef?: number;
+  /** HNSW only: force a strategy instead of choosing by filter selectivity (benchmarks and tests). */
+  strategy?: 'auto' | 'graph' | 'scan';
+}
+
+export type LoadResult =
+  | { status: 'loaded'; meta: VectorStoreMeta; size: number }
+  /** No saved index in the directory. */
+  | { status: 'missing' }
+  /** A saved index built for another embedding version, dimension or format: rebuild. */
+  | { status: 'incompatible'; reason: string }
+  /** Torn, truncated or altered files: rebuild. */
+  | { status: 'corrupt'; reason: string };
+
+export interface VectorStoreStats {
+  kind: 'hnsw' | 'exact';
+  size: number;
+  /** Slots allocated (live + freed-and-reusable). */
+  slots: number;
+  /** Freed slots waiting for reuse (still in the HNSW graph, marked deleted). */
+  deleted: number;
+  tags: number;
+  tagsets: number;
+  /** Estimated bytes held by the index (native graph + vectors + JS side tables). */
+  estimatedBytes: number;
+}
+
+export interface VectorStore {
+  readonly kind: 'hnsw' | 'exact';
+  readonly dimension: number;
+  /** Number of live items. */
+  readonly size: number;
+  readonly meta: VectorStoreMeta;
+  has(id: number): boolean;
+  /** Inserts or replaces items (vector and tags) by id. Applied in order; a later duplicate id wins. */
+  upsert(items: readonly VectorItem[], seq?: number): void;
+  /** Removes items by id; unknown ids are ignored. */
+  remove(ids: readonly number[], seq?: number): void;
+  /** The k most similar items, best first, optionally restricted by a tag filter. */
+  search(query: Float32Array, k: number, filter?: TagFilter | null, options?: SearchOptions): VectorHit[];
+  /**
+   * Replaces the whole content with the items of a source (e.g. a PostgreSQL cursor), yielding to the event
+   * loop between batches. Searches during a rebuild see a partial index.
+   */
+  rebuild(items: AsyncIterable<VectorItem | readonly VectorItem[]>, seq: number): Promise<void>;
+  /** Writes the index to its directory atomically (a crash leaves the previous save intact). */
+  save(): Promise<void>;
+  /** Reads the index from its directory; on anything but `loaded` the store is left empty for a rebuild. */
+  load(): Promise<LoadResult>;
+  stats(): VectorStoreStats;
+  close(): Promise<void>;
+}
+
+/**
+ * Maps cosine similarity c ∈ [−1, 1] linearly to a score (1 + c) / 2 ∈ [0, 1]: identical direction 1,
+ * orthogonal 0.5, opposite 0. Linear, so ordering and relative gaps are kept; clamped against rounding.
+ */
+export function cosineToScore(cosine: number): number {
+  const score = (1 + cosine) / 2;
+  return score < 0 ? 0 : score > 1 ? 1 : score;
+}
