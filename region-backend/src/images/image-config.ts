@@ -1,0 +1,47 @@
+/** The images module's settings from the environment, validated at boot with the rest of the backend's. */
+import path from 'node:path';
+import { z } from 'zod';
+import { DEFAULT_MAX_PIXELS, DEFAULT_STORAGE_MAX_SIDE } from './image-decoder.js';
+import { DEFAULT_FETCH_OPTIONS, type FetchOptions } from './image-fetcher.js';
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const schema = z.object({
+  IRIS_FETCH_MAX_BYTES: positiveInt(DEFAULT_FETCH_OPTIONS.maxBytes),
+  IRIS_FETCH_CONNECT_TIMEOUT_MS: positiveInt(DEFAULT_FETCH_OPTIONS.connectTimeoutMs),
+  IRIS_FETCH_TIMEOUT_MS: positiveInt(DEFAULT_FETCH_OPTIONS.timeoutMs),
+  IRIS_FETCH_MAX_REDIRECTS: z.coerce.number().int().min(0).max(10).default(DEFAULT_FETCH_OPTIONS.maxRedirects),
+  IRIS_MAX_IMAGE_PIXELS: positiveInt(DEFAULT_MAX_PIXELS),
+  IRIS_STORED_IMAGE_MAX_SIDE: z.coerce.number().int().min(64).max(8192).default(DEFAULT_STORAGE_MAX_SIDE),
+  IRIS_BLOB_DIR: z.string().optional(),
+});
+
+export interface ImageConfig {
+  /** Options for fetchImage; `allowPrivateAddresses` comes from IRIS_ALLOW_PRIVATE_URLS. */
+  fetch: Pick<FetchOptions, 'maxBytes' | 'connectTimeoutMs' | 'timeoutMs' | 'maxRedirects' | 'allowPrivateAddresses'>;
+  maxPixels: number;
+  storedMaxSide: number;
+  /** Root of the file-system blob store (default `<data dir>/blobs`). */
+  blobDir: string;
+}
+
+export function loadImageConfig(env: NodeJS.ProcessEnv, dataDir: string, allowPrivateAddresses: boolean): ImageConfig {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`invalid image configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  return {
+    fetch: {
+      maxBytes: e.IRIS_FETCH_MAX_BYTES,
+      connectTimeoutMs: e.IRIS_FETCH_CONNECT_TIMEOUT_MS,
+      timeoutMs: e.IRIS_FETCH_TIMEOUT_MS,
+      maxRedirects: e.IRIS_FETCH_MAX_REDIRECTS,
+      allowPrivateAddresses,
+    },
+    maxPixels: e.IRIS_MAX_IMAGE_PIXELS,
+    storedMaxSide: e.IRIS_STORED_IMAGE_MAX_SIDE,
+    blobDir: path.resolve(e.IRIS_BLOB_DIR ?? path.join(dataDir, 'blobs')),
+  };
+}
