@@ -1,7 +1,8 @@
 /** Every ready-made analysis handler the backend serves. Add a handler to this list to serve it. */
 import { registerAnalysis, type AnalysisHandler } from './analysis-registry.js';
+import { COLOR_HANDLERS } from './color/color.handlers.js';
 
-const HANDLERS: AnalysisHandler[] = [];
+const HANDLERS: AnalysisHandler[] = [...COLOR_HANDLERS];
 
 let registered = false;
 

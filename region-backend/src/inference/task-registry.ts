@@ -7,6 +7,7 @@ export type TaskHandler = (payload: unknown) => Promise<unknown> | unknown;
 
 export const TASKS: Record<string, () => Promise<{ default: TaskHandler }>> = {
   ping: () => import('./tasks/ping.task.js'),
+  'color-palette': () => import('./tasks/color-palette.task.js'),
 };
 
 export type TaskName = keyof typeof TASKS & string;

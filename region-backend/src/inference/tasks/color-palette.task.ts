@@ -1,0 +1,13 @@
+import type { RgbImage } from '../../analysis/analysis-registry.js';
+import { analyseColors, type ColorMode, type PaletteResult } from '../../analysis/color/color-pipeline.js';
+
+export interface ColorPalettePayload {
+  image: RgbImage;
+  mode: ColorMode;
+}
+
+/** Palette of the pixels a colour service analyses (whole image, foreground or outfit). */
+export default function colorPalette(payload: unknown): Promise<PaletteResult> {
+  const { image, mode } = payload as ColorPalettePayload;
+  return analyseColors(image, mode);
+}
