@@ -9,3 +9,4 @@ export * from './labels/colors.js';
 export * from './labels/iscc-nbs-colors.js';
 export * from './labels/fashion.js';
 export * from './labels/vision.js';
+export * from './labels/receipt-fields.js';

@@ -7,6 +7,8 @@ export type TaskHandler = (payload: unknown) => Promise<unknown> | unknown;
 
 export const TASKS: Record<string, () => Promise<{ default: TaskHandler }>> = {
   ping: () => import('./tasks/ping.task.js'),
+  'ocr-detect': () => import('./tasks/ocr-detect.task.js'),
+  'ocr-recognise': () => import('./tasks/ocr-recognise.task.js'),
   'color-palette': () => import('./tasks/color-palette.task.js'),
 };
 
