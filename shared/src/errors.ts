@@ -141,7 +141,7 @@ export function errorBody(family: ErrorFamily, e: ErrorBodyInput): Record<string
           message: e.message,
           msg: e.message,
           request_id: e.requestId,
-          time: e.elapsedSeconds ?? 0,
+          time: Number((e.elapsedSeconds ?? 0).toFixed(3)),
           error_code: e.code,
           ...e.extra,
         },

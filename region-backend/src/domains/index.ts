@@ -1,5 +1,8 @@
 /** Every domain the backend serves. Add a domain here to mount its routes and job types. */
 import type { Domain } from './domain.js';
+import { analysisDomain } from './analysis/analysis.routes.js';
 import { badCasesDomain } from './bad-cases/bad-case.routes.js';
+import { downloadsDomain } from './downloads/downloads.domain.js';
+import { imageSetsDomain } from './image-sets/image-set.routes.js';
 
-export const DOMAINS: Domain[] = [badCasesDomain];
+export const DOMAINS: Domain[] = [analysisDomain, badCasesDomain, downloadsDomain, imageSetsDomain];

@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { ApiError, isApiError, serviceById } from '@iris/shared';
+import { analysisHandler, type AnalysisHandler, type RgbImage } from '../../analysis/analysis-registry.js';
+import { registerAllAnalysisServices } from '../../analysis/services.js';
+import { decodeImage, ImageDecodeError, parseLoc } from '../../images/image-decoder.js';
+import { acquireQueryImage, QueryImageError } from '../../http/query-image.js';
+import { readBody } from '../../http/request-body.js';
+import type { Domain } from '../domain.js';
+import { analysisError } from './analysis-errors.js';
+import { boxesToFullImage, buildEnvelope } from './analysis-envelope.js';
+
+type Loc = [number, number, number, number];
+/** Longest side handed to analysis pipelines; models work at ≤ 1024 px, boxes are normalised. */
+const ANALYSIS_MAX_SIDE = 1600;
+
+/** Runs one ready-made analysis for a request: image in, envelope out (also used by batch tasks). */
+export async function runAnalysis(
+  app: FastifyInstance,
+  handler: AnalysisHandler,
+  input: { bytes: Uint8Array; downloadMs: number; params: Record<string, string>; lang: 'en' | 'zh'; requestId: string; startedAt: number },
+): Promise<Record<string, unknown>> {
+  const env = handler.envelope;
+  let loc: Loc | null = null;
+  if (input.params.loc?.trim()) {
+    try {
+      loc = parseLoc(input.params.loc) as Loc;
+    } catch (err) {
+      throw analysisError(env, 'bad-loc', `invalid loc: ${(err as Error).message}`);
+    }
+  }
+  let rgb: RgbImage;
+  try {
+    rgb = await decodeImage(input.bytes, { maxSide: ANALYSIS_MAX_SIDE, ...(loc ? { crop: loc } : {}) });
+  } catch (err) {
+    if (err instanceof ImageDecodeError) throw analysisError(env, err.kind === 'bad-crop' ? 'bad-loc' : 'undecodable', `image cannot be decoded: ${err.message}`);
+    throw err;
+  }
+  if (handler.minSide && Math.min(rgb.width, rgb.height) < handler.minSide) {
+    throw analysisError(env, 'too-small', `query image is too small: at least ${handler.minSide} pixels per side are needed`);
+  }
+  const analysisStarted = performance.now();
+  let fields: Record<string, unknown>;
+  try {
+    fields = await handler.run({ pool: app.inference }, { rgb, encoded: input.bytes, params: input.params, lang: input.lang });
+  } catch (err) {
+    if (isApiError(err)) throw err;
+    app.log.error({ err, service: handler.serviceId }, 'analysis failed');
+    throw analysisError(env, 'failed', 'analysis failed');
+  }
+  const analysisMs = performance.now() - analysisStarted;
+  return buildEnvelope(env, boxesToFullImage(fields, loc), {
+    requestId: input.requestId,
+    version: serviceById(handler.serviceId)?.version ?? '1.0',
+    imageId: createHash('sha256').update(input.bytes).digest('hex').slice(0, 32),
+    timing: { downloadMs: input.downloadMs, analysisMs, totalMs: performance.now() - input.startedAt },
+  });
+}
+
+async function handleAnalysis(app: FastifyInstance, request: FastifyRequest<{ Params: { word: string; serviceId: string } }>) {
+  const handler = analysisHandler(request.params.serviceId);
+  if (!handler) throw new ApiError('classifyServiceUnknown', `service ${request.params.serviceId} does not exist`);
+  const body = await readBody(request, { tmpDir: app.config.tmpDir });
+  handler.validate?.(body.fields);
+  let image;
+  try {
+    image = await acquireQueryImage(app, body);
+  } catch (err) {
+    if (err instanceof QueryImageError) throw analysisError(handler.envelope, err.problem, err.message);
+    throw err;
+  }
+  return runAnalysis(app, handler, {
+    bytes: image.bytes,
+    downloadMs: image.downloadMs,
+    params: body.fields,
+    lang: request.ctx.lang,
+    requestId: request.ctx.requestId,
+    startedAt: request.ctx.startedAt,
+  });
+}
+
+const routes: FastifyPluginAsync = async (app) => {
+  registerAllAnalysisServices();
+  // Routed on the service id, not the type word: old clients use other words for the same id
+  // (`image_analysis_everything/_0000072`, `classify_porn/_0000024`). Static paths of other domains win.
+  app.post<{ Params: { word: string; serviceId: string } }>('/:word/:serviceId', (request) => handleAnalysis(app, request));
+};
+
+export const analysisDomain: Domain = { name: 'analysis', routes };
