@@ -3,6 +3,7 @@ import path from 'node:path';
 import os from 'node:os';
 import { z } from 'zod';
 import { REGIONS } from '@iris/shared';
+import { loadImageConfig, type ImageConfig } from './images/image-config.js';
 
 const flag = z
   .string()
@@ -38,6 +39,8 @@ export interface BackendConfig {
   downloadConcurrency: number;
   publicEdgeUrl: string;
   logLevel: string;
+  /** Download limits, pixel limit, stored-copy size and blob directory (images/image-config.ts). */
+  images: ImageConfig;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig {
@@ -60,5 +63,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig 
     downloadConcurrency: e.IRIS_DOWNLOAD_CONCURRENCY,
     publicEdgeUrl: e.IRIS_PUBLIC_EDGE_URL,
     logLevel: e.LOG_LEVEL,
+    images: loadImageConfig(env, path.resolve(e.IRIS_DATA_DIR, 'regions', e.IRIS_REGION), e.IRIS_ALLOW_PRIVATE_URLS),
   };
 }
