@@ -15,6 +15,13 @@ export const modelManifestSchema = z.object({
   file: z.string().min(1),
   /** Width and height the model expects. */
   inputSize: z.tuple([z.number().int().positive(), z.number().int().positive()]),
+  /**
+   * How an image is brought to `inputSize`: `stretch` to exactly that size (aspect ratio not kept), or `fit`
+   * inside it keeping the aspect ratio (for models that take any input size, e.g. SSD-style face detectors).
+   */
+  resize: z.enum(['stretch', 'fit']).default('stretch'),
+  /** Element type of the input tensor (`int32` for graphs that take raw 0..255 integers). */
+  inputType: z.enum(['float32', 'int32']).default('float32'),
   layout: z.enum(['nhwc', 'nchw']).default('nhwc'),
   colorOrder: z.enum(['rgb', 'bgr']).default('rgb'),
   /** input = (pixel / scale - mean) / std, per channel in `colorOrder`. */

@@ -7,6 +7,10 @@ export type TaskHandler = (payload: unknown) => Promise<unknown> | unknown;
 
 export const TASKS: Record<string, () => Promise<{ default: TaskHandler }>> = {
   ping: () => import('./tasks/ping.task.js'),
+  'vision-detect': () => import('./tasks/vision-detect.task.js'),
+  'vision-classify': () => import('./tasks/vision-classify.task.js'),
+  'face-attributes': () => import('./tasks/face-attributes.task.js'),
+  'image-stats': () => import('./tasks/image-stats.task.js'),
   'ocr-detect': () => import('./tasks/ocr-detect.task.js'),
   'ocr-recognise': () => import('./tasks/ocr-recognise.task.js'),
   'color-palette': () => import('./tasks/color-palette.task.js'),

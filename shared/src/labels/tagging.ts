@@ -9,9 +9,10 @@ import { COCO_LABELS } from './coco.js';
 import { labelTable, type ServiceLabel } from './label-table.js';
 import { SCENE_LABELS } from './scene.js';
 
+// "orange" is also a COCO fruit: the colour tag says which one it is.
 export const COLOR_TAG_LABELS = labelTable(
   'color',
-  BASIC_COLOR_IDS.map((id) => [id, BASIC_COLORS[id].en, BASIC_COLORS[id].zh] as const),
+  BASIC_COLOR_IDS.map((id) => [id, id === 'orange' ? 'orange (color)' : BASIC_COLORS[id].en, BASIC_COLORS[id].zh] as const),
 );
 
 export const PICTURE_TAG_LABELS = labelTable('tag', [

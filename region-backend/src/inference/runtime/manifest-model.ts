@@ -4,7 +4,7 @@
  */
 import type * as tfTypes from '@tensorflow/tfjs';
 import type { ModelManifest } from '../../analysis/model-manifest.js';
-import type { InputTensor } from './pixels.js';
+import { limitSide, resizeRgb, toInputTensor, type InputTensor, type Rgb } from './pixels.js';
 
 export interface OutputTensor {
   data: Float32Array;
@@ -31,17 +31,28 @@ async function tfjsModel(manifest: ModelManifest): Promise<ManifestModel> {
       ? await loadGraphModelFile(manifest.file)
       : await loadLayersModelFile(manifest.file);
   const isGraph = 'executeAsync' in model;
+  let needsAsync = false;
   const outputNames = manifest.outputNames ?? model.outputs.map((o) => o.name);
   return {
     outputNames,
     async run(input) {
-      const x = tf.tensor(input.data, input.dims, 'float32');
+      const x = manifest.inputType === 'int32' ? tf.tensor(Int32Array.from(input.data), input.dims, 'int32') : tf.tensor(input.data, input.dims, 'float32');
       try {
-        let out: tfTypes.Tensor | tfTypes.Tensor[];
+        let out: tfTypes.Tensor | tfTypes.Tensor[] = [];
         if (isGraph) {
           const graph = model as tfTypes.GraphModel;
           const feed = manifest.inputName ? { [manifest.inputName]: x } : x;
-          out = manifest.outputNames ? graph.execute(feed, manifest.outputNames) : graph.execute(feed);
+          const names = manifest.outputNames;
+          if (!needsAsync) {
+            try {
+              out = names ? graph.execute(feed, names) : graph.execute(feed);
+            } catch (err) {
+              // Graphs with control flow (e.g. NMS loops inside SSD-style detectors) only run asynchronously.
+              if (!/executeAsync/.test(String(err))) throw err;
+              needsAsync = true;
+            }
+          }
+          if (needsAsync) out = names ? await graph.executeAsync(feed, names) : await graph.executeAsync(feed);
         } else {
           out = (model as tfTypes.LayersModel).predict(x) as tfTypes.Tensor | tfTypes.Tensor[];
         }
@@ -67,7 +78,8 @@ async function onnxModel(manifest: ModelManifest): Promise<ManifestModel> {
   return {
     outputNames,
     async run(input) {
-      const result = await session.run({ [inputName]: new ort.Tensor('float32', input.data, input.dims) }, outputNames);
+      const tensor = manifest.inputType === 'int32' ? new ort.Tensor('int32', Int32Array.from(input.data), input.dims) : new ort.Tensor('float32', input.data, input.dims);
+      const result = await session.run({ [inputName]: tensor }, outputNames);
       return outputNames.map((name) => {
         const t = result[name];
         if (!t) throw new Error(`${manifest.file} did not produce output ${name}`);
@@ -88,4 +100,13 @@ export function loadManifestModel(manifest: ModelManifest): Promise<ManifestMode
     loaded.set(key, model);
   }
   return model;
+}
+
+/** Brings images to a manifest's input size (`stretch` or `fit`) and converts them into its input tensor. */
+export function manifestInput(images: Rgb[], manifest: ModelManifest): InputTensor {
+  const [width, height] = manifest.inputSize;
+  const sized = images.map((img) =>
+    manifest.resize === 'fit' ? limitSide(img, Math.min(width, height)) : resizeRgb(img, width, height),
+  );
+  return toInputTensor(sized, manifest);
 }

@@ -25,6 +25,15 @@ export function cropRgb(img: Rgb, left: number, top: number, width: number, heig
   return { data: out, width: w, height: h };
 }
 
+/** Crops a normalised box `[x, y, w, h]`; answers the crop and its pixel origin in the image. */
+export function cropNormalised(img: Rgb, box: readonly [number, number, number, number]): { image: Rgb; left: number; top: number } {
+  const left = Math.max(0, Math.min(img.width - 1, Math.floor(box[0] * img.width)));
+  const top = Math.max(0, Math.min(img.height - 1, Math.floor(box[1] * img.height)));
+  const right = Math.max(left + 1, Math.min(img.width, Math.round((box[0] + box[2]) * img.width)));
+  const bottom = Math.max(top + 1, Math.min(img.height, Math.round((box[1] + box[3]) * img.height)));
+  return { image: cropRgb(img, left, top, right - left, bottom - top), left, top };
+}
+
 /** Averages `factor`×`factor` blocks: the anti-aliasing step before bilinear downscaling by large ratios. */
 function boxShrink(img: Rgb, factor: number): Rgb {
   const w = Math.max(1, Math.floor(img.width / factor));

@@ -1,0 +1,37 @@
+/** Estimates gender and age for face boxes (one batch through the face-attribute stage). */
+import { resolveManifest } from '../../analysis/model-config.js';
+import { ageGenderOptions, decodeAgeGender, type FaceAttributes } from '../../analysis/detect/decoders/age-gender.decoder.js';
+import type { Box } from '../../analysis/detect/decoders/detection.js';
+import { loadManifestModel, manifestInput } from '../runtime/manifest-model.js';
+import { cropNormalised, type Rgb } from '../runtime/pixels.js';
+
+export interface FaceAttributesPayload {
+  stage: string;
+  image: Rgb;
+  faces: Box[];
+  /** Age from which a face counts as adult. */
+  adultAge: number;
+}
+
+export interface FaceAttributesResult {
+  faces: FaceAttributes[];
+  model: string;
+}
+
+export default async function faceAttributes(input: unknown): Promise<FaceAttributesResult> {
+  const payload = input as FaceAttributesPayload;
+  const manifest = resolveManifest(payload.stage);
+  if (!payload.faces.length) return { faces: [], model: manifest.name };
+  const options = ageGenderOptions.parse(manifest.output);
+  const model = await loadManifestModel(manifest);
+  const { image } = payload;
+  const crops = payload.faces.map(([x, y, w, h]) => {
+    // A square crop around the face centre, grown so hair and chin are in view as in training crops.
+    const side = Math.max(w * image.width, h * image.height) * options.faceScale;
+    const cx = (x + w / 2) * image.width;
+    const cy = (y + h / 2) * image.height;
+    return cropNormalised(image, [(cx - side / 2) / image.width, (cy - side / 2) / image.height, side / image.width, side / image.height]).image;
+  });
+  const outputs = await model.run(manifestInput(crops, manifest));
+  return { faces: crops.map((_, i) => decodeAgeGender(outputs, i, options, payload.adultAge)), model: manifest.name };
+}

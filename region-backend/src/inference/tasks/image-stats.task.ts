@@ -1,0 +1,7 @@
+/** Whole-picture colour, brightness and texture statistics (pixel loops belong on a worker thread). */
+import { imageStats, type ImageStats } from '../../analysis/classify/image-stats.js';
+import type { Rgb } from '../runtime/pixels.js';
+
+export default function imageStatsTask(input: unknown): ImageStats {
+  return imageStats((input as { image: Rgb }).image);
+}

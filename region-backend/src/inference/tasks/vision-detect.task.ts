@@ -1,0 +1,74 @@
+/**
+ * Runs a detector stage (any manifest whose output decoder is a detector) on an image, or on regions of it,
+ * and answers boxes normalised to the whole image with the manifest's label ids.
+ */
+import { resolveManifest } from '../../analysis/model-config.js';
+import type { Box } from '../../analysis/detect/decoders/detection.js';
+import { decodeDetector } from '../../analysis/detect/decoders/detector-output.js';
+import { loadManifestModel, manifestInput } from '../runtime/manifest-model.js';
+import { cropNormalised, resizeRgb, type Rgb } from '../runtime/pixels.js';
+
+export interface VisionDetectPayload {
+  stage: string;
+  /** Stage whose manifest applies when `stage` has neither an override nor a default manifest. */
+  fallback?: string;
+  image: Rgb;
+  /** Run on these regions (normalised boxes) instead of the whole image, e.g. faces inside person boxes. */
+  regions?: Box[];
+  /** Regions whose longer side is shorter than this are enlarged to it first (small faces in a crowd). */
+  regionMinSide?: number;
+  /** Drop detections below this score (on top of the decoder's own threshold). */
+  minScore?: number;
+}
+
+export interface LabelledDetection {
+  box: Box;
+  /** Manifest label id (`class_<n>` when the manifest has no label for the class). */
+  label: string;
+  score: number;
+  /** Index of the region it was found in, when regions were given. */
+  region?: number;
+}
+
+export interface VisionDetectResult {
+  detections: LabelledDetection[];
+  model: string;
+}
+
+export default async function visionDetect(input: unknown): Promise<VisionDetectResult> {
+  const payload = input as VisionDetectPayload;
+  const manifest = resolveManifest(payload.stage, payload.fallback);
+  const model = await loadManifestModel(manifest);
+  const regions: (Box | undefined)[] = payload.regions ?? [undefined];
+  const out: LabelledDetection[] = [];
+  for (const [index, region] of regions.entries()) {
+    const { image } = payload;
+    const { image: crop, left, top } = region ? cropNormalised(image, region) : { image, left: 0, top: 0 };
+    const input = manifestInput([region ? enlarge(crop, payload.regionMinSide) : crop], manifest);
+    const layoutH = manifest.layout === 'nchw' ? input.dims[2]! : input.dims[1]!;
+    const layoutW = manifest.layout === 'nchw' ? input.dims[3]! : input.dims[2]!;
+    const outputs = await model.run(input);
+    // Boxes are relative to the crop; map them back onto the whole image.
+    const rx = crop.width / image.width;
+    const ry = crop.height / image.height;
+    const ox = left / image.width;
+    const oy = top / image.height;
+    for (const d of decodeDetector(manifest, outputs, layoutW, layoutH)) {
+      if (payload.minScore !== undefined && d.score < payload.minScore) continue;
+      out.push({
+        box: [ox + d.box[0] * rx, oy + d.box[1] * ry, d.box[2] * rx, d.box[3] * ry],
+        label: manifest.labels?.[d.classIndex]?.id ?? `class_${d.classIndex}`,
+        score: d.score,
+        ...(region ? { region: index } : {}),
+      });
+    }
+  }
+  return { detections: out, model: manifest.name };
+}
+
+function enlarge(img: Rgb, minSide: number | undefined): Rgb {
+  const side = Math.max(img.width, img.height);
+  if (!minSide || side >= minSide) return img;
+  const scale = minSide / side;
+  return resizeRgb(img, Math.round(img.width * scale), Math.round(img.height * scale));
+}
