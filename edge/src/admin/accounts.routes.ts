@@ -1,0 +1,123 @@
+/** `/admin/accounts`: accounts, their keys, quotas and service grants. */
+import { Hono, type Context } from 'hono';
+import { ApiError, SERVICES, serviceById } from '@iris/shared';
+import { findKey, insertKey, listKeys, updateKey } from '../accounts/access-key.repo.js';
+import { findAccount, insertAccount, listAccounts, setAccountDisabled } from '../accounts/account.repo.js';
+import { listExplicitGrants, setGrant } from '../accounts/grant.repo.js';
+import { getQuotas, setQuotas } from '../accounts/quota.repo.js';
+import { database, type Database } from '../db/database.js';
+import type { AppEnv } from '../env.js';
+import { json } from '../http/responses.js';
+import { accountJson, keyJson, quotasJson } from './admin.mappers.js';
+import { createAccountBody, createKeyBody, parseAccountId, parseBody, quotasBody } from './admin.schemas.js';
+import { generateKeyId, generateSecret } from './credentials.js';
+
+async function requireAccount(db: Database, c: Context<AppEnv>) {
+  const id = parseAccountId(c.req.param('id'));
+  const account = await findAccount(db, id);
+  if (!account) throw new ApiError('notFound', `account ${id} does not exist`);
+  return account;
+}
+
+async function grantsJson(db: Database, c: Context<AppEnv>, accountId: number) {
+  const config = c.get('config');
+  const explicit = await listExplicitGrants(db, accountId);
+  return {
+    account_id: accountId,
+    default: config.grantsByDefault ? 'all' : 'none',
+    results: SERVICES.map((s) => ({
+      service_id: s.id,
+      name: s.name.en,
+      granted: explicit.get(s.id) ?? config.grantsByDefault,
+      explicit: explicit.has(s.id),
+      regions: Object.entries(config.regionServices).filter(([, ids]) => ids.has(s.id)).map(([region]) => region),
+    })),
+  };
+}
+
+function setDisabled(disabled: boolean) {
+  return async function setAccountState(c: Context<AppEnv>) {
+    const db = database(c.env.DB);
+    const account = await requireAccount(db, c);
+    return json(accountJson((await setAccountDisabled(db, account.id, disabled))!));
+  };
+}
+
+function grant(granted: boolean) {
+  return async function setServiceGrant(c: Context<AppEnv>) {
+    const db = database(c.env.DB);
+    const account = await requireAccount(db, c);
+    const serviceId = c.req.param('serviceId') ?? '';
+    if (!serviceById(serviceId)) throw new ApiError('notFound', `service ${serviceId} is not in the catalogue`);
+    await setGrant(db, account.id, serviceId, granted);
+    return json(await grantsJson(db, c, account.id));
+  };
+}
+
+export const accountAdminRoutes = new Hono<AppEnv>()
+  .get('/', async (c) => json({ results: (await listAccounts(database(c.env.DB))).map(accountJson) }))
+  .post('/', async function createAccount(c) {
+    const db = database(c.env.DB);
+    const body = await parseBody(c.req.raw, createAccountBody);
+    if (body.id !== undefined && (await findAccount(db, body.id))) throw new ApiError([409, 1111], `account ${body.id} already exists`);
+    return json(accountJson(await insertAccount(db, body)), 201);
+  })
+  .get('/:id', async function getAccount(c) {
+    const db = database(c.env.DB);
+    const account = await requireAccount(db, c);
+    const keys = await listKeys(db, account.id);
+    return json({ ...accountJson(account), keys: keys.map((k) => keyJson(k)), quotas: quotasJson(await getQuotas(db, account.id)) });
+  })
+  .post('/:id/disable', setDisabled(true))
+  .post('/:id/enable', setDisabled(false))
+  .get('/:id/keys', async function listAccountKeys(c) {
+    const db = database(c.env.DB);
+    const account = await requireAccount(db, c);
+    return json({ results: (await listKeys(db, account.id)).map((k) => keyJson(k)) });
+  })
+  .post('/:id/keys', async function ensureKey(c) {
+    const db = database(c.env.DB);
+    const account = await requireAccount(db, c);
+    const body = await parseBody(c.req.raw, createKeyBody);
+    const existing = body.key_id ? await findKey(db, body.key_id) : undefined;
+    if (existing) {
+      // "Ensure" semantics: the same key for the same account is returned (flags applied), anything else conflicts.
+      if (existing.accountId !== account.id || (body.secret !== undefined && body.secret !== existing.secret)) {
+        throw new ApiError([409, 1111], `access key ${existing.keyId} already exists with another account or secret`);
+      }
+      const updated = body.signature_required === undefined ? existing : await updateKey(db, existing.keyId, { signatureRequired: body.signature_required });
+      return json(keyJson(updated!, true));
+    }
+    const key = await insertKey(db, {
+      keyId: body.key_id ?? generateKeyId(),
+      secret: body.secret ?? generateSecret(),
+      accountId: account.id,
+      enabled: true,
+      signatureRequired: body.signature_required ?? false,
+    });
+    return json(keyJson(key, true), 201);
+  })
+  .get('/:id/quotas', async (c) => {
+    const db = database(c.env.DB);
+    const account = await requireAccount(db, c);
+    return json(quotasJson(await getQuotas(db, account.id)));
+  })
+  .on(['PUT', 'PATCH'], '/:id/quotas', async function updateQuotas(c) {
+    const db = database(c.env.DB);
+    const account = await requireAccount(db, c);
+    const body = await parseBody(c.req.raw, quotasBody);
+    const quotas = await setQuotas(db, account.id, {
+      ...(body.image_sets !== undefined ? { imageSets: body.image_sets } : {}),
+      ...(body.training_sets !== undefined ? { trainingSets: body.training_sets } : {}),
+      ...(body.custom_services !== undefined ? { customServices: body.custom_services } : {}),
+      ...(body.daily_batch_tasks !== undefined ? { dailyBatchTasks: body.daily_batch_tasks } : {}),
+    });
+    return json(quotasJson(quotas));
+  })
+  .get('/:id/grants', async (c) => {
+    const db = database(c.env.DB);
+    const account = await requireAccount(db, c);
+    return json(await grantsJson(db, c, account.id));
+  })
+  .on(['PUT', 'POST'], '/:id/grants/:serviceId', grant(true))
+  .delete('/:id/grants/:serviceId', grant(false));

@@ -1,0 +1,64 @@
+/**
+ * Authentication of public API calls, in three small steps so that bodies are only read for known keys:
+ * the access key (and version header), the body, then the signature when present or required.
+ */
+import type { MiddlewareHandler } from 'hono';
+import { ApiError } from '@iris/shared';
+import { findKeyForAuth } from '../accounts/access-key.repo.js';
+import { effectiveQuotas } from '../accounts/quota.repo.js';
+import { database } from '../db/database.js';
+import type { AppEnv } from '../env.js';
+import { MAX_BODY_BYTES, readRequestBody } from '../http/request-body.js';
+import { verifyRequestSignature } from './signature-check.js';
+
+const VERSIONS = new Set(['1', '1.0']);
+
+export function accessKey(): MiddlewareHandler<AppEnv> {
+  return async function accessKey(c, next) {
+    const declared = Number(c.req.header('content-length') ?? NaN);
+    if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
+      throw new ApiError('payloadTooLarge', `request body must be at most ${MAX_BODY_BYTES} bytes (uploads under 50 MB)`);
+    }
+    const keyId = c.req.header('x-ca-accesskeyid')?.trim();
+    if (!keyId) throw new ApiError('accessKeyMissing', 'the x-ca-accesskeyid header is required');
+    const version = c.req.header('x-ca-version')?.trim();
+    if (version && !VERSIONS.has(version)) throw new ApiError('versionUnsupported', `x-ca-version ${version} is not supported (use 1)`);
+    const found = await findKeyForAuth(database(c.env.DB), keyId);
+    if (!found) throw new ApiError('accessKeyUnknown', 'unknown access key');
+    if (!found.key.enabled) throw new ApiError('accessKeyDisabled', 'the access key is disabled');
+    if (found.accountDisabled) throw new ApiError('accessKeyDisabled', 'the account is disabled');
+    c.set('credential', {
+      keyId: found.key.keyId,
+      secret: found.key.secret,
+      accountId: found.key.accountId,
+      signatureRequired: found.key.signatureRequired,
+      quotas: effectiveQuotas(found.quotaOverrides),
+    });
+    await next();
+  };
+}
+
+/** Reads the raw body (every method) for signature checks, parameter lookups and forwarding. */
+export function requestBody(): MiddlewareHandler<AppEnv> {
+  return async function requestBody(c, next) {
+    c.set('body', await readRequestBody(c.req.raw));
+    await next();
+  };
+}
+
+export function signature(): MiddlewareHandler<AppEnv> {
+  return async function signature(c, next) {
+    const credential = c.get('credential');
+    if (c.req.header('x-ca-signature') !== undefined || credential.signatureRequired) {
+      await verifyRequestSignature(database(c.env.DB), {
+        keyId: credential.keyId,
+        secret: credential.secret,
+        headers: c.req.raw.headers,
+        body: c.get('body'),
+        maxSkewSeconds: c.get('config').maxSkewSeconds,
+      });
+    }
+    c.set('caller', { accountId: credential.accountId, keyId: credential.keyId, quotas: credential.quotas });
+    await next();
+  };
+}

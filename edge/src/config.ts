@@ -1,0 +1,93 @@
+/** Edge configuration from Worker variables, validated once per environment object. */
+import { z } from 'zod';
+import { REGIONS, SERVICES, type RegionId } from '@iris/shared';
+import type { Bindings } from './env.js';
+
+export interface RegionBackend {
+  url: string | undefined;
+  secret: string | undefined;
+}
+
+export interface EdgeConfig {
+  /** Exact host names (lower case, with or without port) → region. */
+  regionHosts: ReadonlyMap<string, RegionId>;
+  regionServices: Readonly<Record<RegionId, ReadonlySet<string>>>;
+  backends: Readonly<Record<RegionId, RegionBackend>>;
+  maxSkewSeconds: number;
+  backendTimeoutMs: number;
+  adminToken: string | undefined;
+  grantsByDefault: boolean;
+}
+
+export const DEFAULT_MAX_SKEW_SECONDS = 900;
+export const DEFAULT_BACKEND_TIMEOUT_MS = 120_000;
+
+const regionId = z.enum(REGIONS as [RegionId, ...RegionId[]]);
+const regionLists = z.record(regionId, z.array(z.string().min(1)));
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(`edge configuration error: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function jsonVar(name: string, value: string | Record<string, unknown> | undefined): Record<RegionId, string[]> | undefined {
+  if (value === undefined || value === '') return undefined;
+  let parsed: unknown = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      throw new ConfigError(`${name} is not valid JSON`);
+    }
+  }
+  const result = regionLists.safeParse(parsed);
+  if (!result.success) throw new ConfigError(`${name} must map region ids (${REGIONS.join(', ')}) to lists of strings`);
+  return result.data as Record<RegionId, string[]>;
+}
+
+function positiveNumber(name: string, value: string | number | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new ConfigError(`${name} must be a positive number`);
+  return n;
+}
+
+function parseConfig(env: Bindings): EdgeConfig {
+  const regionHosts = new Map<string, RegionId>();
+  for (const [region, hosts] of Object.entries(jsonVar('REGION_HOSTS', env.REGION_HOSTS) ?? {})) {
+    for (const host of hosts) regionHosts.set(host.trim().toLowerCase(), region as RegionId);
+  }
+  const overrides = jsonVar('REGION_SERVICES', env.REGION_SERVICES);
+  const regionServices = {} as Record<RegionId, ReadonlySet<string>>;
+  for (const region of REGIONS) {
+    regionServices[region] = new Set(overrides?.[region] ?? SERVICES.filter((s) => s.regions.includes(region)).map((s) => s.id));
+  }
+  const grants = (env.DEFAULT_GRANTS ?? 'all').trim().toLowerCase();
+  if (grants !== 'all' && grants !== 'none') throw new ConfigError('DEFAULT_GRANTS must be "all" or "none"');
+  return {
+    regionHosts,
+    regionServices,
+    backends: {
+      'cn-east': { url: env.BACKEND_URL_CN_EAST || undefined, secret: env.INTERNAL_SECRET_CN_EAST || undefined },
+      'ap-southeast': { url: env.BACKEND_URL_AP_SOUTHEAST || undefined, secret: env.INTERNAL_SECRET_AP_SOUTHEAST || undefined },
+    },
+    maxSkewSeconds: positiveNumber('SIGNATURE_MAX_SKEW_SECONDS', env.SIGNATURE_MAX_SKEW_SECONDS, DEFAULT_MAX_SKEW_SECONDS),
+    backendTimeoutMs: positiveNumber('BACKEND_TIMEOUT_MS', env.BACKEND_TIMEOUT_MS, DEFAULT_BACKEND_TIMEOUT_MS),
+    adminToken: env.ADMIN_TOKEN || undefined,
+    grantsByDefault: grants === 'all',
+  };
+}
+
+// The env object is the same for every request of an isolate, so parsing happens once.
+const cache = new WeakMap<Bindings, EdgeConfig>();
+
+export function loadConfig(env: Bindings): EdgeConfig {
+  let config = cache.get(env);
+  if (!config) {
+    config = parseConfig(env);
+    cache.set(env, config);
+  }
+  return config;
+}

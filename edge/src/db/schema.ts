@@ -1,0 +1,74 @@
+/** Drizzle view of the D1 tables created by edge/migrations (the SQL files are the source of truth). */
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { RESOURCE_KINDS } from '@iris/shared';
+
+export const RESOURCE_STATES = ['pending', 'live', 'deleted'] as const;
+export type ResourceState = (typeof RESOURCE_STATES)[number];
+
+export const accounts = sqliteTable('accounts', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  name: text('name').notNull(),
+  disabled: integer('disabled', { mode: 'boolean' }).notNull().default(false),
+  createdAt: integer('created_at').notNull(),
+});
+
+export const accessKeys = sqliteTable(
+  'access_keys',
+  {
+    keyId: text('key_id').primaryKey(),
+    secret: text('secret').notNull(),
+    accountId: integer('account_id').notNull().references(() => accounts.id),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+    signatureRequired: integer('signature_required', { mode: 'boolean' }).notNull().default(false),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('access_keys_account').on(t.accountId)],
+);
+
+export const accountQuotas = sqliteTable('account_quotas', {
+  accountId: integer('account_id').primaryKey().references(() => accounts.id),
+  imageSets: integer('image_sets'),
+  trainingSets: integer('training_sets'),
+  customServices: integer('custom_services'),
+  dailyBatchTasks: integer('daily_batch_tasks'),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+export const serviceGrants = sqliteTable(
+  'service_grants',
+  {
+    accountId: integer('account_id').notNull().references(() => accounts.id),
+    serviceId: text('service_id').notNull(),
+    granted: integer('granted', { mode: 'boolean' }).notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.serviceId] })],
+);
+
+export const resources = sqliteTable(
+  'resources',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind', { enum: RESOURCE_KINDS }).notNull(),
+    accountId: integer('account_id').notNull().references(() => accounts.id),
+    region: text('region').notNull(),
+    state: text('state', { enum: RESOURCE_STATES }).notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [index('resources_account_kind_state').on(t.accountId, t.kind, t.state)],
+);
+
+export const signatureNonces = sqliteTable(
+  'signature_nonces',
+  {
+    keyId: text('key_id').notNull(),
+    nonce: text('nonce').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.keyId, t.nonce] }), index('signature_nonces_expiry').on(t.expiresAt)],
+);
+
+export type Account = typeof accounts.$inferSelect;
+export type AccessKey = typeof accessKeys.$inferSelect;
+export type Resource = typeof resources.$inferSelect;

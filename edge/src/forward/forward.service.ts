@@ -1,0 +1,82 @@
+/**
+ * Forwards a call to its region's backend (docs/architecture.md, "Edge → backend contract"): same method,
+ * path (trailing slashes removed), query, raw body bytes and content type, plus the internal signature
+ * headers. 502 when the backend cannot be reached, 504 when it does not answer in time.
+ */
+import { ApiError, signInternal, type ForwardContext, type RegionId } from '@iris/shared';
+import type { RegionBackend } from '../config.js';
+import { normaliseBackendResponse, type BackendAnswer } from './backend-response.js';
+import { http1Request } from './http1-client.js';
+
+const HOP_HEADERS = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'upgrade', 'trailer', 'content-length', 'accept-encoding', 'expect']);
+
+export interface ForwardRequest {
+  region: RegionId;
+  backend: RegionBackend;
+  timeoutMs: number;
+  method: string;
+  /** Path and query as they go on the wire, e.g. `/search/abc?count=3`. */
+  pathWithQuery: string;
+  /** The caller's request headers (copied except hop-by-hop, x-iris-* and Cloudflare's cf-* headers). */
+  headers: Headers;
+  body: Uint8Array | null;
+  accountId: number;
+  context: ForwardContext;
+  /** Public host and scheme of the call, passed on as x-forwarded-host / x-forwarded-proto. */
+  publicUrl?: URL;
+}
+
+export function backendUrl(backend: RegionBackend, pathWithQuery: string): URL {
+  return new URL(backend.url!.replace(/\/+$/, '') + pathWithQuery);
+}
+
+function forwardHeaders(req: ForwardRequest): Headers {
+  const headers = new Headers();
+  for (const [name, value] of req.headers) {
+    if (HOP_HEADERS.has(name) || name.startsWith('x-iris-') || name.startsWith('cf-') || name.startsWith('proxy-')) continue;
+    headers.append(name, value);
+  }
+  headers.set('accept-encoding', 'identity');
+  const clientIp = req.headers.get('cf-connecting-ip');
+  if (clientIp) headers.set('x-forwarded-for', clientIp);
+  if (req.publicUrl) {
+    headers.set('x-forwarded-host', req.publicUrl.host);
+    headers.set('x-forwarded-proto', req.publicUrl.protocol.replace(':', ''));
+  }
+  return headers;
+}
+
+export async function forwardToBackend(req: ForwardRequest): Promise<BackendAnswer> {
+  const { backend } = req;
+  if (!backend.url || !backend.secret) throw new ApiError('backendUnavailable', `region ${req.region} has no backend configured`);
+  let target: URL;
+  try {
+    target = backendUrl(backend, req.pathWithQuery);
+  } catch {
+    throw new ApiError('backendUnavailable', `region ${req.region} has an invalid backend URL`);
+  }
+  const method = req.method.toUpperCase();
+  const headers = forwardHeaders(req);
+  const signed = await signInternal(backend.secret, { method, pathWithQuery: target.pathname + target.search, accountId: req.accountId, context: req.context });
+  for (const [name, value] of Object.entries(signed)) headers.set(name, value);
+
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, req.timeoutMs);
+  try {
+    const bodyOnGet = (method === 'GET' || method === 'HEAD') && req.body !== null;
+    const res = bodyOnGet
+      ? await http1Request(target, { method, headers, body: req.body, signal: controller.signal })
+      : await fetch(target, { method, headers, body: method === 'GET' || method === 'HEAD' ? null : req.body, redirect: 'manual', signal: controller.signal });
+    return await normaliseBackendResponse(res);
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    if (timedOut) throw new ApiError('backendTimeout', `region ${req.region} backend did not answer within ${req.timeoutMs} ms`);
+    throw new ApiError('backendUnavailable', `region ${req.region} backend is unreachable`, undefined, err);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Ownership rules of the registry (docs/architecture.md): by-id checks with each kind's codes, and pending
+ * rows for creates, counted against the account's quota.
+ */
+import { ApiError, RESOURCE_ID_PATTERN, newResourceId, type ErrorKey, type Quotas, type RegionId, type ResourceKind } from '@iris/shared';
+import type { Database } from '../db/database.js';
+import { findResource, insertPending } from './registry.repo.js';
+
+interface KindRules {
+  label: string;
+  unknown: ErrorKey;
+  foreign: ErrorKey;
+}
+
+export const KIND_RULES: Record<ResourceKind, KindRules> = {
+  image_set: { label: 'image set', unknown: 'setNotFound', foreign: 'imageSetForbidden' },
+  product_set: { label: 'product set', unknown: 'productSetNotFound', foreign: 'productSetForbidden' },
+  training_set: { label: 'training set', unknown: 'setNotFound', foreign: 'setNotFound' },
+  search_service: { label: 'service', unknown: 'serviceNotFound', foreign: 'serviceNotFound' },
+  custom_service: { label: 'service', unknown: 'serviceNotFound', foreign: 'serviceNotFound' },
+  batch_task: { label: 'task', unknown: 'batchTaskUnknown', foreign: 'batchTaskUnknown' },
+};
+
+export type QuotaName = 'imageSets' | 'trainingSets' | 'customServices';
+
+const QUOTA_ERRORS: Record<QuotaName, { key: ErrorKey; message: string }> = {
+  imageSets: { key: 'imageSetQuota', message: 'maximum number of image sets reached' },
+  trainingSets: { key: 'trainingSetQuota', message: 'maximum number of training sets reached' },
+  customServices: { key: 'customServiceQuota', message: 'quota of creatable services exceeded' },
+};
+
+export interface Scope {
+  accountId: number;
+  region: RegionId;
+}
+
+/**
+ * Passes only for a live resource of this kind, owned by the caller, in the region of the request.
+ * Another region's resource does not exist here; another account's answers with the kind's "foreign" code.
+ */
+export async function requireOwned(db: Database, kind: ResourceKind, id: string | undefined, scope: Scope): Promise<void> {
+  const rules = KIND_RULES[kind];
+  const unknown = () => new ApiError(rules.unknown, id ? `${rules.label} ${id} does not exist` : `${rules.label} does not exist`);
+  if (!id || !RESOURCE_ID_PATTERN.test(id)) throw unknown();
+  const row = await findResource(db, id);
+  if (!row || row.kind !== kind || row.state !== 'live' || row.region !== scope.region) throw unknown();
+  if (row.accountId !== scope.accountId) throw new ApiError(rules.foreign, `${rules.label} ${id} is not owned by the caller`);
+}
+
+export interface CreateRule {
+  kind: ResourceKind;
+  quota?: QuotaName;
+}
+
+/**
+ * Mints the id of a new resource and records it as pending. Pending rows younger than `pendingWindowMs`
+ * count against the quota, so concurrent creates cannot overshoot it.
+ */
+export async function reserveResource(
+  db: Database,
+  rule: CreateRule,
+  scope: Scope & { quotas: Quotas; pendingWindowMs: number },
+  now = Date.now(),
+): Promise<string> {
+  const id = newResourceId();
+  const quota = rule.quota ? { limit: scope.quotas[rule.quota], pendingSince: now - scope.pendingWindowMs } : undefined;
+  const inserted = await insertPending(db, { id, kind: rule.kind, accountId: scope.accountId, region: scope.region, now, quota });
+  if (!inserted) {
+    const error = QUOTA_ERRORS[rule.quota!];
+    throw new ApiError(error.key, error.message);
+  }
+  return id;
+}

@@ -1,0 +1,17 @@
+import { Hono } from 'hono';
+import type { AppEnv } from '../env.js';
+import { proxy } from './proxy.handler.js';
+
+const productSet = { owned: { kind: 'product_set' } } as const;
+const searchService = { owned: { kind: 'search_service' } } as const;
+
+/** `/product_sets/_0000178`: sets (404/1004, 403/1005), their products and search services. */
+export const productSetRoutes = new Hono<AppEnv>()
+  .post('/', proxy({ create: { kind: 'product_set' } }))
+  .all('/', proxy())
+  .all('/services', proxy())
+  .all('/services/:id', proxy(searchService))
+  .all('/services/:id/*', proxy(searchService))
+  .post('/:id/services', proxy({ ...productSet, create: { kind: 'search_service' } }))
+  .all('/:id', proxy(productSet))
+  .all('/:id/*', proxy(productSet));

@@ -1,0 +1,75 @@
+/**
+ * The handler behind every public route: registry and catalogue checks for the route's rule, then the
+ * call goes to the region's backend. For creates the id is minted and reserved (pending) first; the row
+ * turns live only when the backend confirms it, otherwise it is discarded.
+ */
+import type { Context, Handler } from 'hono';
+import { ApiError, type ForwardContext, type ResourceKind } from '@iris/shared';
+import { requireServiceAccess } from '../accounts/service-access.service.js';
+import { database } from '../db/database.js';
+import type { AppEnv } from '../env.js';
+import { forwardToBackend } from '../forward/forward.service.js';
+import { applyRegistryChanges, discardPending } from '../registry/registry.repo.js';
+import { requireOwned, reserveResource, type CreateRule } from '../registry/ownership.service.js';
+
+/** How long a pending create may still be in flight (it counts against the quota meanwhile). */
+const PENDING_GRACE_MS = 60_000;
+
+export interface ProxyRule {
+  /** The call names a resource of this kind: by route parameter (default `id`) or by a body field. */
+  owned?: { kind: ResourceKind; param?: string; field?: string };
+  /** The call creates a resource: mint and reserve its id (within quota), pass it in the context. */
+  create?: CreateRule;
+  /** The route parameter holding a ready-made analysis service id. */
+  analysisParam?: string;
+}
+
+export function forwardCall(c: Context<AppEnv>, extra: Partial<ForwardContext> = {}) {
+  const config = c.get('config');
+  const region = c.get('region');
+  const caller = c.get('caller');
+  const url = new URL(c.req.url);
+  return forwardToBackend({
+    region,
+    backend: config.backends[region],
+    timeoutMs: config.backendTimeoutMs,
+    method: c.req.method,
+    pathWithQuery: c.get('forwardPath') + url.search,
+    headers: c.req.raw.headers,
+    body: c.get('body').bytes,
+    accountId: caller.accountId,
+    context: { requestId: c.get('requestId'), lang: c.get('lang'), quotas: caller.quotas, ...extra },
+    publicUrl: url,
+  });
+}
+
+export function proxy(rule: ProxyRule = {}): Handler<AppEnv> {
+  return async function proxyToRegion(c) {
+    const db = database(c.env.DB);
+    const config = c.get('config');
+    const caller = c.get('caller');
+    const scope = { accountId: caller.accountId, region: c.get('region') };
+
+    if (rule.analysisParam) await requireServiceAccess(db, config, scope, c.req.param(rule.analysisParam) ?? '');
+    if (rule.owned) {
+      const id = rule.owned.field ? c.get('body').param(rule.owned.field)?.trim() : c.req.param(rule.owned.param ?? 'id');
+      await requireOwned(db, rule.owned.kind, id, scope);
+    }
+    const resourceId = rule.create
+      ? await reserveResource(db, rule.create, { ...scope, quotas: caller.quotas, pendingWindowMs: config.backendTimeoutMs + PENDING_GRACE_MS })
+      : undefined;
+
+    let answer;
+    try {
+      answer = await forwardCall(c, resourceId ? { resourceId } : {});
+    } catch (err) {
+      // After a timeout the backend may still create it: the row stays pending (never usable, not counted later).
+      const outcomeUnknown = err instanceof ApiError && err.code === 9003;
+      if (resourceId && !outcomeUnknown) await discardPending(db, resourceId);
+      throw err;
+    }
+    if (answer.registry) await applyRegistryChanges(db, caller.accountId, scope.region, answer.registry);
+    if (resourceId && !answer.registry?.live?.includes(resourceId)) await discardPending(db, resourceId);
+    return answer.response;
+  };
+}

@@ -1,0 +1,21 @@
+/** The public API: authentication, then one sub-app per domain; anything else goes to the backend as is. */
+import { Hono } from 'hono';
+import { accessKey, requestBody, signature } from '../auth/auth.middleware.js';
+import type { AppEnv } from '../env.js';
+import { analysisRoutes } from './analysis.routes.js';
+import { batchRoutes } from './batch.routes.js';
+import { customTrainingRoutes } from './custom-training.routes.js';
+import { imageSetRoutes } from './image-sets.routes.js';
+import { productSetRoutes } from './product-sets.routes.js';
+import { proxy } from './proxy.handler.js';
+import { searchRoutes } from './search.routes.js';
+
+export const publicRoutes = new Hono<AppEnv>()
+  .use(accessKey(), requestBody(), signature())
+  .route('/image_sets/_0000014', imageSetRoutes)
+  .route('/product_sets/_0000178', productSetRoutes)
+  .route('/custom_training', customTrainingRoutes)
+  .route('/batch/_1000001', batchRoutes)
+  .route('/', searchRoutes)
+  .route('/', analysisRoutes)
+  .all('*', proxy());

@@ -1,0 +1,31 @@
+import path from 'node:path';
+import { defineWorkersConfig, readD1Migrations } from '@cloudflare/vitest-pool-workers/config';
+
+const root = import.meta.dirname;
+
+export default defineWorkersConfig(async () => {
+  const migrations = await readD1Migrations(path.join(root, 'migrations'));
+  return {
+    test: {
+      include: ['src/**/*.test.ts'],
+      globalSetup: ['./test/fake-backend.global-setup.ts'],
+      setupFiles: ['./test/apply-migrations.ts'],
+      poolOptions: {
+        workers: ({ inject }) => ({
+          wrangler: { configPath: path.join(root, '..', 'wrangler.toml') },
+          miniflare: {
+            bindings: {
+              TEST_MIGRATIONS: migrations,
+              ADMIN_TOKEN: 'test-admin-token',
+              BACKEND_URL_CN_EAST: inject('backendCnEast'),
+              BACKEND_URL_AP_SOUTHEAST: inject('backendApSoutheast'),
+              CLOSED_BACKEND_URL: inject('closedBackend'),
+              INTERNAL_SECRET_CN_EAST: 'test-secret-cn-east',
+              INTERNAL_SECRET_AP_SOUTHEAST: 'test-secret-ap-southeast',
+            },
+          },
+        }),
+      },
+    },
+  };
+});
