@@ -71,6 +71,7 @@ beforeAll(async () => {
   routes.set('/to-gopher', { status: 301, headers: { location: 'gopher://example.com/' } });
   routes.set('/to-loopback-alias', { status: 302, headers: { location: '/loopback-alias' } });
   routes.set('/no-location', { status: 302 });
+  routes.set('/bad-location', { status: 302, headers: { location: 'http://[::1' } });
   server = http.createServer((req, res) => {
     seen.push(req.headers);
     const url = new URL(req.url ?? '/', 'http://x');
@@ -215,6 +216,7 @@ describe('fetchImage: redirects', () => {
     expect(file.kind).toBe('invalid-url');
     expect(file.message).toContain('file');
     expect((await fetchError(`${base}/to-gopher`, opts())).kind).toBe('invalid-url');
+    expect((await fetchError(`${base}/bad-location`, opts())).kind).toBe('invalid-url');
   });
 });
 

@@ -113,7 +113,7 @@ export async function fetchImage(url: string, options: Partial<FetchOptions> = {
         if (redirects >= o.maxRedirects) {
           throw new ImageFetchError('too-many-redirects', `more than ${o.maxRedirects} redirects`);
         }
-        current = parseHttpUrl(new URL(location, current).href, `the redirect target of ${current.href}`);
+        current = parseHttpUrl(resolveLocation(location, current), `the redirect target of ${current.href}`);
         continue;
       }
       const status = response.statusCode ?? 0;
@@ -132,6 +132,15 @@ export async function fetchImage(url: string, options: Partial<FetchOptions> = {
     }
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** A Location header resolved against the URL it came from ('' when it is not a URL at all). */
+function resolveLocation(location: string, from: URL): string {
+  try {
+    return new URL(location, from).href;
+  } catch {
+    return '';
   }
 }
 
