@@ -1,0 +1,76 @@
+/**
+ * Applying a bulk file to a set: rows are validated as they stream in and written in batches inside one
+ * transaction that holds the set's lock, so a file is applied completely or (on the first bad line) not
+ * at all.
+ */
+import { Readable } from 'node:stream';
+import type pg from 'pg';
+import { ApiError } from '@iris/shared';
+import type { RequestBody } from '../../http/request-body.js';
+import { BulkFileError } from './bulk-rows.js';
+import { withLockedSet, type LockedSet } from './record.repo.js';
+import { RecordFieldError } from './record-rules.js';
+import type { SetKind } from './set.repo.js';
+import { openUploadStream } from './upload-stream.js';
+
+const BATCH_SIZE = 500;
+
+/** The bulk file of a request: a file part, or (some clients) the file's text sent as a plain field. */
+export async function openBulkSource(body: RequestBody, field: string): Promise<Readable> {
+  const file = body.file(field);
+  if (file) return openUploadStream(file.path);
+  return Readable.from([Buffer.from(body.fields[field] ?? '', 'utf8')]);
+}
+
+/** Maps parsed rows to values; a field error becomes a file error naming the line. Null results are skipped. */
+export async function* mapRows<In extends { line: number }, Out>(rows: AsyncIterable<In>, fn: (row: In, index: number) => Out | null): AsyncGenerator<Out> {
+  let index = 0;
+  for await (const row of rows) {
+    let value: Out | null;
+    try {
+      value = fn(row, index++);
+    } catch (err) {
+      if (err instanceof RecordFieldError) throw new BulkFileError(row.line, err.message);
+      throw err;
+    }
+    if (value !== null) yield value;
+  }
+}
+
+/**
+ * Streams `rows` into the set in batches of 500 inside one locked transaction. Returns null when the set
+ * does not exist; throws 400/5001 naming the line when the file is malformed (nothing is changed then).
+ */
+export async function applyBulkFile<T>(
+  pool: pg.Pool,
+  scope: { accountId: number; setId: string; kind: SetKind },
+  rows: AsyncIterable<T>,
+  applyBatch: (tx: LockedSet, batch: T[]) => Promise<void>,
+): Promise<{ rows: number } | null> {
+  try {
+    const done = await withLockedSet(pool, scope.setId, { accountId: scope.accountId, kind: scope.kind, touch: true }, async (tx) => {
+      let batch: T[] = [];
+      let count = 0;
+      for await (const row of rows) {
+        batch.push(row);
+        count++;
+        if (batch.length >= BATCH_SIZE) {
+          await applyBatch(tx, batch);
+          batch = [];
+        }
+      }
+      if (batch.length) await applyBatch(tx, batch);
+      return count;
+    });
+    return done ? { rows: done.value } : null;
+  } catch (err) {
+    if (err instanceof BulkFileError) throw new ApiError('invalidData', `invalid file: ${err.message}`);
+    throw err;
+  }
+}
+
+/** 400/5001 for a single record's bad field. */
+export function fieldError(err: unknown): never {
+  if (err instanceof RecordFieldError) throw new ApiError('invalidData', err.message);
+  throw err;
+}

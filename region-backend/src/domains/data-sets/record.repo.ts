@@ -1,0 +1,170 @@
+/**
+ * SQL for data-set records. Every change that takes a new `change_seq` runs inside `withLockedSet`, which
+ * holds the set's row lock until commit: within one set, change_seq order is then commit order, so a
+ * reader that remembers the last seq it saw never misses a change committed later.
+ */
+import type pg from 'pg';
+import type { Queryable, SetKind } from './set.repo.js';
+
+/** A transaction holding the lock of one set (proof for the functions that change its records). */
+export interface LockedSet {
+  readonly client: pg.PoolClient;
+  readonly setId: string;
+}
+
+export interface RecordInput {
+  url: string;
+  meta: string;
+  tags: string[];
+  label: string;
+  productId: string;
+  price: string;
+  keywords: string;
+}
+
+export function recordInput(fields: Partial<RecordInput> & { url: string }): RecordInput {
+  return { meta: '', tags: [], label: '', productId: '', price: '', keywords: '', ...fields };
+}
+
+export interface StoredBlob {
+  blobKey: string;
+  width: number;
+  height: number;
+}
+
+/**
+ * Runs `fn` in a transaction holding the set's row lock. `scope` limits the set to an account and kind
+ * (request paths); `touch` also marks the set modified. Returns null (nothing run) when the set is missing.
+ */
+export async function withLockedSet<T>(
+  pool: pg.Pool,
+  setId: string,
+  options: { accountId?: number; kind?: SetKind; touch?: boolean },
+  fn: (tx: LockedSet) => Promise<T>,
+): Promise<{ value: T } | null> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const locked = await client.query(
+      `UPDATE data_sets SET modified_at = CASE WHEN $4 THEN now() ELSE modified_at END
+       WHERE id = $1 AND ($2::bigint IS NULL OR account_id = $2) AND ($3::text IS NULL OR kind = $3)`,
+      [setId, options.accountId ?? null, options.kind ?? null, options.touch ?? false],
+    );
+    if (!locked.rowCount) {
+      await client.query('ROLLBACK');
+      return null;
+    }
+    const value = await fn({ client, setId });
+    await client.query('COMMIT');
+    return { value };
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/** Deduplicates by record key (product id + url), the last occurrence winning, as the file order says. */
+function lastByKey(rows: RecordInput[]): RecordInput[] {
+  const byKey = new Map<string, RecordInput>();
+  for (const row of rows) {
+    const key = `${row.productId}\n${row.url}`;
+    byKey.delete(key);
+    byKey.set(key, row);
+  }
+  return [...byKey.values()];
+}
+
+function asJson(rows: RecordInput[]): string {
+  return JSON.stringify(
+    rows.map((r) => ({ url: r.url, meta: r.meta, tags: r.tags, label: r.label, product_id: r.productId, price: r.price, keywords: r.keywords })),
+  );
+}
+
+/**
+ * Inserts new records (already downloaded when the account's URL cache has the URL) and overwrites the
+ * attributes of existing ones without downloading again. Returns how many rows were inserted pending.
+ */
+export async function upsertRecords(tx: LockedSet, accountId: number, rows: RecordInput[]): Promise<{ inserted: number; pending: number }> {
+  if (!rows.length) return { inserted: 0, pending: 0 };
+  const result = await tx.client.query<{ inserted: boolean; status: string }>(
+    `INSERT INTO data_set_records AS r (set_id, url, product_id, meta, tags, label, price, keywords, status, blob_key, width, height)
+     SELECT $1, v.url, v.product_id, v.meta, v.tags, v.label, v.price, v.keywords,
+            CASE WHEN b.blob_key IS NULL THEN 'pending' ELSE 'downloaded' END, b.blob_key, b.width, b.height
+     FROM jsonb_to_recordset($3::jsonb) AS v(url text, meta text, tags text[], label text, product_id text, price text, keywords text)
+     LEFT JOIN url_blobs b ON b.account_id = $2 AND b.url = v.url
+     ON CONFLICT (set_id, record_key) WHERE deleted_at IS NULL
+     DO UPDATE SET meta = EXCLUDED.meta, tags = EXCLUDED.tags, label = EXCLUDED.label, price = EXCLUDED.price, keywords = EXCLUDED.keywords
+     RETURNING (xmax = 0) AS inserted, status`,
+    [tx.setId, accountId, asJson(lastByKey(rows))],
+  );
+  let inserted = 0;
+  let pending = 0;
+  for (const row of result.rows) {
+    if (row.inserted) inserted++;
+    if (row.inserted && row.status === 'pending') pending++;
+  }
+  return { inserted, pending };
+}
+
+/** Product attributes are per product: every image record of each given product takes the new values. */
+export async function updateProductAttributes(tx: LockedSet, rows: RecordInput[]): Promise<void> {
+  if (!rows.length) return;
+  const byProduct = new Map(rows.map((r) => [r.productId, r]));
+  await tx.client.query(
+    `UPDATE data_set_records r SET meta = v.meta, tags = v.tags, price = v.price, keywords = v.keywords
+     FROM jsonb_to_recordset($2::jsonb) AS v(product_id text, meta text, tags text[], price text, keywords text)
+     WHERE r.set_id = $1 AND r.deleted_at IS NULL AND r.product_id = v.product_id
+       AND (r.meta, r.tags, r.price, r.keywords) IS DISTINCT FROM (v.meta, v.tags, v.price, v.keywords)`,
+    [tx.setId, asJson([...byProduct.values()])],
+  );
+}
+
+/** Inserts or updates one record that is already downloaded (add one image). */
+export async function upsertDownloadedRecord(tx: LockedSet, row: RecordInput, blob: StoredBlob): Promise<void> {
+  await tx.client.query(
+    `INSERT INTO data_set_records (set_id, url, product_id, meta, tags, label, price, keywords, status, blob_key, width, height, attempts)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'downloaded', $9, $10, $11, 1)
+     ON CONFLICT (set_id, record_key) WHERE deleted_at IS NULL
+     DO UPDATE SET meta = EXCLUDED.meta, tags = EXCLUDED.tags, label = EXCLUDED.label, price = EXCLUDED.price, keywords = EXCLUDED.keywords`,
+    [tx.setId, row.url, row.productId, row.meta, row.tags, row.label, row.price, row.keywords, blob.blobKey, blob.width, blob.height],
+  );
+}
+
+export async function findLiveRecord(db: Queryable, setId: string, productId: string, url: string): Promise<{ id: number; status: string } | null> {
+  const result = await db.query<{ id: number; status: string }>(
+    `SELECT id, status FROM data_set_records WHERE set_id = $1 AND product_id = $2 AND url = $3 AND deleted_at IS NULL`,
+    [setId, productId, url],
+  );
+  return result.rows[0] ?? null;
+}
+
+/** Soft-deletes live records by URL; returns how many were deleted. */
+export async function deleteRecordsByUrl(tx: LockedSet, urls: string[]): Promise<number> {
+  if (!urls.length) return 0;
+  const result = await tx.client.query(
+    `UPDATE data_set_records SET deleted_at = now(), lease_until = NULL
+     WHERE set_id = $1 AND deleted_at IS NULL AND url = ANY($2::text[])`,
+    [tx.setId, urls],
+  );
+  return result.rowCount ?? 0;
+}
+
+export async function deleteRecordsByProduct(tx: LockedSet, productIds: string[]): Promise<number> {
+  if (!productIds.length) return 0;
+  const result = await tx.client.query(
+    `UPDATE data_set_records SET deleted_at = now(), lease_until = NULL
+     WHERE set_id = $1 AND deleted_at IS NULL AND product_id = ANY($2::text[])`,
+    [tx.setId, productIds],
+  );
+  return result.rowCount ?? 0;
+}
+
+export async function deleteAllRecords(tx: LockedSet): Promise<number> {
+  const result = await tx.client.query(
+    `UPDATE data_set_records SET deleted_at = now(), lease_until = NULL WHERE set_id = $1 AND deleted_at IS NULL`,
+    [tx.setId],
+  );
+  return result.rowCount ?? 0;
+}

@@ -1,0 +1,112 @@
+/**
+ * SQL of the download state machine: pending → downloading (leased) → downloaded | failed, with retries
+ * going back to pending after a back-off. Claims never wait on locks (SKIP LOCKED), and a claim whose
+ * lease ran out (its process died) is claimed again.
+ */
+import type pg from 'pg';
+import { withLockedSet, type StoredBlob } from '../data-sets/record.repo.js';
+import type { Queryable } from '../data-sets/set.repo.js';
+
+export interface ClaimedRecord {
+  id: number;
+  url: string;
+  attempts: number;
+  account_id: number;
+}
+
+/** Claims up to `limit` records of a set that are due (pending, or downloading with an expired lease). */
+export async function claimRecords(db: Queryable, setId: string, limit: number, leaseSeconds: number): Promise<ClaimedRecord[]> {
+  const result = await db.query<ClaimedRecord>(
+    `UPDATE data_set_records r
+     SET status = 'downloading', attempts = r.attempts + 1, lease_until = now() + make_interval(secs => $3)
+     FROM data_sets s
+     WHERE s.id = r.set_id AND r.id IN (
+       SELECT id FROM data_set_records
+       WHERE set_id = $1 AND deleted_at IS NULL
+         AND ((status = 'pending' AND next_attempt_at <= now()) OR (status = 'downloading' AND lease_until < now()))
+       ORDER BY id
+       LIMIT $2
+       FOR UPDATE SKIP LOCKED)
+     RETURNING r.id, r.url, r.attempts, s.account_id`,
+    [setId, limit, leaseSeconds],
+  );
+  return result.rows;
+}
+
+/** Extends the leases of records this process is still working on (never waits on a locked row). */
+export async function renewLeases(db: Queryable, ids: number[], leaseSeconds: number): Promise<void> {
+  if (!ids.length) return;
+  await db.query(
+    `UPDATE data_set_records SET lease_until = now() + make_interval(secs => $2)
+     WHERE id IN (SELECT id FROM data_set_records WHERE id = ANY($1::bigint[]) AND status = 'downloading' FOR UPDATE SKIP LOCKED)`,
+    [ids, leaseSeconds],
+  );
+}
+
+/** Marks a claimed record downloaded (a record deleted meanwhile stays deleted). */
+export async function completeRecord(pool: pg.Pool, setId: string, recordId: number, blob: StoredBlob): Promise<void> {
+  await withLockedSet(pool, setId, {}, async (tx) => {
+    await tx.client.query(
+      `UPDATE data_set_records SET status = 'downloaded', blob_key = $3, width = $4, height = $5, last_error = NULL, lease_until = NULL
+       WHERE set_id = $1 AND id = $2 AND status = 'downloading' AND deleted_at IS NULL`,
+      [setId, recordId, blob.blobKey, blob.width, blob.height],
+    );
+  });
+}
+
+/** Marks a claimed record failed for good. */
+export async function failRecord(pool: pg.Pool, setId: string, recordId: number, error: string): Promise<void> {
+  await withLockedSet(pool, setId, {}, async (tx) => {
+    await tx.client.query(
+      `UPDATE data_set_records SET status = 'failed', last_error = $3, lease_until = NULL
+       WHERE set_id = $1 AND id = $2 AND status = 'downloading' AND deleted_at IS NULL`,
+      [setId, recordId, error],
+    );
+  });
+}
+
+/** Puts a claimed record back to pending, due again after `delaySeconds` (no change_seq: nothing visible changed). */
+export async function retryRecordLater(db: Queryable, recordId: number, error: string, delaySeconds: number): Promise<void> {
+  await db.query(
+    `UPDATE data_set_records SET status = 'pending', last_error = $2, lease_until = NULL, next_attempt_at = now() + make_interval(secs => $3)
+     WHERE id = $1 AND status = 'downloading' AND deleted_at IS NULL`,
+    [recordId, error, delaySeconds],
+  );
+}
+
+/** When the set next has work that could be claimed (now or later), or null when nothing is unfinished. */
+export async function nextWorkAt(db: Queryable, setId: string): Promise<Date | null> {
+  const result = await db.query<{ at: Date | null }>(
+    `SELECT min(CASE WHEN status = 'pending' THEN next_attempt_at ELSE lease_until END) AS at
+     FROM data_set_records WHERE set_id = $1 AND deleted_at IS NULL AND status IN ('pending', 'downloading')`,
+    [setId],
+  );
+  return result.rows[0]?.at ?? null;
+}
+
+/** Every set with unfinished records, and when its first one is due (boot-time recovery). */
+export async function setsWithUnfinishedWork(db: Queryable): Promise<{ set_id: string; due_at: Date }[]> {
+  const result = await db.query<{ set_id: string; due_at: Date }>(
+    `SELECT set_id, min(CASE WHEN status = 'pending' THEN next_attempt_at ELSE lease_until END) AS due_at
+     FROM data_set_records WHERE deleted_at IS NULL AND status IN ('pending', 'downloading')
+     GROUP BY set_id`,
+  );
+  return result.rows;
+}
+
+export async function findCachedBlob(db: Queryable, accountId: number, url: string): Promise<StoredBlob | null> {
+  const result = await db.query<{ blob_key: string; width: number; height: number }>(
+    'SELECT blob_key, width, height FROM url_blobs WHERE account_id = $1 AND url = $2',
+    [accountId, url],
+  );
+  const row = result.rows[0];
+  return row ? { blobKey: row.blob_key, width: row.width, height: row.height } : null;
+}
+
+export async function rememberBlob(db: Queryable, accountId: number, url: string, blob: StoredBlob): Promise<void> {
+  await db.query(
+    `INSERT INTO url_blobs (account_id, url, blob_key, width, height) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (account_id, url) DO UPDATE SET blob_key = EXCLUDED.blob_key, width = EXCLUDED.width, height = EXCLUDED.height, created_at = now()`,
+    [accountId, url, blob.blobKey, blob.width, blob.height],
+  );
+}

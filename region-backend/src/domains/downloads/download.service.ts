@@ -1,0 +1,150 @@
+/**
+ * Downloads the pending records of data sets in the background: durable pg-boss jobs (one per set and
+ * turn), records claimed with leases, bounded concurrency per process, retries with back-off for transient
+ * failures, a per-account URL → blob cache, and recovery after a crash (expired leases are claimed again).
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type pg from 'pg';
+import type { StoredBlob } from '../data-sets/record.repo.js';
+import { retryDelaySeconds, type DownloadConfig } from './download-config.js';
+import {
+  claimRecords,
+  completeRecord,
+  failRecord,
+  findCachedBlob,
+  nextWorkAt,
+  rememberBlob,
+  renewLeases,
+  retryRecordLater,
+  setsWithUnfinishedWork,
+  type ClaimedRecord,
+} from './download.repo.js';
+import { classifyFailure, type ImageDownloader } from './image-download.js';
+import { Semaphore } from './semaphore.js';
+
+export const DOWNLOAD_JOB = 'data-sets.download';
+
+export interface DownloadJobData {
+  setId: string;
+}
+
+interface JobSender {
+  send(name: string, data: object, options?: { startAfter?: Date; singletonKey?: string; singletonSeconds?: number }): Promise<string | null>;
+}
+
+export interface DownloadServiceDeps {
+  pool: pg.Pool;
+  queue: JobSender;
+  log: FastifyBaseLogger;
+  download: ImageDownloader;
+  /** Downloads at once in this process, across all sets. */
+  concurrency: number;
+  config: DownloadConfig;
+  /** How long one job works before handing the rest of the set to a new job (keeps jobs short). */
+  jobBudgetMs?: number;
+}
+
+export class DownloadService {
+  private readonly slots: Semaphore;
+  private readonly inFlight = new Set<number>();
+  private readonly heartbeat: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(private readonly deps: DownloadServiceDeps) {
+    this.slots = new Semaphore(deps.concurrency);
+    this.heartbeat = setInterval(() => void this.renew(), (deps.config.leaseSeconds * 1000) / 3);
+    this.heartbeat.unref();
+  }
+
+  /** Schedules a download turn for a set (now, or when its next record is due). */
+  async enqueue(setId: string, startAfter?: Date): Promise<void> {
+    const data: DownloadJobData = { setId };
+    if (startAfter && startAfter.getTime() > Date.now()) {
+      // Follow-ups of one set within ten seconds collapse into one job.
+      await this.deps.queue.send(DOWNLOAD_JOB, data, { startAfter, singletonKey: `later:${setId}`, singletonSeconds: 10 });
+    } else {
+      await this.deps.queue.send(DOWNLOAD_JOB, data);
+    }
+  }
+
+  /** Boot-time recovery: every set with pending or interrupted records gets a turn. */
+  async recover(): Promise<number> {
+    const sets = await setsWithUnfinishedWork(this.deps.pool);
+    for (const set of sets) await this.enqueue(set.set_id, set.due_at);
+    return sets.length;
+  }
+
+  /**
+   * One download turn for a set (the job handler): claims and downloads due records until none is left or
+   * the budget is spent, then schedules the next turn if anything is unfinished (retries, others' leases).
+   */
+  async processSet(setId: string): Promise<{ processed: number }> {
+    const deadline = Date.now() + (this.deps.jobBudgetMs ?? 5 * 60_000);
+    let processed = 0;
+    const worker = async () => {
+      while (!this.closed && Date.now() < deadline) {
+        const release = await this.slots.acquire();
+        try {
+          if (this.closed) return;
+          const [record] = await claimRecords(this.deps.pool, setId, 1, this.deps.config.leaseSeconds);
+          if (!record) return;
+          this.inFlight.add(record.id);
+          try {
+            await this.downloadRecord(setId, record);
+            processed++;
+          } finally {
+            this.inFlight.delete(record.id);
+          }
+        } finally {
+          release();
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: this.deps.concurrency }, worker));
+    if (this.closed) return { processed };
+    const next = await nextWorkAt(this.deps.pool, setId);
+    if (next) await this.enqueue(setId, new Date(Math.max(next.getTime(), Date.now() + 1000)));
+    return { processed };
+  }
+
+  /** Downloads one URL for an account now (add one image), using and filling the URL cache. */
+  async downloadNow(accountId: number, url: string): Promise<StoredBlob> {
+    const cached = await findCachedBlob(this.deps.pool, accountId, url);
+    if (cached) return cached;
+    const blob = await this.deps.download(url);
+    await rememberBlob(this.deps.pool, accountId, url, blob);
+    return blob;
+  }
+
+  /** Stops claiming new records; records in flight finish (or their leases expire). */
+  close(): void {
+    this.closed = true;
+    clearInterval(this.heartbeat);
+  }
+
+  private async downloadRecord(setId: string, record: ClaimedRecord): Promise<void> {
+    const { pool, config, log } = this.deps;
+    try {
+      const blob = await this.downloadNow(record.account_id, record.url);
+      await completeRecord(pool, setId, record.id, blob);
+    } catch (err) {
+      const failure = classifyFailure(err);
+      if (failure.permanent || record.attempts >= config.maxAttempts) {
+        await failRecord(pool, setId, record.id, failure.message);
+      } else {
+        const delay = retryDelaySeconds(config, record.attempts);
+        log.debug({ url: record.url, attempt: record.attempts, delay, reason: failure.message }, 'download will be retried');
+        await retryRecordLater(pool, record.id, failure.message, delay);
+      }
+    }
+  }
+
+  private async renew(): Promise<void> {
+    if (!this.inFlight.size) return;
+    try {
+      await renewLeases(this.deps.pool, [...this.inFlight], this.deps.config.leaseSeconds);
+    } catch (err) {
+      this.deps.log.warn({ err }, 'renewing download leases failed');
+    }
+  }
+}

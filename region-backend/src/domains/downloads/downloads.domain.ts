@@ -1,0 +1,53 @@
+/**
+ * The download machinery as a domain: the `app.downloads` service (shared by the image, product and
+ * training set domains, which are registered after it), its job type, and boot-time recovery.
+ */
+import fp from 'fastify-plugin';
+import { loadImageConfig } from '../../images/image-config.js';
+import { defineJob } from '../../jobs/job-registry.js';
+import type { Domain } from '../domain.js';
+import { loadDownloadConfig } from './download-config.js';
+import { DOWNLOAD_JOB, DownloadService, type DownloadJobData } from './download.service.js';
+import { imageDownloader } from './image-download.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    downloads: DownloadService;
+  }
+}
+
+const routes = fp(
+  async (app) => {
+    const imageConfig = loadImageConfig(process.env, app.config.dataDir, app.config.allowPrivateUrls);
+    const service = new DownloadService({
+      pool: app.db.pool,
+      queue: app.queue,
+      log: app.log.child({ domain: 'downloads' }),
+      download: imageDownloader(app.blobs, imageConfig),
+      concurrency: app.config.downloadConcurrency,
+      config: loadDownloadConfig(process.env),
+    });
+    app.decorate('downloads', service);
+    app.addHook('onReady', async () => {
+      const sets = await service.recover();
+      if (sets) app.log.info({ sets }, 'resuming unfinished downloads');
+    });
+    app.addHook('onClose', async () => service.close());
+  },
+  { name: 'downloads', dependencies: ['database', 'queue', 'blob-store'] },
+);
+
+export const downloadsDomain: Domain = {
+  name: 'downloads',
+  routes,
+  jobs: (app) => [
+    defineJob<DownloadJobData>({
+      name: DOWNLOAD_JOB,
+      concurrency: 2,
+      queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 15 * 60 },
+      handler: async (data) => {
+        await app.downloads.processSet(data.setId);
+      },
+    }),
+  ],
+};

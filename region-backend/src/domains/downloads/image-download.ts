@@ -1,0 +1,53 @@
+/**
+ * One image of a data set: fetched with the one SSRF-safe fetcher, normalised (upright JPEG, bounded size)
+ * and kept in the blob store under its content key. Failures are sorted into transient (retry later) and
+ * permanent (the record fails at once).
+ */
+import { putContent, type BlobStore } from '../../images/blob-store.js';
+import { normaliseForStorage } from '../../images/image-decoder.js';
+import { ImageDecodeError, ImageFetchError } from '../../images/image-errors.js';
+import { fetchImage } from '../../images/image-fetcher.js';
+import type { ImageConfig } from '../../images/image-config.js';
+import type { StoredBlob } from '../data-sets/record.repo.js';
+
+export class DownloadFailure extends Error {
+  constructor(
+    message: string,
+    /** True when trying again cannot help (404, not an image, forbidden address, too large …). */
+    readonly permanent: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'DownloadFailure';
+  }
+}
+
+const TRANSIENT_STATUSES = new Set([408, 425, 429]);
+
+export function classifyFailure(err: unknown): DownloadFailure {
+  if (err instanceof DownloadFailure) return err;
+  if (err instanceof ImageFetchError) {
+    const transient =
+      err.kind === 'timeout' || err.kind === 'network' || (err.kind === 'http-status' && (TRANSIENT_STATUSES.has(err.status ?? 0) || (err.status ?? 0) >= 500));
+    return new DownloadFailure(err.message, !transient, { cause: err });
+  }
+  if (err instanceof ImageDecodeError) return new DownloadFailure(err.message, true, { cause: err });
+  // Anything else (disk full, database hiccup) is ours, not the image's: try again later.
+  return new DownloadFailure(err instanceof Error ? err.message : String(err), false, { cause: err });
+}
+
+export type ImageDownloader = (url: string) => Promise<StoredBlob>;
+
+/** The real downloader over the images module; throws DownloadFailure. */
+export function imageDownloader(blobs: BlobStore, config: ImageConfig): ImageDownloader {
+  return async function downloadImage(url) {
+    try {
+      const fetched = await fetchImage(url, config.fetch);
+      const stored = await normaliseForStorage(fetched.bytes, { maxSide: config.storedMaxSide, maxPixels: config.maxPixels });
+      const blobKey = await putContent(blobs, stored.bytes);
+      return { blobKey, width: stored.width, height: stored.height };
+    } catch (err) {
+      throw classifyFailure(err);
+    }
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * Image sets (`/image_sets/_0000014`). The one `POST /image_sets/_0000014/{id}` carries delete (no body),
+ * add one (`image_url` or `url`), add many (`urls_to_add`), delete many (`urls_to_delete`) and, for
+ * clients that modify with POST, `name`/`description`: told apart by the body.
+ */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '@iris/shared';
+import { readBody, type RequestBody } from '../../http/request-body.js';
+import { mintedId, reportRegistry } from '../../http/request-context.js';
+import { dataSetObject } from '../data-sets/set-view.js';
+import type { Domain } from '../domain.js';
+import { ImageSetService } from './image-set.service.js';
+
+const BASE = '/image_sets/_0000014';
+
+type ById = FastifyRequest<{ Params: { id: string } }>;
+
+const routes: FastifyPluginAsync = async (app) => {
+  const service = new ImageSetService({ pool: app.db.pool, downloads: app.downloads });
+  const body = (request: FastifyRequest): Promise<RequestBody> => readBody(request, { tmpDir: app.config.tmpDir });
+
+  app.post(BASE, async (request, reply) => {
+    const { fields } = await body(request);
+    const id = mintedId(request);
+    const row = await service.create(request.ctx.accountId, id, fields);
+    reportRegistry(reply, { live: [row.id] });
+    return dataSetObject(row, request.ctx.requestId);
+  });
+
+  const list = async (request: FastifyRequest) => ({
+    request_id: request.ctx.requestId,
+    results: (await service.list(request.ctx.accountId)).map((row) => dataSetObject(row)),
+  });
+  app.get(BASE, list);
+  app.get('/get_image_sets/_0000014', list);
+
+  app.get(`${BASE}/:id`, async (request: ById) => dataSetObject(await service.get(request.ctx.accountId, request.params.id), request.ctx.requestId));
+
+  app.put(`${BASE}/:id`, async (request: ById) => {
+    const { fields } = await body(request);
+    return dataSetObject(await service.modify(request.ctx.accountId, request.params.id, fields), request.ctx.requestId);
+  });
+
+  const remove = async (request: ById, reply: FastifyReply) => {
+    await service.delete(request.ctx.accountId, request.params.id);
+    reportRegistry(reply, { deleted: [request.params.id] });
+    return reply.code(204).send();
+  };
+  app.delete(`${BASE}/:id`, remove);
+
+  app.post(`${BASE}/:id`, async (request: ById, reply) => {
+    const parsed = await body(request);
+    const { accountId } = request.ctx;
+    const id = request.params.id;
+    let row;
+    if (parsed.has('urls_to_add')) row = await service.addMany(accountId, id, parsed);
+    else if (parsed.has('urls_to_delete')) row = await service.deleteMany(accountId, id, parsed);
+    else if (parsed.has('image_url') || parsed.has('url')) row = await service.addOne(accountId, id, parsed.fields);
+    else if (parsed.has('name') || parsed.has('description')) row = await service.modify(accountId, id, parsed.fields);
+    else if (parsed.empty) return remove(request, reply);
+    else throw new ApiError('invalidData', 'unrecognised request: give image_url, urls_to_add or urls_to_delete, or no body to delete the set');
+    return dataSetObject(row, request.ctx.requestId);
+  });
+};
+
+export const imageSetsDomain: Domain = { name: 'image-sets', routes };

@@ -1,0 +1,127 @@
+/** Image sets: the rules of every operation (routes parse, the repositories run SQL). */
+import type pg from 'pg';
+import { ApiError } from '@iris/shared';
+import type { RequestBody } from '../../http/request-body.js';
+import { applyBulkFile, fieldError, mapRows, openBulkSource } from '../data-sets/bulk-apply.js';
+import { csvRows } from '../data-sets/bulk-rows.js';
+import { deleteRecordsByUrl, findLiveRecord, recordInput, upsertDownloadedRecord, upsertRecords, withLockedSet, type RecordInput } from '../data-sets/record.repo.js';
+import { recordMeta, recordTags, recordUrl, setDescription, setName } from '../data-sets/record-rules.js';
+import { deleteDataSet, listDataSets, updateDataSet, type DataSetRow, type SetKind } from '../data-sets/set.repo.js';
+import { createSet, requireSet } from '../data-sets/set.service.js';
+import { assertSetNotInUse } from '../data-sets/set-usage.js';
+import type { DownloadService } from '../downloads/download.service.js';
+import { DownloadFailure } from '../downloads/image-download.js';
+import { imageRowToAdd, urlToDelete } from './image-set-files.js';
+
+const KIND: SetKind = 'image_set';
+
+export class ImageSetService {
+  constructor(private readonly deps: { pool: pg.Pool; downloads: DownloadService }) {}
+
+  async create(accountId: number, id: string, fields: Record<string, string>): Promise<DataSetRow> {
+    const name = setName(fields.name);
+    if (!name) throw new ApiError('setNameMissing', 'name is required');
+    return createSet(this.deps.pool, { id, accountId, kind: KIND, name, description: setDescription(fields.description) });
+  }
+
+  list(accountId: number): Promise<DataSetRow[]> {
+    return listDataSets(this.deps.pool, accountId, KIND);
+  }
+
+  get(accountId: number, id: string): Promise<DataSetRow> {
+    return requireSet(this.deps.pool, accountId, id, KIND);
+  }
+
+  /** Name and/or description; a given name must not be blank. */
+  async modify(accountId: number, id: string, fields: Record<string, string>): Promise<DataSetRow> {
+    if (fields.name === undefined && fields.description === undefined) throw new ApiError('setNameMissing', 'give name or description');
+    const changes: { name?: string; description?: string } = {};
+    if (fields.name !== undefined) {
+      const name = setName(fields.name);
+      if (!name) throw new ApiError('setNameMissing', 'name must not be empty');
+      changes.name = name;
+    }
+    if (fields.description !== undefined) changes.description = setDescription(fields.description);
+    if (!(await updateDataSet(this.deps.pool, accountId, id, KIND, changes))) await this.get(accountId, id);
+    return this.get(accountId, id);
+  }
+
+  async delete(accountId: number, id: string): Promise<void> {
+    await this.get(accountId, id);
+    await assertSetNotInUse([id], 'the image set');
+    if (!(await deleteDataSet(this.deps.pool, accountId, id, KIND))) await this.get(accountId, id);
+  }
+
+  /**
+   * Add one image: an existing URL only takes the new meta and tags; a new one is downloaded now and kept
+   * only when the download works (500/4001 otherwise).
+   */
+  async addOne(accountId: number, id: string, fields: Record<string, string>): Promise<DataSetRow> {
+    await this.get(accountId, id);
+    let input: RecordInput;
+    try {
+      input = recordInput({ url: recordUrl(fields.image_url ?? fields.url), meta: recordMeta(fields.meta), tags: recordTags(fields.tags) });
+    } catch (err) {
+      fieldError(err);
+    }
+    await addOneRecord(this.deps, accountId, id, KIND, input);
+    return this.get(accountId, id);
+  }
+
+  async addMany(accountId: number, id: string, body: RequestBody): Promise<DataSetRow> {
+    await this.get(accountId, id);
+    const source = await openBulkSource(body, 'urls_to_add');
+    let pending = 0;
+    try {
+      const done = await applyBulkFile(this.deps.pool, { accountId, setId: id, kind: KIND }, mapRows(csvRows(source), imageRowToAdd), async (tx, batch) => {
+        pending += (await upsertRecords(tx, accountId, batch)).pending;
+      });
+      if (!done) await this.get(accountId, id);
+    } finally {
+      source.destroy();
+    }
+    if (pending) await this.deps.downloads.enqueue(id);
+    return this.get(accountId, id);
+  }
+
+  async deleteMany(accountId: number, id: string, body: RequestBody): Promise<DataSetRow> {
+    await this.get(accountId, id);
+    const source = await openBulkSource(body, 'urls_to_delete');
+    try {
+      const done = await applyBulkFile(this.deps.pool, { accountId, setId: id, kind: KIND }, mapRows(csvRows(source), urlToDelete), async (tx, batch) => {
+        await deleteRecordsByUrl(tx, batch);
+      });
+      if (!done) await this.get(accountId, id);
+    } finally {
+      source.destroy();
+    }
+    return this.get(accountId, id);
+  }
+}
+
+/**
+ * One record added synchronously: an existing record (same key) only takes the new attributes; a new one
+ * is downloaded first (URL cache first) and stored only when that worked.
+ */
+export async function addOneRecord(
+  deps: { pool: pg.Pool; downloads: DownloadService },
+  accountId: number,
+  setId: string,
+  kind: SetKind,
+  input: RecordInput,
+): Promise<void> {
+  const existing = await findLiveRecord(deps.pool, setId, input.productId, input.url);
+  if (existing) {
+    await withLockedSet(deps.pool, setId, { accountId, kind, touch: true }, (tx) => upsertRecords(tx, accountId, [input]));
+    return;
+  }
+  let blob;
+  try {
+    blob = await deps.downloads.downloadNow(accountId, input.url);
+  } catch (err) {
+    if (err instanceof DownloadFailure) throw new ApiError('imageDownloadFailed', `the image cannot be downloaded: ${err.message}`);
+    throw err;
+  }
+  const done = await withLockedSet(deps.pool, setId, { accountId, kind, touch: true }, (tx) => upsertDownloadedRecord(tx, input, blob));
+  if (!done) throw new ApiError('setNotFound', 'image set does not exist');
+}

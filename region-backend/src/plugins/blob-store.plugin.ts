@@ -1,0 +1,22 @@
+import fp from 'fastify-plugin';
+import { FileSystemBlobStore, type BlobStore } from '../images/blob-store.js';
+import { loadImageConfig } from '../images/image-config.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    blobs: BlobStore;
+  }
+}
+
+/** The region's blob store (downloaded images, normalised): `<data dir>/blobs` unless IRIS_BLOB_DIR says otherwise. */
+export const blobStorePlugin = fp(
+  async (app) => {
+    const { blobDir } = loadImageConfig(process.env, app.config.dataDir, app.config.allowPrivateUrls);
+    const store = new FileSystemBlobStore(blobDir);
+    app.decorate('blobs', store);
+    app.addHook('onReady', async () => {
+      await store.sweepTemporary().catch((err: unknown) => app.log.warn({ err }, 'sweeping temporary blob files failed'));
+    });
+  },
+  { name: 'blob-store' },
+);
