@@ -6,6 +6,7 @@ import { registerErrorHandling } from './http/error-handler.js';
 import { registerInternalAuth } from './http/internal-auth.hook.js';
 import { registerBodyHandling } from './http/request-body.js';
 import { createJobRegistry } from './jobs/job-registry.js';
+import { blobStorePlugin } from './plugins/blob-store.plugin.js';
 import { databasePlugin } from './plugins/database.plugin.js';
 import { inferencePlugin } from './plugins/inference.plugin.js';
 import { queuePlugin } from './plugins/queue.plugin.js';
@@ -39,6 +40,7 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
 
   await app.register(databasePlugin, { databaseUrl: config.databaseUrl });
   await app.register(inferencePlugin, { threads: config.inferenceThreads });
+  await app.register(blobStorePlugin);
   await app.register(queuePlugin, {
     databaseUrl: config.databaseUrl,
     workers: options.workers,
