@@ -1,5 +1,6 @@
+import { spawn } from 'node:child_process';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemResolver, type ResolvedAddress } from './address-guard.js';
@@ -171,6 +172,33 @@ describe('fetchImage: downloads (private addresses allowed, as in local developm
     expect(silent.kind).toBe('timeout');
     expect(performance.now() - started).toBeLessThan(5_000);
     expect((await fetchError(`${base}/stalls-mid-body`, opts({ timeoutMs: 300 }))).kind).toBe('timeout');
+  });
+
+  it('gives up on a connection that is not accepted within the connect timeout', async () => {
+    // A listener in another process whose accept queue is full and whose event loop is blocked: the
+    // kernel drops further SYNs, so the next connect hangs in the connect phase.
+    const listener = spawn(process.execPath, [
+      '-e',
+      `const s = require('node:net').createServer();
+       s.listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => {
+         process.stdout.write(s.address().port + '\\n');
+         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20000);
+       });`,
+    ]);
+    const fillers: net.Socket[] = [];
+    try {
+      const blockedPort = await new Promise<number>((resolve) => listener.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
+      for (let i = 0; i < 4; i++) fillers.push(net.connect(blockedPort, '127.0.0.1').on('error', () => {}));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const started = performance.now();
+      const err = await fetchError(`http://127.0.0.1:${blockedPort}/a.jpg`, opts({ connectTimeoutMs: 300, timeoutMs: 10_000 }));
+      expect(err.kind).toBe('timeout');
+      expect(err.message).toContain('connecting');
+      expect(performance.now() - started).toBeLessThan(3_000);
+    } finally {
+      for (const socket of fillers) socket.destroy();
+      listener.kill();
+    }
   });
 
   it('reports a connection closed before the declared length as a network error', async () => {
