@@ -4,5 +4,7 @@ import { analysisDomain } from './analysis/analysis.routes.js';
 import { badCasesDomain } from './bad-cases/bad-case.routes.js';
 import { downloadsDomain } from './downloads/downloads.domain.js';
 import { imageSetsDomain } from './image-sets/image-set.routes.js';
+import { productSetsDomain } from './product-sets/product-set.routes.js';
+import { trainingSetsDomain } from './training-sets/training-set.routes.js';
 
-export const DOMAINS: Domain[] = [analysisDomain, badCasesDomain, downloadsDomain, imageSetsDomain];
+export const DOMAINS: Domain[] = [analysisDomain, badCasesDomain, downloadsDomain, imageSetsDomain, productSetsDomain, trainingSetsDomain];

@@ -1,0 +1,20 @@
+/** Row rules of training data files: `url,label` to add; one column of URLs (or URL plus label) to delete. */
+import { BulkFileError, type CsvRow } from '../data-sets/bulk-rows.js';
+import { recordInput, type RecordInput } from '../data-sets/record.repo.js';
+import { recordUrl, trainingLabel } from '../data-sets/record-rules.js';
+import { isHeaderRow } from '../image-sets/image-set-files.js';
+
+export function trainingRowToAdd(row: CsvRow, index: number): RecordInput | null {
+  if (isHeaderRow(row, index)) return null;
+  if (row.cells.length > 2) throw new BulkFileError(row.line, 'more than two columns: url and label must not contain a comma');
+  if (row.cells.length < 2) throw new BulkFileError(row.line, 'expected two columns: url,label');
+  const url = recordUrl(row.cells[0]);
+  if (url.includes(',')) throw new BulkFileError(row.line, 'the url contains a comma');
+  return recordInput({ url, label: trainingLabel(row.cells[1]) });
+}
+
+export function trainingUrlToDelete(row: CsvRow, index: number): string | null {
+  if (isHeaderRow(row, index)) return null;
+  if (row.cells.length > 2) throw new BulkFileError(row.line, 'expected one column (url) or two (url,label)');
+  return recordUrl(row.cells[0]);
+}

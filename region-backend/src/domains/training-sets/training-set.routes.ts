@@ -1,0 +1,59 @@
+/** Training sets (`/custom_training/_0000194/training_sets`): sets, data files, clear. */
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { readBody, type RequestBody } from '../../http/request-body.js';
+import { mintedId, reportRegistry } from '../../http/request-context.js';
+import { dataSetObject } from '../data-sets/set-view.js';
+import type { Domain } from '../domain.js';
+import { TrainingSetService } from './training-set.service.js';
+
+const BASE = '/custom_training/_0000194/training_sets';
+
+type ById = FastifyRequest<{ Params: { id: string } }>;
+
+const routes: FastifyPluginAsync = async (app) => {
+  const service = new TrainingSetService({ pool: app.db.pool, downloads: app.downloads });
+  const body = (request: FastifyRequest): Promise<RequestBody> => readBody(request, { tmpDir: app.config.tmpDir });
+
+  app.post(BASE, async (request, reply) => {
+    const { fields } = await body(request);
+    const row = await service.create(request.ctx.accountId, mintedId(request), fields);
+    reportRegistry(reply, { live: [row.id] });
+    return dataSetObject(row, request.ctx.requestId);
+  });
+
+  app.get(BASE, async (request) => ({
+    request_id: request.ctx.requestId,
+    results: (await service.list(request.ctx.accountId)).map((row) => dataSetObject(row)),
+  }));
+
+  app.get(`${BASE}/:id`, async (request: ById) => dataSetObject(await service.get(request.ctx.accountId, request.params.id), request.ctx.requestId));
+
+  app.put(`${BASE}/:id`, async (request: ById) => {
+    const { fields } = await body(request);
+    return dataSetObject(await service.modify(request.ctx.accountId, request.params.id, fields), request.ctx.requestId);
+  });
+
+  // The specification answers 200 (with a body) here, unlike image sets.
+  app.delete(`${BASE}/:id`, async (request: ById, reply) => {
+    await service.delete(request.ctx.accountId, request.params.id);
+    reportRegistry(reply, { deleted: [request.params.id] });
+    return { request_id: request.ctx.requestId };
+  });
+
+  app.post(`${BASE}/:id/images`, async (request: ById) => {
+    const parsed = await body(request);
+    return dataSetObject(await service.addData(request.ctx.accountId, request.params.id, parsed), request.ctx.requestId);
+  });
+
+  app.delete(`${BASE}/:id/images`, async (request: ById) => {
+    const parsed = await body(request);
+    return dataSetObject(await service.deleteData(request.ctx.accountId, request.params.id, parsed), request.ctx.requestId);
+  });
+
+  app.delete(`${BASE}/:id/clear`, async (request: ById) => {
+    const { fields } = await body(request);
+    return dataSetObject(await service.clear(request.ctx.accountId, request.params.id, fields), request.ctx.requestId);
+  });
+};
+
+export const trainingSetsDomain: Domain = { name: 'training-sets', routes };

@@ -1,0 +1,108 @@
+/** Training sets: labelled image URLs for custom classifiers. */
+import type pg from 'pg';
+import { ApiError, truncateChars, LIMITS } from '@iris/shared';
+import type { RequestBody } from '../../http/request-body.js';
+import { applyBulkFile, mapRows, openBulkSource } from '../data-sets/bulk-apply.js';
+import { csvRows } from '../data-sets/bulk-rows.js';
+import { deleteAllRecords, deleteRecordsByUrl, upsertRecords, withLockedSet } from '../data-sets/record.repo.js';
+import { setDescription, setName } from '../data-sets/record-rules.js';
+import { deleteDataSet, listDataSets, updateDataSet, type DataSetRow, type SetKind } from '../data-sets/set.repo.js';
+import { createSet, requireSet } from '../data-sets/set.service.js';
+import { assertSetNotInUse } from '../data-sets/set-usage.js';
+import type { DownloadService } from '../downloads/download.service.js';
+import { trainingRowToAdd, trainingUrlToDelete } from './training-files.js';
+
+const KIND: SetKind = 'training_set';
+
+/** The clear token: base64 of `selfserve_admin:` followed by the set name. */
+export function clearToken(name: string): string {
+  return Buffer.from(`selfserve_admin:${name}`, 'utf8').toString('base64');
+}
+
+function requiredTexts(fields: Record<string, string>): { name: string; description: string } {
+  const name = setName(fields.name);
+  const description = setDescription(fields.description);
+  if (!name || !description) throw new ApiError('setNameMissing', 'name and description are required');
+  return { name, description };
+}
+
+export class TrainingSetService {
+  constructor(private readonly deps: { pool: pg.Pool; downloads: DownloadService }) {}
+
+  async create(accountId: number, id: string, fields: Record<string, string>): Promise<DataSetRow> {
+    return createSet(this.deps.pool, { id, accountId, kind: KIND, ...requiredTexts(fields) });
+  }
+
+  list(accountId: number): Promise<DataSetRow[]> {
+    return listDataSets(this.deps.pool, accountId, KIND);
+  }
+
+  get(accountId: number, id: string): Promise<DataSetRow> {
+    return requireSet(this.deps.pool, accountId, id, KIND);
+  }
+
+  async modify(accountId: number, id: string, fields: Record<string, string>): Promise<DataSetRow> {
+    await this.get(accountId, id);
+    await updateDataSet(this.deps.pool, accountId, id, KIND, requiredTexts(fields));
+    return this.get(accountId, id);
+  }
+
+  async delete(accountId: number, id: string): Promise<void> {
+    await this.get(accountId, id);
+    await assertSetNotInUse([id], 'the training set');
+    if (!(await deleteDataSet(this.deps.pool, accountId, id, KIND))) await this.get(accountId, id);
+  }
+
+  /** `urls_to_add`: CSV `url,label`, all or nothing; new URLs download in the background. */
+  async addData(accountId: number, id: string, body: RequestBody): Promise<DataSetRow> {
+    await this.get(accountId, id);
+    if (!body.has('urls_to_add')) throw new ApiError('invalidData', 'urls_to_add (a CSV file of url,label rows) is required');
+    const source = await openBulkSource(body, 'urls_to_add');
+    let pending = 0;
+    try {
+      const done = await applyBulkFile(this.deps.pool, { accountId, setId: id, kind: KIND }, mapRows(csvRows(source), trainingRowToAdd), async (tx, batch) => {
+        pending += (await upsertRecords(tx, accountId, batch)).pending;
+      });
+      if (!done) await this.get(accountId, id);
+    } finally {
+      source.destroy();
+    }
+    if (pending) await this.deps.downloads.enqueue(id);
+    return this.get(accountId, id);
+  }
+
+  /** `urls_to_delete`: one column of URLs, or URL plus label; refused while the set is in use. */
+  async deleteData(accountId: number, id: string, body: RequestBody): Promise<DataSetRow> {
+    await this.get(accountId, id);
+    if (!body.has('urls_to_delete')) throw new ApiError('invalidData', 'urls_to_delete (a CSV file of URLs) is required');
+    await assertSetNotInUse([id], 'the training set');
+    const source = await openBulkSource(body, 'urls_to_delete');
+    try {
+      const done = await applyBulkFile(this.deps.pool, { accountId, setId: id, kind: KIND }, mapRows(csvRows(source), trainingUrlToDelete), async (tx, batch) => {
+        await deleteRecordsByUrl(tx, batch);
+      });
+      if (!done) await this.get(accountId, id);
+    } finally {
+      source.destroy();
+    }
+    return this.get(accountId, id);
+  }
+
+  /**
+   * Removes every record, only when name, training_set_id and token all match the set: a different name
+   * is 401/1004; a different id or a wrong token is 400/5001; a set in use is 403/3001.
+   */
+  async clear(accountId: number, id: string, fields: Record<string, string>): Promise<DataSetRow> {
+    const set = await this.get(accountId, id);
+    const name = fields.name ?? '';
+    if (name !== set.name && truncateChars(name.trim(), LIMITS.setNameChars) !== set.name) {
+      throw new ApiError('clearNameMismatch', 'name differs from the training set name');
+    }
+    if ((fields.training_set_id ?? '').trim() !== id) throw new ApiError('invalidData', 'training_set_id does not match the training set');
+    const token = (fields.token ?? '').trim();
+    if (token !== clearToken(name) && token !== clearToken(set.name)) throw new ApiError('invalidData', 'token does not match the training set');
+    await assertSetNotInUse([id], 'the training set');
+    await withLockedSet(this.deps.pool, id, { accountId, kind: KIND, touch: true }, (tx) => deleteAllRecords(tx));
+    return this.get(accountId, id);
+  }
+}
