@@ -43,7 +43,7 @@ export async function acquireQueryImage(app: FastifyInstance, body: RequestBody)
   if (!url) throw new QueryImageError('missing', 'no query image: give url or upload search');
   const started = performance.now();
   try {
-    const fetched = await fetchImage(url, { allowPrivateAddresses: app.config.allowPrivateUrls });
+    const fetched = await fetchImage(url, app.config.images.fetch);
     return { bytes: fetched.bytes, downloadMs: performance.now() - started, source: 'url' };
   } catch (err) {
     if (err instanceof ImageFetchError) throw new QueryImageError('download', `image cannot be downloaded: ${err.message}`);
