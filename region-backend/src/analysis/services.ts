@@ -1,10 +1,11 @@
 /** Every ready-made analysis handler the backend serves. Add a handler to this list to serve it. */
 import { registerAnalysis, type AnalysisHandler } from './analysis-registry.js';
 import { COLOR_HANDLERS } from './color/color.handlers.js';
+import { dressingHandler } from './dressing/dressing.handler.js';
 import { VISION_DETECT_HANDLERS } from './detect/vision-detect.handlers.js';
 import { VISION_CLASSIFY_HANDLERS } from './classify/vision-classify.handlers.js';
 
-const HANDLERS: AnalysisHandler[] = [...COLOR_HANDLERS, ...VISION_DETECT_HANDLERS, ...VISION_CLASSIFY_HANDLERS];
+const HANDLERS: AnalysisHandler[] = [...COLOR_HANDLERS, dressingHandler, ...VISION_DETECT_HANDLERS, ...VISION_CLASSIFY_HANDLERS];
 
 let registered = false;
 

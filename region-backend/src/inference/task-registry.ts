@@ -14,6 +14,7 @@ export const TASKS: Record<string, () => Promise<{ default: TaskHandler }>> = {
   'ocr-detect': () => import('./tasks/ocr-detect.task.js'),
   'ocr-recognise': () => import('./tasks/ocr-recognise.task.js'),
   'color-palette': () => import('./tasks/color-palette.task.js'),
+  'dressing-analyse': () => import('./tasks/dressing-analyse.task.js'),
 };
 
 export type TaskName = keyof typeof TASKS & string;

@@ -6,9 +6,9 @@
  */
 import type { RgbImage } from '../analysis-registry.js';
 import { limitSide } from '../../inference/runtime/pixels.js';
-import { rgbToLab, type Lab } from '../color/color-space.js';
+import { deltaE76, rgbToLab, type Lab } from '../color/color-space.js';
 import type { Mask } from '../color/palette-extraction.js';
-import { isSkinLike, isSkinTone } from '../color/skin-model.js';
+import { isSkinLike, isSkinTone, TONE_DELTA_E } from '../color/skin-model.js';
 import { detectPeople, KP, segmentPersonInto, type Keypoint, type PersonPose } from './person-models.js';
 
 export const WORK_SIDE = 320;
@@ -78,7 +78,9 @@ export async function parsePeople(image: RgbImage): Promise<ParsedPicture> {
     personPixels++;
     const tone = people[o]?.skinTone;
     if (tone) {
-      if (isSkinTone(labAt(i), tone)) skin[i] = 1;
+      // The person's tone, or a skin-like colour not far from it (arms and legs are lit differently from the face).
+      const c = labAt(i);
+      if (isSkinTone(c, tone) || (deltaE76(c, tone) < 2 * TONE_DELTA_E && isSkinLike(work.data[i * 3]!, work.data[i * 3 + 1]!, work.data[i * 3 + 2]!))) skin[i] = 1;
     } else if (isSkinLike(work.data[i * 3]!, work.data[i * 3 + 1]!, work.data[i * 3 + 2]!)) {
       skin[i] = 2;
       genericSkin++;

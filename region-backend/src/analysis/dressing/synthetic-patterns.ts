@@ -1,0 +1,88 @@
+/**
+ * Synthetic fabric patterns with known labels, for the texture tests and the colour/texture evaluation:
+ * stripes, plaid, polka dots, plain cloth (with shading), colour noise, two-colour blocks and camouflage.
+ * Every pattern gets mild shading and pixel noise so that "plain" is not trivially flat.
+ */
+import type { RgbImage } from '../analysis-registry.js';
+import { seededRandom } from '../color/color-clustering.js';
+
+export type Color = readonly [number, number, number];
+
+function render(size: number, seed: number, paint: (x: number, y: number) => Color): RgbImage {
+  const random = seededRandom(seed);
+  const data = new Uint8Array(size * size * 3);
+  for (let y = 0; y < size; y++) {
+    for (let x = 0; x < size; x++) {
+      const c = paint(x, y);
+      // Folds: a slow lightness wave; weave: pixel noise.
+      const shade = 1 + 0.06 * Math.sin((x + 0.6 * y) / (size / 5));
+      for (let ch = 0; ch < 3; ch++) {
+        data[(y * size + x) * 3 + ch] = Math.max(0, Math.min(255, Math.round(c[ch]! * shade + (random() - 0.5) * 10)));
+      }
+    }
+  }
+  return { data, width: size, height: size };
+}
+
+export function stripes(size: number, angleDeg: number, period: number, a: Color, b: Color, seed = 1): RgbImage {
+  const t = (angleDeg * Math.PI) / 180;
+  return render(size, seed, (x, y) => {
+    const u = x * Math.cos(t) + y * Math.sin(t);
+    return ((u % period) + period) % period < period / 2 ? a : b;
+  });
+}
+
+export function plaid(size: number, period: number, base: Color, line: Color, seed = 1): RgbImage {
+  return render(size, seed, (x, y) => {
+    const h = y % period < period / 3;
+    const v = x % period < period / 3;
+    if (h && v) return line.map((c, i) => Math.round((c + base[i]!) / 2 - 30)) as unknown as Color;
+    return h || v ? line : base;
+  });
+}
+
+export function polkaDots(size: number, spacing: number, radius: number, base: Color, dot: Color, seed = 1): RgbImage {
+  return render(size, seed, (x, y) => {
+    const row = Math.floor(y / spacing);
+    const offset = row % 2 ? spacing / 2 : 0;
+    const cx = Math.floor((x - offset) / spacing) * spacing + offset + spacing / 2;
+    const cy = row * spacing + spacing / 2;
+    return (x - cx) ** 2 + (y - cy) ** 2 <= radius * radius ? dot : base;
+  });
+}
+
+export function plain(size: number, color: Color, seed = 1): RgbImage {
+  return render(size, seed, () => color);
+}
+
+/** Independent random colours in 4×4 cells: no orientation, no period, many colours. */
+export function colorNoise(size: number, seed = 1): RgbImage {
+  const random = seededRandom(seed + 1000);
+  const cells = new Map<number, Color>();
+  return render(size, seed, (x, y) => {
+    const key = Math.floor(y / 4) * size + Math.floor(x / 4);
+    let c = cells.get(key);
+    if (!c) {
+      c = [Math.floor(random() * 256), Math.floor(random() * 256), Math.floor(random() * 256)];
+      cells.set(key, c);
+    }
+    return c;
+  });
+}
+
+/** Two large colour blocks (colour blocking), split diagonally. */
+export function colorBlocks(size: number, a: Color, b: Color, seed = 1): RgbImage {
+  return render(size, seed, (x, y) => (x + 0.4 * y < 0.7 * size ? a : b));
+}
+
+/** Irregular blobs of olive, brown, dark green and khaki from summed low-frequency waves. */
+export function camouflage(size: number, seed = 1): RgbImage {
+  const random = seededRandom(seed + 77);
+  const waves = Array.from({ length: 6 }, () => ({ fx: (random() - 0.5) * 0.12, fy: (random() - 0.5) * 0.12, p: random() * 6.28 }));
+  const palette: Color[] = [[85, 90, 50], [110, 80, 50], [45, 60, 35], [160, 150, 110]];
+  return render(size, seed, (x, y) => {
+    const v = waves.reduce((s, w) => s + Math.sin(x * w.fx + y * w.fy + w.p), 0) / 3;
+    const level = Math.max(0, Math.min(3, Math.floor((v + 1) * 2)));
+    return palette[level]!;
+  });
+}
