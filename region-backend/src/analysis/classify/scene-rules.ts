@@ -28,9 +28,9 @@ export interface SceneScore {
   score: number;
 }
 
-/** Detector score → confidence that the object is really there (CenterNet peaks: 0.25 weak, 0.55 certain). */
+/** Detector score → confidence that the object is really there (CenterNet peaks: 0.3 weak, 0.6 certain). */
 export function objectConfidence(score: number): number {
-  return ramp(score, 0.15, 0.55);
+  return ramp(score, 0.2, 0.6);
 }
 
 /** 0 below `lo`, 1 above `hi`, linear between. */
@@ -84,23 +84,27 @@ export function sceneScores(evidence: SceneEvidence): SceneScore[] {
   const scores = new Map<string, number>();
   for (const [scene, weights] of Object.entries(OBJECT_SCENES)) scores.set(scene, objectEvidence(objects, weights));
 
-  // Indoor vs outdoor: each side's evidence, compared; no evidence either way leaves 0.5.
+  // Indoor vs outdoor: each side's evidence, compared; no evidence either way leaves 0.5 and weak evidence
+  // moves it only a little (the 0.3 prior on both sides).
   const sky = ramp(s.skyBlueTop, 0.2, 0.6);
   const vegetation = ramp(s.green, 0.15, 0.5);
   const outdoorCue = noisyOr(objectEvidence(objects, OUTDOOR), 0.8 * sky, 0.6 * vegetation, 0.4 * ramp(s.waterBottom, 0.15, 0.5));
   const indoorCue = objectEvidence(objects, INDOOR);
-  const outdoor = (outdoorCue + 0.1) / (outdoorCue + indoorCue + 0.2);
+  const outdoor = (outdoorCue + 0.3) / (outdoorCue + indoorCue + 0.6);
   scores.set('outdoor', outdoor);
   scores.set('indoor', 1 - outdoor);
+  // Landscape scenes need the picture to be outdoors, not merely undecided.
+  const outside = ramp(outdoor, 0.5, 0.75);
 
   const manMade = objectEvidence(objects, MAN_MADE);
   scores.set('sky', 0.9 * sky);
-  scores.set('sea', noisyOr(objectEvidence(objects, { boat: 0.6, surfboard: 0.5 }), 0.8 * ramp(s.waterBottom, 0.15, 0.45)) * outdoor);
+  scores.set('sea', noisyOr(objectEvidence(objects, { boat: 0.6, surfboard: 0.5 }), 0.8 * ramp(s.waterBottom, 0.15, 0.45)) * outside);
   const shore = ramp(s.sandBottom, 0.08, 0.3) * Math.max(ramp(s.waterBottom, 0.05, 0.25), 0.6 * sky);
-  scores.set('beach', noisyOr(objectEvidence(objects, { surfboard: 0.6, kite: 0.3, umbrella: 0.2 }), 0.7 * shore) * outdoor);
-  scores.set('nature', noisyOr(0.85 * vegetation, objectEvidence(objects, WILDLIFE), 0.4 * sky) * (1 - manMade) * outdoor);
-  scores.set('snow', noisyOr(objectEvidence(objects, { skis: 0.8, snowboard: 0.8 }), 0.8 * ramp(s.whiteBottom, 0.3, 0.6) * outdoor * (1 - ramp(s.ink, 0.05, 0.2))));
-  scores.set('night', ramp(0.3 - s.brightness, 0, 0.15) * ramp(s.dark, 0.4, 0.7));
+  scores.set('beach', noisyOr(objectEvidence(objects, { surfboard: 0.6, kite: 0.3, umbrella: 0.2 }), 0.7 * shore) * outside);
+  scores.set('nature', noisyOr(0.85 * vegetation, objectEvidence(objects, WILDLIFE), 0.4 * sky) * (1 - manMade) * outside);
+  scores.set('snow', noisyOr(objectEvidence(objects, { skis: 0.8, snowboard: 0.8 }), 0.8 * ramp(s.whiteBottom, 0.3, 0.6) * outside * (1 - ramp(s.ink, 0.05, 0.2))));
+  // Mostly dark, yet not uniformly so (lights): the dark share counts more than the mean brightness.
+  scores.set('night', ramp(s.dark, 0.45, 0.75) * ramp(0.4 - s.brightness, 0, 0.2));
 
   // People: one large person is a portrait; several a group; many a crowd.
   const persons = objects.filter((o) => o.label === 'person' && o.score >= 0.25);

@@ -11,7 +11,7 @@ import { gatherEvidence, type Evidence } from './scene-evidence.js';
 import { objectConfidence, ramp, sceneScores } from './scene-rules.js';
 
 /** Tags scoring below this are never answered (weak evidence is noise, not a tag). */
-const MIN_TAG_SCORE = 0.2;
+const MIN_TAG_SCORE = 0.25;
 const MAX_COUNT = 200;
 
 export function parseCount(params: Record<string, string>): number {

@@ -4,7 +4,8 @@
  * `people-detector`, default the COCO detector) and faces (stage `face-detector`) in parallel; a second face
  * search in the enlarged head region of persons left without a face; gender and age per face (stage
  * `face-attributes`). A person whose face is not visible gets no label (gender and age are unknown), and a
- * face outside every person box (close-up portraits) is labelled on its own face box.
+ * face outside every person box (close-up portraits) is labelled on its own face box. Faces under
+ * MIN_FACE_PIXELS wide count as not visible.
  */
 import { labelIndex, PEOPLE_LABELS } from '@iris/shared';
 import type { AnalysisHandler } from '../analysis-registry.js';
@@ -16,6 +17,11 @@ import { boxItem, detect, FACE_STAGE, faceAttributes, OBJECT_STAGE, sharedImage,
 export const PEOPLE_STAGE = 'people-detector';
 /** Age (years) from which a face counts as adult. */
 export const ADULT_AGE = 18;
+/**
+ * Faces narrower than this (pixels of the analysed picture) are too blurred for gender and age: their person
+ * stays unlabelled, as when no face is visible.
+ */
+export const MIN_FACE_PIXELS = 32;
 /** People examined per picture (largest scores first); bounds the face-attribute work. */
 const MAX_PEOPLE = 16;
 const LABELS = labelIndex(PEOPLE_LABELS);
@@ -44,10 +50,11 @@ export const peopleHandler: AnalysisHandler = {
     const owned = new Set(owner.filter((i) => i >= 0));
     // Faces no person box claimed (portrait close-ups) stand for their person; duplicates from the second pass do not.
     const loose = found.filter((_, i) => !owned.has(i));
+    const bigEnough = (face: Box) => face[2] * image.width >= MIN_FACE_PIXELS;
     const subjects: { box: Box; face: Box }[] = [
       ...persons.flatMap((p, i) => (owner[i]! >= 0 ? [{ box: p.box, face: faces[owner[i]!]!.box }] : [])),
       ...loose.map((f) => ({ box: f.box, face: f.box })),
-    ];
+    ].filter((s) => bigEnough(s.face));
     if (!subjects.length) return { boxes_detected: [] };
 
     const attrs = await faceAttributes(ctx, image, subjects.map((s) => s.face), ADULT_AGE);

@@ -35,7 +35,7 @@ describe('pixel operations', () => {
 
   it('builds NHWC and NCHW tensors with colour order and normalisation from the manifest', () => {
     const img = image(2, 1, (x) => (x ? [10, 20, 30] : [40, 50, 60]));
-    const plain = { layout: 'nhwc', colorOrder: 'rgb', normalisation: { scale: 1, mean: [0, 0, 0], std: [1, 1, 1] } } as const;
+    const plain: Parameters<typeof toInputTensor>[1] = { layout: 'nhwc', colorOrder: 'rgb', normalisation: { scale: 1, mean: [0, 0, 0], std: [1, 1, 1] } };
     const nhwc = toInputTensor([img], plain);
     expect(nhwc.dims).toEqual([1, 1, 2, 3]);
     expect(Array.from(nhwc.data)).toEqual([40, 50, 60, 10, 20, 30]);
