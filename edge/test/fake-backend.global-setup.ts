@@ -41,7 +41,8 @@ async function respond(region: keyof typeof SECRETS, req: IncomingMessage, res: 
     body_base64: body.toString('base64'),
   };
   const mode = header('x-test-backend') ?? '';
-  const [action, arg] = mode.split(':');
+  const colon = mode.indexOf(':');
+  const [action, arg] = colon === -1 ? [mode, undefined] : [mode.slice(0, colon), mode.slice(colon + 1)];
   if (action === 'slow') await new Promise((r) => setTimeout(r, Number(arg)));
   const send = (status: number, payload: unknown, extra: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...extra });
@@ -71,7 +72,7 @@ async function respond(region: keyof typeof SECRETS, req: IncomingMessage, res: 
       send(200, echo, { 'x-iris-registry': arg ?? '' });
       return;
   }
-  const live = context?.resourceId ? { 'x-iris-registry': JSON.stringify({ live: [context.resourceId] }) } : {};
+  const live: Record<string, string> = context?.resourceId ? { 'x-iris-registry': JSON.stringify({ live: [context.resourceId] }) } : {};
   send(200, echo, live);
 }
 

@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { admin, call, callJson, keyHeaders, newAccount, type BackendEcho } from '../../test/helpers.js';
+
+describe('admin API guard', () => {
+  it('is 404 when ADMIN_TOKEN is unset and 401 with a wrong token, in the resource shape', async () => {
+    const disabled = await callJson('/admin/health', { headers: { authorization: 'Bearer x' }, env: { ADMIN_TOKEN: '' } });
+    expect(disabled.status).toBe(404);
+    expect(disabled.body).toMatchObject({ error_code: 1108 });
+    const wrong = await admin('GET', '/health', undefined, 'wrong-token');
+    expect(wrong.status).toBe(401);
+    expect(typeof wrong.body.request_id).toBe('string');
+  });
+
+  it('reports health with D1 and backend configuration', async () => {
+    const { status, body } = await admin('GET', '/health');
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ status: 'ok', d1: 'ok', regions: { 'cn-east': { backend_configured: true } } });
+  });
+
+  it('never forwards an unknown admin path', async () => {
+    const res = await admin('GET', '/nothing/here');
+    expect(res.status).toBe(404);
+    expect(res.body.error_code).toBe(1108);
+    expect(res.body.backend).toBeUndefined();
+  });
+});
+
+describe('accounts and keys', () => {
+  it('creates, lists, disables and enables accounts', async () => {
+    const created = await admin<{ id: number; name: string; disabled: boolean; created_at: string }>('POST', '/accounts', { name: 'acme' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ name: 'acme', disabled: false });
+    expect(created.body.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    const list = await admin<{ results: { id: number }[] }>('GET', '/accounts');
+    expect(list.body.results.map((a) => a.id)).toContain(created.body.id);
+    expect((await admin('POST', `/accounts/${created.body.id}/disable`)).body.disabled).toBe(true);
+    expect((await admin('POST', `/accounts/${created.body.id}/enable`)).body.disabled).toBe(false);
+    expect((await admin('POST', '/accounts', { name: '' })).status).toBe(400);
+    expect((await admin('GET', '/accounts/999999')).status).toBe(404);
+  });
+
+  it('creates keys with ensure semantics for given ids', async () => {
+    const account = await admin<{ id: number }>('POST', '/accounts', { name: 'dev' });
+    const first = await admin('POST', `/accounts/${account.body.id}/keys`, { key_id: 'irisdev0001', secret: 'dev-secret-123' });
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({ key_id: 'irisdev0001', secret: 'dev-secret-123', enabled: true, signature_required: false });
+    const again = await admin('POST', `/accounts/${account.body.id}/keys`, { key_id: 'irisdev0001', secret: 'dev-secret-123' });
+    expect(again.status).toBe(200);
+    expect(again.body.key_id).toBe('irisdev0001');
+    expect((await admin('POST', `/accounts/${account.body.id}/keys`, { key_id: 'irisdev0001', secret: 'another-secret' })).status).toBe(409);
+    const other = await admin<{ id: number }>('POST', '/accounts', { name: 'other' });
+    expect((await admin('POST', `/accounts/${other.body.id}/keys`, { key_id: 'irisdev0001', secret: 'dev-secret-123' })).status).toBe(409);
+
+    const generated = await admin<{ key_id: string; secret: string }>('POST', `/accounts/${account.body.id}/keys`, {});
+    expect(generated.body.key_id).toMatch(/^ak[a-z0-9]{22}$/);
+    expect(generated.body.secret.length).toBeGreaterThanOrEqual(40);
+    const keys = await admin<{ results: Record<string, unknown>[] }>('GET', `/accounts/${account.body.id}/keys`);
+    expect(keys.body.results).toHaveLength(2);
+    expect(keys.body.results.every((k) => !('secret' in k))).toBe(true);
+  });
+
+  it('disables a key and sets its signature requirement', async () => {
+    const account = await newAccount();
+    expect((await call('/get_image_sets/_0000014', { headers: keyHeaders(account) })).status).toBe(200);
+    expect((await admin('PATCH', `/keys/${account.keyId}`, { signature_required: true })).body.signature_required).toBe(true);
+    expect((await callJson('/get_image_sets/_0000014', { headers: keyHeaders(account) })).body.error_code).toBe(1104);
+    await admin('PATCH', `/keys/${account.keyId}`, { signature_required: false });
+    await admin('POST', `/keys/${account.keyId}/disable`);
+    expect((await callJson('/get_image_sets/_0000014', { headers: keyHeaders(account) })).body.error_code).toBe(1103);
+    await admin('POST', `/keys/${account.keyId}/enable`);
+    expect((await call('/get_image_sets/_0000014', { headers: keyHeaders(account) })).status).toBe(200);
+    expect((await admin('POST', '/keys/nosuchkey/disable')).status).toBe(404);
+  });
+});
+
+describe('quotas and grants', () => {
+  it('sets quotas, keeps the others at their defaults, and restores a default with null', async () => {
+    const account = await newAccount();
+    expect((await admin('GET', `/accounts/${account.accountId}/quotas`)).body).toEqual({ image_sets: 100, training_sets: 50, custom_services: 20, daily_batch_tasks: 100 });
+    expect((await admin('PUT', `/accounts/${account.accountId}/quotas`, { image_sets: 5 })).body).toMatchObject({ image_sets: 5, training_sets: 50 });
+    expect((await admin('PATCH', `/accounts/${account.accountId}/quotas`, { training_sets: 7 })).body).toMatchObject({ image_sets: 5, training_sets: 7 });
+    expect((await admin('PUT', `/accounts/${account.accountId}/quotas`, { image_sets: null })).body).toMatchObject({ image_sets: 100, training_sets: 7 });
+    expect((await admin('PUT', `/accounts/${account.accountId}/quotas`, { image_sets: -1 })).status).toBe(400);
+    expect((await admin('PUT', `/accounts/${account.accountId}/quotas`, { bogus: 1 })).status).toBe(400);
+  });
+
+  it('lists grants with their source and refuses services outside the catalogue', async () => {
+    const account = await newAccount();
+    await admin('DELETE', `/accounts/${account.accountId}/grants/_0000024`);
+    const grants = await admin<{ default: string; results: { service_id: string; granted: boolean; explicit: boolean; regions: string[] }[] }>('GET', `/accounts/${account.accountId}/grants`);
+    expect(grants.body.default).toBe('all');
+    expect(grants.body.results.find((g) => g.service_id === '_0000024')).toMatchObject({ granted: false, explicit: true });
+    expect(grants.body.results.find((g) => g.service_id === '_0000049')).toMatchObject({ granted: true, explicit: false });
+    expect(grants.body.results.find((g) => g.service_id === '_0000143')?.regions).toEqual(['cn-east']);
+    expect((await admin('PUT', `/accounts/${account.accountId}/grants/_0009999`)).status).toBe(404);
+  });
+});
+
+describe('operator forwarding', () => {
+  it('forwards /admin/regions/{region}/... to that backend as /admin/... with account 0', async () => {
+    const res = await admin<BackendEcho>('POST', '/regions/ap-southeast/logos?x=1', { name: 'acme' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ backend: 'ap-southeast', verified: true, account: 0, url: '/admin/logos?x=1', method: 'POST' });
+    expect((await admin('GET', '/regions/mars/logos')).status).toBe(404);
+  });
+
+  it('does not let an API key reach /admin', async () => {
+    const account = await newAccount();
+    const res = await callJson('/admin/regions/cn-east/logos', { headers: keyHeaders(account) });
+    expect(res.status).toBe(401);
+    expect(res.body.backend).toBeUndefined();
+  });
+});
