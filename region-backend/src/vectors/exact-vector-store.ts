@@ -69,11 +69,13 @@ export class ExactVectorStore implements VectorStore {
     this.assertOpen();
     const unit = unitVector(query, this.dimension);
     if (checkK(k) === 0 || this.size === 0) return [];
-    let slots = this.state.forEachLiveSlot;
+    let slots;
     if (filter) {
       const match = this.state.tags.match(filter);
       if (match.matches === 0) return [];
-      slots = this.state.forEachMatchingSlot(match);
+      slots = this.state.matchingSlots(match);
+    } else {
+      slots = this.state.liveSlots();
     }
     return this.state.scan(unit, k, slots).map((hit) => ({
       id: this.state.directory.idAt(hit.item),

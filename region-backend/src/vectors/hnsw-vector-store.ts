@@ -13,7 +13,7 @@
 import hnswlib from 'hnswlib-node';
 import { MutationGate } from './mutation-gate.js';
 import { planFilteredSearch, type FilterPlan } from './search-planner.js';
-import { StoreState, checkK, prepareItems, unitVector, type PreparedItem, type StoreOptions } from './store-state.js';
+import { StoreState, checkK, prepareItems, unitVector, type PreparedItem, type SlotList, type StoreOptions } from './store-state.js';
 import { loadStoreFiles, saveStoreFiles } from './store-files.js';
 import type { TagFilter } from './tag-filter.js';
 import { Int8Slab } from './vector-slab.js';
@@ -132,7 +132,7 @@ export class HnswVectorStore implements VectorStore {
       // A walk can strand in a region without matches; the exact scan never misses.
       if (hits.length === wanted || options.strategy === 'graph') return hits;
     }
-    return this.scanSearch(unit, wanted, this.state.forEachMatchingSlot(match));
+    return this.scanSearch(unit, wanted, this.state.matchingSlots(match), options.rescore ?? this.params.rescore);
   }
 
   /** How a filtered query would be answered (tests, diagnostics). */
@@ -286,9 +286,9 @@ export class HnswVectorStore implements VectorStore {
     return hits;
   }
 
-  private scanSearch(unit: Float32Array, n: number, slots: (fn: (slot: number) => void) => void): VectorHit[] {
-    const candidates = this.state.scan(unit, n + this.params.rescore, slots);
-    if (this.params.rescore > 0) {
+  private scanSearch(unit: Float32Array, n: number, slots: SlotList, rescore: number): VectorHit[] {
+    const candidates = this.state.scan(unit, n + rescore, slots);
+    if (rescore > 0) {
       for (const c of candidates) c.score = dot(unit, this.graph.getPoint(c.item));
       candidates.sort((a, b) => b.score - a.score);
     }

@@ -16,6 +16,11 @@ export interface PreparedItem {
   tags: string[];
 }
 
+export interface SlotList {
+  slots: Int32Array;
+  count: number;
+}
+
 export interface StoreOptions {
   dimension: number;
   /** Written into the saved file; a file of another version loads as `incompatible`. */
@@ -112,21 +117,26 @@ export class StoreState<S extends VectorSlab> {
   }
 
   /** Exact top-k over the given slots with the slab's vectors: slot numbers with cosine similarities. */
-  scan(query: Float32Array, k: number, forEachSlot: (fn: (slot: number) => void) => void): { item: number; score: number }[] {
+  scan(query: Float32Array, k: number, slots: SlotList): { item: number; score: number }[] {
     const top = new TopK(k);
-    forEachSlot((slot) => {
-      const cos = this.slab.dot(query, slot);
-      if (cos > top.threshold) top.push(cos, slot);
-    });
+    this.slab.scan(query, slots.slots, slots.count, top);
     return top.sorted();
   }
 
-  forEachLiveSlot = (fn: (slot: number) => void): void => {
-    this.directory.forEachLive((slot) => fn(slot));
-  };
+  /** Every live slot, as a list for `scan`. */
+  liveSlots(): SlotList {
+    const slots = new Int32Array(this.directory.size);
+    let count = 0;
+    this.directory.forEachLive((slot) => (slots[count++] = slot));
+    return { slots, count };
+  }
 
-  forEachMatchingSlot(match: TagMatch): (fn: (slot: number) => void) => void {
-    return (fn) => this.tags.forEachMatch(match, fn);
+  /** The slots of the items matching a filter, as a list for `scan`. */
+  matchingSlots(match: TagMatch): SlotList {
+    const slots = new Int32Array(match.matches);
+    let count = 0;
+    this.tags.forEachMatch(match, (slot) => (slots[count++] = slot));
+    return { slots, count };
   }
 
   /** Sidecar content for save(). */

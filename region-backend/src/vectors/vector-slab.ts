@@ -8,6 +8,8 @@
  */
 
 /** Slots per block once a slab is large; below that the first block grows by doubling. */
+import type { TopK } from './top-k.js';
+
 const BLOCK_SLOTS = 1 << 16;
 const BLOCK_SHIFT = 16;
 
@@ -20,6 +22,8 @@ export interface VectorSlab {
   set(slot: number, vector: Float32Array): void;
   /** Inner product of a unit query with the stored vector (approximate for the int8 slab). */
   dot(query: Float32Array, slot: number): number;
+  /** Scores slots[0..count) against the query into `top` (the hot loop of exact scans). */
+  scan(query: Float32Array, slots: Int32Array, count: number, top: TopK): void;
   /** The stored vector (a copy; dequantised for the int8 slab). */
   get(slot: number): Float32Array;
   /** Raw storage of slots [0, slots) as byte chunks, for persistence. */
@@ -108,6 +112,28 @@ export class Float32Slab extends BlockSlab<Float32Array> implements VectorSlab {
     return this.blockOf(slot).slice(base, base + this.dimension);
   }
 
+  scan(query: Float32Array, slots: Int32Array, count: number, top: TopK): void {
+    const dim = this.dimension;
+    const tail = dim & 3;
+    const blocks = this.blocks;
+    for (let i = 0; i < count; i++) {
+      const slot = slots[i]!;
+      const data = blocks[slot >>> BLOCK_SHIFT]!;
+      const base = (slot & (BLOCK_SLOTS - 1)) * dim;
+      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      let d = 0;
+      for (const end = dim - tail; d < end; d += 4) {
+        s0 += query[d]! * data[base + d]!;
+        s1 += query[d + 1]! * data[base + d + 1]!;
+        s2 += query[d + 2]! * data[base + d + 2]!;
+        s3 += query[d + 3]! * data[base + d + 3]!;
+      }
+      for (; d < dim; d++) s0 += query[d]! * data[base + d]!;
+      const score = s0 + s1 + s2 + s3;
+      if (score > top.threshold) top.push(score, slot);
+    }
+  }
+
   chunks(slots: number): Uint8Array[] {
     return this.dataChunks(slots);
   }
@@ -157,6 +183,29 @@ export class Int8Slab extends BlockSlab<Int8Array> implements VectorSlab {
     let sum = 0;
     for (let d = 0; d < this.dimension; d++) sum += query[d]! * codes[base + d]!;
     return sum * this.scales[slot]!;
+  }
+
+  scan(query: Float32Array, slots: Int32Array, count: number, top: TopK): void {
+    const dim = this.dimension;
+    const tail = dim & 3;
+    const blocks = this.blocks;
+    const scales = this.scales;
+    for (let i = 0; i < count; i++) {
+      const slot = slots[i]!;
+      const codes = blocks[slot >>> BLOCK_SHIFT]!;
+      const base = (slot & (BLOCK_SLOTS - 1)) * dim;
+      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      let d = 0;
+      for (const end = dim - tail; d < end; d += 4) {
+        s0 += query[d]! * codes[base + d]!;
+        s1 += query[d + 1]! * codes[base + d + 1]!;
+        s2 += query[d + 2]! * codes[base + d + 2]!;
+        s3 += query[d + 3]! * codes[base + d + 3]!;
+      }
+      for (; d < dim; d++) s0 += query[d]! * codes[base + d]!;
+      const score = (s0 + s1 + s2 + s3) * scales[slot]!;
+      if (score > top.threshold) top.push(score, slot);
+    }
   }
 
   get(slot: number): Float32Array {

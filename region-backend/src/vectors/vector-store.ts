@@ -39,6 +39,8 @@ export interface SearchOptions {
   ef?: number;
   /** HNSW only: force a strategy instead of choosing by filter selectivity (benchmarks and tests). */
   strategy?: 'auto' | 'graph' | 'scan';
+  /** HNSW only: extra int8-scan candidates rescored with float32 vectors. Default: the store's setting. */
+  rescore?: number;
 }
 
 export type LoadResult =

@@ -1,0 +1,286 @@
+/**
+ * Vector store benchmark: build time, memory, latency and recall@10 of the HNSW store against the exact scan
+ * in the same run, unfiltered and with 1% / 20% tag filters.
+ *
+ *   npm run bench -- vector-store                       100k and 1M vectors of 256 dims
+ *   IRIS_BENCH_SIZES=100000 npm run bench -- vector-store
+ *
+ * Other knobs: IRIS_BENCH_DIM, IRIS_BENCH_M, IRIS_BENCH_EFC, IRIS_BENCH_EF (comma list), IRIS_BENCH_QUERIES.
+ * Built indexes are cached under .iris/bench-cache/vector-store/<parameters>/ (a 1M build takes minutes on two
+ * cores). Each size runs in child processes (build, then measure) so the memory figures are those of a
+ * process that holds one store loaded from disk, as a backend does after a restart.
+ */
+import { fork } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { printTable, percentile, median } from '../../scripts/table.js';
+import { DEFAULT_HNSW_PARAMS, HnswVectorStore } from '../src/vectors/hnsw-vector-store.js';
+import { ExactVectorStore } from '../src/vectors/exact-vector-store.js';
+import { SyntheticVectors, SYNTHETIC_VERSION, hash } from '../src/vectors/synthetic-vectors.js';
+import { parseTagFilter } from '../src/vectors/tag-filter.js';
+import type { SearchOptions, VectorItem, VectorStore } from '../src/vectors/vector-store.js';
+
+interface BenchConfig {
+  size: number;
+  dimension: number;
+  m: number;
+  efConstruction: number;
+  seed: number;
+  queries: number;
+  efValues: number[];
+}
+
+interface BuildReport {
+  buildSeconds: number;
+  insertsPerSecond: number;
+  rssAfterBuildMB: number;
+}
+
+interface LatencyRow {
+  label: string;
+  p50: number;
+  p99: number;
+  recall: number;
+  qps: number;
+}
+
+interface MeasureReport {
+  build: BuildReport;
+  loadSeconds: number;
+  baselineRssMB: number;
+  rssMB: number;
+  heapUsedMB: number;
+  arrayBuffersMB: number;
+  estimatedMB: number;
+  indexFileMB: number;
+  sidecarMB: number;
+  exactBuildSeconds: number;
+  unfiltered: LatencyRow[];
+  filtered: (LatencyRow & { filter: string; matches: number; planned: string })[];
+}
+
+const K = 10;
+const ROLE = process.env.IRIS_VECTOR_BENCH_ROLE;
+const CACHE_ROOT = path.resolve(import.meta.dirname, '../../.iris/bench-cache/vector-store');
+const MB = 1024 * 1024;
+
+function envList(name: string, fallback: number[]): number[] {
+  const raw = process.env[name];
+  return raw ? raw.split(',').map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0) : fallback;
+}
+
+function configFor(size: number): BenchConfig {
+  return {
+    size,
+    dimension: envList('IRIS_BENCH_DIM', [256])[0]!,
+    m: envList('IRIS_BENCH_M', [DEFAULT_HNSW_PARAMS.m])[0]!,
+    efConstruction: envList('IRIS_BENCH_EFC', [DEFAULT_HNSW_PARAMS.efConstruction])[0]!,
+    seed: 1,
+    queries: envList('IRIS_BENCH_QUERIES', [200])[0]!,
+    efValues: envList('IRIS_BENCH_EF', [32, 64, 96, 128, 256]),
+  };
+}
+
+function cacheDir(cfg: BenchConfig): string {
+  return path.join(CACHE_ROOT, `n${cfg.size}-d${cfg.dimension}-m${cfg.m}-efc${cfg.efConstruction}-s${cfg.seed}-g${SYNTHETIC_VERSION}`);
+}
+
+const EMBEDDING_VERSION = `synthetic-v${SYNTHETIC_VERSION}`;
+
+export default async function run(): Promise<void> {
+  const reports: [BenchConfig, MeasureReport][] = [];
+  for (const size of envList('IRIS_BENCH_SIZES', [100_000, 1_000_000])) {
+    const cfg = configFor(size);
+    if (!existsSync(path.join(cacheDir(cfg), 'bench-build.json'))) await runChild('build', cfg);
+    else console.error(`vector-store bench: using cached index ${cacheDir(cfg)}`);
+    reports.push([cfg, (await runChild('measure', cfg)) as MeasureReport]);
+  }
+
+  console.log('### Build and memory (one store loaded from disk in a fresh process)\n');
+  printTable(
+    ['vectors', 'dim', 'M', 'efC', 'build s', 'inserts/s', 'load s', 'RSS MB', 'RSS − baseline MB', 'JS heap MB', 'JS typed arrays MB', 'estimate MB', 'files MB', '≤ 2 GB'],
+    reports.map(([c, r]) => [
+      c.size, c.dimension, c.m, c.efConstruction, r.build.buildSeconds, Math.round(r.build.insertsPerSecond), r.loadSeconds,
+      Math.round(r.rssMB), Math.round(r.rssMB - r.baselineRssMB), Math.round(r.heapUsedMB), Math.round(r.arrayBuffersMB),
+      Math.round(r.estimatedMB), Math.round(r.indexFileMB + r.sidecarMB), r.rssMB <= 2048 ? 'yes' : 'NO',
+    ]),
+  );
+  console.log(`### Unfiltered queries, k=${K} (queries near a data point; recall against the exact scan)\n`);
+  printTable(
+    ['vectors', 'search', 'p50 ms', 'p99 ms', `recall@${K}`, 'QPS (1 thread)'],
+    reports.flatMap(([c, r]) => r.unfiltered.map((row) => [c.size, row.label, row.p50, row.p99, row.recall, Math.round(row.qps)])),
+  );
+  console.log(`### Tag-filtered queries, k=${K} (tags independent of content)\n`);
+  printTable(
+    ['vectors', 'filter', 'matching', 'strategy', 'p50 ms', 'p99 ms', `recall@${K}`],
+    reports.flatMap(([c, r]) => r.filtered.map((row) => [c.size, row.filter, row.matches, row.label, row.p50, row.p99, row.recall])),
+  );
+}
+
+function runChild(role: 'build' | 'measure', cfg: BenchConfig): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(import.meta.url), [], {
+      env: { ...process.env, IRIS_VECTOR_BENCH_ROLE: role, IRIS_VECTOR_BENCH_CONFIG: JSON.stringify(cfg) },
+      execArgv: [...process.execArgv, '--expose-gc', '--max-old-space-size=8192'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    let result: unknown;
+    child.on('message', (message) => (result = message));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 && result !== undefined ? resolve(result) : reject(new Error(`${role} child exited with ${code}`))));
+  });
+}
+
+function items(gen: SyntheticVectors, start: number, end: number): VectorItem[] {
+  const out: VectorItem[] = [];
+  for (let i = start; i < end; i++) out.push({ id: i + 1, vector: gen.vector(i), tags: gen.tags(i) });
+  return out;
+}
+
+function rssMB(): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage().rss / MB;
+}
+
+async function buildChild(cfg: BenchConfig): Promise<BuildReport> {
+  const gen = new SyntheticVectors({ count: cfg.size, dimension: cfg.dimension, seed: cfg.seed });
+  const target = cacheDir(cfg);
+  const building = `${target}.building`;
+  await rm(building, { recursive: true, force: true });
+  const store = new HnswVectorStore({
+    dimension: cfg.dimension,
+    embeddingVersion: EMBEDDING_VERSION,
+    dir: building,
+    params: { m: cfg.m, efConstruction: cfg.efConstruction, initialCapacity: cfg.size },
+  });
+  const started = performance.now();
+  let lastReport = started;
+  const chunk = 5000;
+  for (let i = 0; i < cfg.size; i += chunk) {
+    store.upsert(items(gen, i, Math.min(cfg.size, i + chunk)));
+    const now = performance.now();
+    if (now - lastReport > 15_000) {
+      lastReport = now;
+      const done = Math.min(cfg.size, i + chunk);
+      const rate = done / ((now - started) / 1000);
+      console.error(
+        `vector-store bench: building ${cfg.size} × ${cfg.dimension}: ${done} (${Math.round((100 * done) / cfg.size)}%), ` +
+          `${Math.round(rate)}/s, about ${Math.round((cfg.size - done) / rate)} s left`,
+      );
+    }
+  }
+  const buildSeconds = (performance.now() - started) / 1000;
+  const report: BuildReport = { buildSeconds, insertsPerSecond: cfg.size / buildSeconds, rssAfterBuildMB: rssMB() };
+  await store.save();
+  await writeFile(path.join(building, 'bench-build.json'), JSON.stringify(report, null, 2));
+  await rm(target, { recursive: true, force: true });
+  await mkdir(path.dirname(target), { recursive: true });
+  await rename(building, target);
+  console.error(`vector-store bench: built ${cfg.size} in ${buildSeconds.toFixed(0)} s, cached in ${target}`);
+  return report;
+}
+
+function timed(store: VectorStore, queries: Float32Array[], truth: number[][], filter: string | null, options: SearchOptions): LatencyRow {
+  const parsed = parseTagFilter(filter ?? undefined);
+  for (const q of queries.slice(0, 20)) store.search(q, K, parsed, options);
+  const times: number[] = [];
+  let found = 0;
+  let wanted = 0;
+  queries.forEach((q, i) => {
+    const t = performance.now();
+    const hits = store.search(q, K, parsed, options);
+    times.push(performance.now() - t);
+    const expected = new Set(truth[i]);
+    wanted += expected.size;
+    found += hits.filter((h) => expected.has(h.id)).length;
+  });
+  const mean = times.reduce((a, b) => a + b, 0) / times.length;
+  return { label: '', p50: median(times), p99: percentile(times, 99), recall: wanted ? found / wanted : 1, qps: 1000 / mean };
+}
+
+async function measureChild(cfg: BenchConfig): Promise<MeasureReport> {
+  const dir = cacheDir(cfg);
+  const build = JSON.parse(await readFile(path.join(dir, 'bench-build.json'), 'utf8')) as BuildReport;
+  const baselineRssMB = rssMB();
+  const store = new HnswVectorStore({ dimension: cfg.dimension, embeddingVersion: EMBEDDING_VERSION, dir });
+  let t = performance.now();
+  const loaded = await store.load();
+  if (loaded.status !== 'loaded') throw new Error(`cached index did not load: ${JSON.stringify(loaded)}`);
+  const loadSeconds = (performance.now() - t) / 1000;
+  const afterLoad = rssMB();
+  const memory = process.memoryUsage();
+  const manifest = JSON.parse(await readFile(path.join(dir, 'manifest.json'), 'utf8')) as { files: { index: { bytes: number }; sidecar: { bytes: number } } };
+  console.error(`vector-store bench: ${cfg.size} loaded in ${loadSeconds.toFixed(1)} s, RSS ${Math.round(afterLoad)} MB; building the exact reference`);
+
+  const gen = new SyntheticVectors({ count: cfg.size, dimension: cfg.dimension, seed: cfg.seed });
+  const exact = new ExactVectorStore({ dimension: cfg.dimension, embeddingVersion: EMBEDDING_VERSION });
+  t = performance.now();
+  for (let i = 0; i < cfg.size; i += 10_000) exact.upsert(items(gen, i, Math.min(cfg.size, i + 10_000)));
+  const exactBuildSeconds = (performance.now() - t) / 1000;
+
+  const queries = Array.from({ length: cfg.queries }, (_, q) => gen.query(hash(cfg.seed, q, 99) % cfg.size, q));
+  const exactTimes: number[] = [];
+  const truth = queries.map((q) => {
+    const started = performance.now();
+    const ids = exact.search(q, K).map((h) => h.id);
+    exactTimes.push(performance.now() - started);
+    return ids;
+  });
+  const unfiltered: LatencyRow[] = [
+    { label: 'exact scan', p50: median(exactTimes), p99: percentile(exactTimes, 99), recall: 1, qps: 1000 / median(exactTimes) },
+  ];
+  for (const ef of cfg.efValues) {
+    unfiltered.push({ ...timed(store, queries, truth, null, { ef }), label: `hnsw ef=${ef}` });
+    console.error(`vector-store bench: ${cfg.size} ef=${ef} done`);
+  }
+
+  const filtered: MeasureReport['filtered'] = [];
+  for (const filter of ['sel1', 'sel20']) {
+    const parsed = parseTagFilter(filter)!;
+    const filterTruth = queries.map((q) => exact.search(q, K, parsed).map((h) => h.id));
+    const plan = store.explain(parsed, K);
+    const variants: [string, SearchOptions][] = [
+      [`auto (→ ${plan.strategy})`, {}],
+      ['graph walk', { strategy: 'graph' }],
+      ['int8 scan + rescore', { strategy: 'scan' }],
+      ['int8 scan, no rescore', { strategy: 'scan', rescore: 0 }],
+    ];
+    for (const [label, options] of variants) {
+      filtered.push({ ...timed(store, queries, filterTruth, filter, options), label, filter, matches: plan.matches, planned: plan.strategy });
+    }
+    const exactFiltered = timed(exact, queries, filterTruth, filter, {});
+    filtered.push({ ...exactFiltered, label: 'exact store (float32)', filter, matches: plan.matches, planned: plan.strategy });
+    console.error(`vector-store bench: ${cfg.size} filter ${filter} done`);
+  }
+
+  const stats = store.stats();
+  await Promise.all([store.close(), exact.close()]);
+  return {
+    build,
+    loadSeconds,
+    baselineRssMB,
+    rssMB: afterLoad,
+    heapUsedMB: memory.heapUsed / MB,
+    arrayBuffersMB: memory.arrayBuffers / MB,
+    estimatedMB: stats.estimatedBytes / MB,
+    indexFileMB: manifest.files.index.bytes / MB,
+    sidecarMB: manifest.files.sidecar.bytes / MB,
+    exactBuildSeconds,
+    unfiltered,
+    filtered,
+  };
+}
+
+if (ROLE) {
+  const cfg = JSON.parse(process.env.IRIS_VECTOR_BENCH_CONFIG ?? '{}') as BenchConfig;
+  const work = ROLE === 'build' ? buildChild(cfg) : measureChild(cfg);
+  work.then(
+    (result) => process.send!(result, () => process.disconnect()),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
