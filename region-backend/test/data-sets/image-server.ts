@@ -54,7 +54,7 @@ async function makeImage(n: number, format: 'jpeg' | 'png' | 'webp' | 'gif'): Pr
 const TYPES = { jpg: 'image/jpeg', png: 'image/png', webp: 'image/webp', gif: 'image/gif' } as const;
 const FORMATS = { jpg: 'jpeg', png: 'png', webp: 'webp', gif: 'gif' } as const;
 
-export async function startImageServer(options: { slowMs?: number } = {}): Promise<ImageServer> {
+export async function startImageServer(options: { slowMs?: number; delayMs?: number } = {}): Promise<ImageServer> {
   const images = new Map<string, Buffer>();
   for (const ext of Object.keys(TYPES) as (keyof typeof TYPES)[]) {
     for (let i = 0; i < PALETTE_SIZE; i++) images.set(`${ext}:${i}`, await makeImage(i, FORMATS[ext]));
@@ -78,7 +78,14 @@ export async function startImageServer(options: { slowMs?: number } = {}): Promi
     if (match) {
       const n = Number(match[1]);
       const ext = match[2] as keyof typeof TYPES;
-      return send(200, TYPES[ext], images.get(`${ext}:${n % PALETTE_SIZE}`)!);
+      const body = images.get(`${ext}:${n % PALETTE_SIZE}`)!;
+      if (!options.delayMs) return send(200, TYPES[ext], body);
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        send(200, TYPES[ext], body);
+      }, options.delayMs);
+      timers.add(timer);
+      return;
     }
     // /flaky/<name>/<failures>: answers 503 that many times, then an image.
     match = /^\/flaky\/([\w-]+)\/(\d+)$/.exec(path);

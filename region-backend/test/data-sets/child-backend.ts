@@ -1,0 +1,85 @@
+/**
+ * A region backend in a real child process (`src/server.ts` under tsx), called over HTTP with the edge's
+ * signature: for crash tests (SIGKILL) and benches. No vitest dependency, so benches can use it too.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_QUOTAS, newResourceId, signInternal, type ForwardContext } from '@iris/shared';
+import { freePort } from '../../src/db/embedded-postgres.js';
+
+const BACKEND_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const CHILD_SECRET = 'child-internal-secret-0123456789';
+
+export interface ChildBackend {
+  base: string;
+  process: ChildProcess;
+  call(input: { method: string; url: string; accountId?: number; resourceId?: string; body?: Buffer | string | object; headers?: Record<string, string> }): Promise<{ status: number; json: () => unknown; text: string }>;
+  kill(signal: NodeJS.Signals): Promise<void>;
+}
+
+export async function startChildBackend(options: { databaseUrl: string; dataDir: string; env?: Record<string, string> }): Promise<ChildBackend> {
+  const port = await freePort();
+  const output: string[] = [];
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: BACKEND_DIR,
+    env: {
+      ...process.env,
+      DATABASE_URL: options.databaseUrl,
+      INTERNAL_SECRET: CHILD_SECRET,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      IRIS_DATA_DIR: options.dataDir,
+      IRIS_ALLOW_PRIVATE_URLS: '1',
+      IRIS_INFERENCE_THREADS: '1',
+      LOG_LEVEL: 'warn',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (d: Buffer) => output.push(d.toString()));
+  child.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const base = `http://127.0.0.1:${port}`;
+
+  const until = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`backend exited during start:\n${output.join('')}`);
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > until) throw new Error(`backend did not start:\n${output.join('')}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+
+  return {
+    base,
+    process: child,
+    async call(input) {
+      const context: ForwardContext = {
+        requestId: newResourceId(16),
+        lang: 'en',
+        quotas: { ...DEFAULT_QUOTAS },
+        ...(input.resourceId ? { resourceId: input.resourceId } : {}),
+      };
+      const signed = await signInternal(CHILD_SECRET, { method: input.method, pathWithQuery: input.url, accountId: input.accountId ?? 1, context });
+      const headers: Record<string, string> = { ...signed, ...input.headers };
+      let body: Buffer | string | undefined;
+      if (input.body !== undefined && typeof input.body === 'object' && !Buffer.isBuffer(input.body)) {
+        body = JSON.stringify(input.body);
+        headers['content-type'] ??= 'application/json';
+      } else {
+        body = input.body;
+      }
+      const res = await fetch(`${base}${input.url}`, { method: input.method, headers, ...(body !== undefined ? { body } : {}) });
+      const text = await res.text();
+      return { status: res.status, text, json: () => JSON.parse(text) as unknown };
+    },
+    async kill(signal) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}
