@@ -1,0 +1,219 @@
+/**
+ * Iris admin CLI: `npm run iris -- <command> ...`. Talks to the edge's admin API and prints JSON.
+ *
+ *   IRIS_EDGE_URL     edge address (default http://127.0.0.1:8787)
+ *   IRIS_ADMIN_TOKEN  admin token (default: the contents of $IRIS_DATA_DIR/admin-token, IRIS_DATA_DIR = .iris)
+ *
+ * Exit codes: 0 done, 1 the edge refused the call, 2 usage error, 3 edge unreachable or no admin token.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+const USAGE = `Usage: npm run iris -- <command> [arguments] [options]
+
+Accounts
+  accounts create <name> [--id <n>]         create an account (its id is the API's creator_id)
+  accounts list                             list accounts
+  accounts show <account_id>                one account with its keys and quotas
+  accounts disable|enable <account_id>      refuse / allow every key of the account
+Access keys
+  keys create <account_id> [--key-id <id>] [--secret <s>] [--signature-required]
+                                            create a key (id and secret generated unless given;
+                                            an existing key with the same secret is returned)
+  keys list <account_id>                    list the account's keys (secrets are not shown)
+  keys disable|enable <key_id>              refuse / allow one key
+  keys signature <key_id> on|off            require signed requests for the key, or not
+Quotas
+  quotas show <account_id>
+  quotas set <account_id> [--image-sets <n>] [--training-sets <n>] [--custom-services <n>]
+             [--daily-batch-tasks <n>]       a value of "default" restores the platform default
+Ready-made service grants
+  grants list <account_id>
+  grants add|remove <account_id> <service_id>...
+Operator
+  health                                    edge health (D1, configured backends)
+  regions call <region> <METHOD> <path> [--data <json>]
+                                            call a backend's operator route /admin/<path>
+
+Environment: IRIS_EDGE_URL (default http://127.0.0.1:8787), IRIS_ADMIN_TOKEN (default: .iris/admin-token).
+Exit codes: 0 ok, 1 refused by the edge, 2 usage error, 3 edge unreachable or no admin token.`;
+
+class UsageError extends Error {}
+class SetupError extends Error {}
+
+interface Call {
+  method: string;
+  path: string;
+  body?: unknown;
+}
+
+const QUOTA_OPTIONS = { 'image-sets': 'image_sets', 'training-sets': 'training_sets', 'custom-services': 'custom_services', 'daily-batch-tasks': 'daily_batch_tasks' } as const;
+
+function need(value: string | undefined, what: string): string {
+  if (!value) throw new UsageError(`missing ${what}`);
+  return value;
+}
+
+function accountId(value: string | undefined): string {
+  const id = need(value, '<account_id>');
+  if (!/^\d+$/.test(id)) throw new UsageError(`account id must be a number: ${id}`);
+  return id;
+}
+
+function quotaValue(name: string, value: string): number | null {
+  if (value === 'default') return null;
+  if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a non-negative integer or "default"`);
+  return Number(value);
+}
+
+/** The admin API calls for a command line (several for `grants add a b c`). */
+export function planCalls(argv: string[]): Call[] {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      id: { type: 'string' },
+      'key-id': { type: 'string' },
+      secret: { type: 'string' },
+      'signature-required': { type: 'boolean' },
+      data: { type: 'string' },
+      ...Object.fromEntries(Object.keys(QUOTA_OPTIONS).map((k) => [k, { type: 'string' as const }])),
+    },
+  });
+  const [group, action, ...args] = positionals;
+  const opts = values as Record<string, string | boolean | undefined>;
+  switch (`${group ?? ''} ${action ?? ''}`.trim()) {
+    case 'health':
+      return [{ method: 'GET', path: '/health' }];
+    case 'accounts create': {
+      const id = opts.id === undefined ? undefined : Number(accountId(opts.id as string));
+      return [{ method: 'POST', path: '/accounts', body: { name: need(args[0], '<name>'), ...(id ? { id } : {}) } }];
+    }
+    case 'accounts list':
+      return [{ method: 'GET', path: '/accounts' }];
+    case 'accounts show':
+      return [{ method: 'GET', path: `/accounts/${accountId(args[0])}` }];
+    case 'accounts disable':
+    case 'accounts enable':
+      return [{ method: 'POST', path: `/accounts/${accountId(args[0])}/${action}` }];
+    case 'keys create': {
+      const body: Record<string, unknown> = {};
+      if (opts['key-id']) body.key_id = opts['key-id'];
+      if (opts.secret) body.secret = opts.secret;
+      if (opts['signature-required']) body.signature_required = true;
+      return [{ method: 'POST', path: `/accounts/${accountId(args[0])}/keys`, body }];
+    }
+    case 'keys list':
+      return [{ method: 'GET', path: `/accounts/${accountId(args[0])}/keys` }];
+    case 'keys disable':
+    case 'keys enable':
+      return [{ method: 'POST', path: `/keys/${encodeURIComponent(need(args[0], '<key_id>'))}/${action}` }];
+    case 'keys signature': {
+      const flag = need(args[1], 'on|off');
+      if (flag !== 'on' && flag !== 'off') throw new UsageError('keys signature <key_id> on|off');
+      return [{ method: 'PATCH', path: `/keys/${encodeURIComponent(need(args[0], '<key_id>'))}`, body: { signature_required: flag === 'on' } }];
+    }
+    case 'quotas show':
+      return [{ method: 'GET', path: `/accounts/${accountId(args[0])}/quotas` }];
+    case 'quotas set': {
+      const body: Record<string, number | null> = {};
+      for (const [option, field] of Object.entries(QUOTA_OPTIONS)) {
+        const value = opts[option];
+        if (typeof value === 'string') body[field] = quotaValue(option, value);
+      }
+      if (!Object.keys(body).length) throw new UsageError('quotas set needs at least one of --image-sets, --training-sets, --custom-services, --daily-batch-tasks');
+      return [{ method: 'PUT', path: `/accounts/${accountId(args[0])}/quotas`, body }];
+    }
+    case 'grants list':
+      return [{ method: 'GET', path: `/accounts/${accountId(args[0])}/grants` }];
+    case 'grants add':
+    case 'grants remove': {
+      const id = accountId(args[0]);
+      const services = args.slice(1);
+      if (!services.length) throw new UsageError(`grants ${action} <account_id> <service_id>...`);
+      return services.map((s) => ({ method: action === 'add' ? 'PUT' : 'DELETE', path: `/accounts/${id}/grants/${encodeURIComponent(s)}` }));
+    }
+    case 'regions call': {
+      const [region, method, target] = [need(args[0], '<region>'), need(args[1], '<METHOD>').toUpperCase(), need(args[2], '<path>')];
+      let body: unknown;
+      if (typeof opts.data === 'string') {
+        try {
+          body = JSON.parse(opts.data);
+        } catch {
+          throw new UsageError('--data must be JSON');
+        }
+      }
+      return [{ method, path: `/regions/${encodeURIComponent(region)}/${target.replace(/^\/+/, '')}`, body }];
+    }
+    default:
+      throw new UsageError(group ? `unknown command: ${positionals.join(' ')}` : 'no command given');
+  }
+}
+
+function adminToken(): string {
+  if (process.env.IRIS_ADMIN_TOKEN) return process.env.IRIS_ADMIN_TOKEN.trim();
+  const file = path.join(path.resolve(ROOT, process.env.IRIS_DATA_DIR ?? '.iris'), 'admin-token');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  throw new SetupError(`no admin token: set IRIS_ADMIN_TOKEN or create ${file} (npm start writes it)`);
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (!argv.length || argv.includes('--help') || argv.includes('-h')) {
+    console.log(USAGE);
+    return argv.length ? 0 : 2;
+  }
+  const calls = planCalls(argv);
+  const edge = (process.env.IRIS_EDGE_URL ?? 'http://127.0.0.1:8787').replace(/\/+$/, '');
+  const token = adminToken();
+  let last: unknown;
+  for (const call of calls) {
+    let res: Response;
+    try {
+      res = await fetch(`${edge}/admin${call.path}`, {
+        method: call.method,
+        headers: { authorization: `Bearer ${token}`, ...(call.body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
+      });
+    } catch (err) {
+      throw new SetupError(`cannot reach the edge at ${edge}: ${(err as Error).message}`);
+    }
+    const text = await res.text();
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      // not JSON: print as text
+    }
+    if (!res.ok) {
+      console.error(JSON.stringify({ status: res.status, error: body }, null, 2));
+      return 1;
+    }
+    last = body;
+  }
+  console.log(JSON.stringify(last, null, 2));
+  return 0;
+}
+
+const invokedDirectly = process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename);
+if (invokedDirectly) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      if (err instanceof UsageError) {
+        console.error(`iris: ${err.message}\n\n${USAGE}`);
+        process.exitCode = 2;
+      } else if (err instanceof SetupError || (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+        console.error(`iris: ${(err as Error).message}`);
+        process.exitCode = err instanceof SetupError ? 3 : 2;
+      } else {
+        console.error(err);
+        process.exitCode = 1;
+      }
+    },
+  );
+}

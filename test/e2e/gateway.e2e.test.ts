@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPlatformFixture, type PlatformFixture } from './platform-fixture.js';
+
+const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+
+describe('the platform end to end: edge → backends → PostgreSQL', () => {
+  let platform: PlatformFixture;
+  let otherKey: string;
+
+  beforeAll(async () => {
+    platform = await startPlatformFixture();
+    const other = await platform.admin('POST', '/admin/accounts', { name: 'other' });
+    const key = await platform.admin('POST', `/admin/accounts/${other.id}/keys`, {});
+    otherKey = String(key.key_id);
+  });
+  afterAll(async () => {
+    await platform?.stop();
+  });
+
+  const json = { 'content-type': 'application/json' };
+
+  it('creates, gets and lists an image set through the edge', async () => {
+    const created = await platform.call('/image_sets/_0000014', { method: 'POST', headers: json, body: JSON.stringify({ name: '春季新品 spring collection', description: 'd' }) });
+    expect(created.status).toBe(200);
+    const set = (await created.json()) as Record<string, unknown>;
+    expect(set).toMatchObject({ name: '春季新品 spring coll', description: 'd', status: 'not-downloaded', n_items: 0, n_downloaded: 0, n_failed: 0, creator_id: platform.devAccount.account_id });
+    expect(set.created_at).toMatch(TIME);
+    expect(typeof set.request_id).toBe('string');
+
+    const got = await platform.call(`/image_sets/_0000014/${set.id}`);
+    expect(got.status).toBe(200);
+    expect(await got.json()).toMatchObject({ id: set.id, name: set.name });
+
+    const listed = (await (await platform.call('/get_image_sets/_0000014')).json()) as { results: { id: string }[] };
+    expect(listed.results.map((r) => r.id)).toContain(set.id);
+  });
+
+  it('keeps accounts apart: another account gets 403/1002 for the set', async () => {
+    const created = (await (await platform.call('/image_sets/_0000014', { method: 'POST', headers: json, body: JSON.stringify({ name: 'mine' }) })).json()) as { id: string };
+    const foreign = await platform.call(`/image_sets/_0000014/${created.id}`, { keyId: otherKey });
+    expect(foreign.status).toBe(403);
+    expect(await foreign.json()).toMatchObject({ error_code: 1002 });
+    const listed = (await (await platform.call('/get_image_sets/_0000014', { keyId: otherKey })).json()) as { results: { id: string }[] };
+    expect(listed.results.map((r) => r.id)).not.toContain(created.id);
+  });
+
+  it('keeps regions apart: a cn-east set does not exist through the ap-southeast address', async () => {
+    const created = (await (await platform.call('/image_sets/_0000014', { method: 'POST', headers: json, body: JSON.stringify({ name: 'east' }) })).json()) as { id: string };
+    const viaOtherRegion = await platform.call(`/image_sets/_0000014/${created.id}`, { host: 'ap-southeast.localhost' });
+    expect(viaOtherRegion.status).toBe(404);
+    expect(await viaOtherRegion.json()).toMatchObject({ error_code: 2001 });
+    const viaDefault = await platform.call(`/image_sets/_0000014/${created.id}`, { host: 'cn-east.localhost' });
+    expect(viaDefault.status).toBe(200);
+  });
+
+  it('refuses unauthenticated calls at the edge and forged calls straight to a backend', async () => {
+    const anonymous = await fetch(`${platform.edgeUrl}/get_image_sets/_0000014`, { headers: { 'x-ca-version': '1' } });
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.json()).toMatchObject({ error_code: 1101 });
+
+    const forged = await fetch(`${platform.backendUrls['cn-east']}/get_image_sets/_0000014`, {
+      headers: { 'x-iris-account': String(platform.devAccount.account_id), 'x-iris-timestamp': String(Date.now()), 'x-iris-context': 'e30', 'x-iris-signature': '0'.repeat(64) },
+    });
+    expect(forged.status).toBe(401);
+    expect(await forged.json()).toMatchObject({ error_code: 9004 });
+  });
+
+  it('answers analysis errors in the analysis shape through the edge', async () => {
+    const res = await platform.call('/detect/_0000049', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ status: 400, data: { is_err: 1, error_code: 400003 } });
+  });
+});

@@ -1,0 +1,73 @@
+/** Starts the whole platform once per test file on free ports, in a temporary data directory. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '../../region-backend/src/db/embedded-postgres.js';
+import { startPlatform, type Platform } from '../../scripts/platform.js';
+
+export interface PlatformFixture extends Platform {
+  dataDir: string;
+  /** Calls the edge with the development account's key. */
+  call(pathAndQuery: string, init?: RequestInit & { host?: string; keyId?: string }): Promise<Response>;
+  admin(method: string, url: string, body?: unknown): Promise<Record<string, unknown>>;
+}
+
+function requestWithHost(url: URL, host: string, method: string, headers: Headers, body?: string | Buffer): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const outgoing: Record<string, string> = { host };
+    headers.forEach((value, key) => (outgoing[key] = value));
+    const req = http.request(url, { method, headers: outgoing }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const responseHeaders = new Headers();
+        for (const [key, value] of Object.entries(res.headers)) if (typeof value === 'string') responseHeaders.set(key, value);
+        const status = res.statusCode ?? 500;
+        resolve(new Response(status === 204 ? null : Buffer.concat(chunks), { status, headers: responseHeaders }));
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+export async function startPlatformFixture(): Promise<PlatformFixture> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'iris-e2e-'));
+  const platform = await startPlatform({
+    dataDir,
+    edgePort: await freePort(),
+    backendPorts: { 'cn-east': await freePort(), 'ap-southeast': await freePort() },
+    allowPrivateUrls: true,
+    stdio: 'logs',
+    env: { IRIS_INFERENCE_THREADS: '1', LOG_LEVEL: 'warn' },
+  });
+  return {
+    ...platform,
+    dataDir,
+    call: (pathAndQuery, init = {}) => {
+      const { host, keyId, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (!headers.has('x-ca-accesskeyid')) headers.set('x-ca-accesskeyid', keyId ?? platform.devAccount.key_id);
+      if (!headers.has('x-ca-version')) headers.set('x-ca-version', '1');
+      const url = new URL(pathAndQuery, platform.edgeUrl);
+      // Region routing is by Host header; fetch() always sends the URL's host, so use node:http for others.
+      if (host) return requestWithHost(url, `${host}:${url.port}`, rest.method ?? 'GET', headers, rest.body as string | Buffer | undefined);
+      return fetch(url, { ...rest, headers });
+    },
+    admin: async (method, url, body) => {
+      const res = await fetch(`${platform.edgeUrl}${url}`, {
+        method,
+        headers: { authorization: `Bearer ${platform.adminToken}`, 'content-type': 'application/json' },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      const text = await res.text();
+      if (!res.ok) throw new Error(`admin ${method} ${url}: ${res.status} ${text}`);
+      return JSON.parse(text) as Record<string, unknown>;
+    },
+    stop: async () => {
+      await platform.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    root: import.meta.dirname,
+    include: ['e2e/**/*.test.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 300_000,
+    pool: 'forks',
+    // One platform (PostgreSQL + two backends + wrangler dev) at a time on two cores.
+    poolOptions: { forks: { singleFork: true } },
+  },
+});
