@@ -86,13 +86,21 @@ describe('HnswVectorStore', () => {
     store.remove(items.slice(0, 800).map((i) => i.id));
     store.upsert(items.slice(1000, 1300));
     expect(store.stats()).toMatchObject({ size: 500, slots: 1000, deleted: 500 });
-    await store.compact();
-    expect(store.stats()).toMatchObject({ size: 500, slots: 500, deleted: 0 });
+    const before = store.search(queries[0]!, 10);
+    const compacting = store.compact();
+    // Meanwhile searches use the old graph and changes wait for the new one.
+    expect(store.search(queries[0]!, 10)).toEqual(before);
+    store.upsert([items[1500]!], 99);
+    expect(store.has(items[1500]!.id)).toBe(false);
+    await compacting;
+    expect(store.stats()).toMatchObject({ size: 501, slots: 501, deleted: 0 });
+    expect(store.has(items[1500]!.id)).toBe(true);
+    expect(store.meta.changeSeq).toBe(99);
     for (const item of [items[800]!, items[999]!, items[1299]!]) expect(store.search(item.vector, 1)[0]!.id).toBe(item.id);
     expect(store.search(items[10]!.vector, 500).map((h) => h.id)).not.toContain(items[10]!.id);
     const sel20 = parseTagFilter('sel20')!;
     const live = items.slice(800, 1300).filter((i) => i.tags.includes('sel20')).length;
-    expect(store.search(items[900]!.vector, 1000, sel20)).toHaveLength(live);
+    expect(store.search(items[900]!.vector, 1000, sel20)).toHaveLength(live + (items[1500]!.tags.includes('sel20') ? 1 : 0));
   });
 });
 

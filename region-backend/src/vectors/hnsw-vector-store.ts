@@ -66,7 +66,7 @@ export class HnswVectorStore implements VectorStore {
   readonly dimension: number;
   readonly params: HnswParams;
   private graph: Graph;
-  private readonly state: StoreState<Int8Slab>;
+  private state: StoreState<Int8Slab>;
   private readonly gate: MutationGate;
   private closed = false;
 
@@ -168,21 +168,23 @@ export class HnswVectorStore implements VectorStore {
   async compact(): Promise<void> {
     this.assertOpen();
     await this.gate.exclusive(async () => {
-      const old = { graph: this.graph, state: this.state.directory, tags: this.state.tags, meta: this.state.meta };
+      // Built aside and swapped in at the end: searches meanwhile use the old graph.
       const live: number[] = [];
-      old.state.forEachLive((slot) => live.push(slot));
-      this.graph = this.newGraph(Math.max(live.length, this.params.initialCapacity));
-      this.state.reset(new Int8Slab(this.dimension));
+      this.state.directory.forEachLive((slot) => live.push(slot));
+      const graph = this.newGraph(Math.max(live.length, this.params.initialCapacity));
+      const state = new StoreState(this.dimension, this.options.embeddingVersion, new Int8Slab(this.dimension));
       for (let i = 0; i < live.length; i += YIELD_EVERY_ITEMS) {
         const batch: PreparedItem[] = live.slice(i, i + YIELD_EVERY_ITEMS).map((slot) => ({
-          id: old.state.idAt(slot),
-          unit: Float32Array.from(old.graph.getPoint(slot)),
-          tags: old.tags.tagsOf(slot),
+          id: this.state.directory.idAt(slot),
+          unit: Float32Array.from(this.graph.getPoint(slot)),
+          tags: this.state.tags.tagsOf(slot),
         }));
-        this.insert(batch);
+        insertInto(state, graph, batch);
         await yieldToEventLoop();
       }
-      this.state.meta = old.meta;
+      state.meta = this.state.meta;
+      this.state = state;
+      this.graph = graph;
     });
   }
 
@@ -263,15 +265,7 @@ export class HnswVectorStore implements VectorStore {
   }
 
   private insert(items: readonly PreparedItem[]): void {
-    const needed = this.state.slotsNeeded(items);
-    this.state.reserve(needed);
-    const capacity = this.graph.getMaxElements();
-    if (needed > capacity) this.graph.resizeIndex(Math.max(needed, Math.ceil(capacity * 1.5)));
-    for (const item of items) {
-      const { slot } = this.state.put(item);
-      // A known label (same id again, or a freed slot taken by a new id) is updated in place and undeleted.
-      this.graph.addPoint(Array.from(item.unit), slot);
-    }
+    insertInto(this.state, this.graph, items);
   }
 
   private graphSearch(unit: Float32Array, n: number, ef: number, filter?: (slot: number) => boolean): VectorHit[] {
@@ -323,6 +317,18 @@ export class HnswVectorStore implements VectorStore {
 
   private assertOpen(): void {
     if (this.closed) throw new Error('vector store is closed');
+  }
+}
+
+function insertInto(state: StoreState<Int8Slab>, graph: Graph, items: readonly PreparedItem[]): void {
+  const needed = state.slotsNeeded(items);
+  state.reserve(needed);
+  const capacity = graph.getMaxElements();
+  if (needed > capacity) graph.resizeIndex(Math.max(needed, Math.ceil(capacity * 1.5)));
+  for (const item of items) {
+    const { slot } = state.put(item);
+    // A known label (same id again, or a freed slot taken by a new id) is updated in place and undeleted.
+    graph.addPoint(Array.from(item.unit), slot);
   }
 }
 
