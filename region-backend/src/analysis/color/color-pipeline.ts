@@ -2,14 +2,15 @@
  * Which pixels each colour service looks at, and their palette. Runs inside the `color-palette` inference
  * task (it runs person models).
  * - everything (_0000072): the whole picture;
- * - foreground (_0000073): border-background removal (see foreground-mask.ts); with no distinct
- *   background, the person mask of the segmentation model if there is a person, else a centre prior;
+ * - foreground (_0000073): in a portrait (people found by the pose model cover ≥ 15 % of the picture) the
+ *   people's segmentation masks; otherwise border-background removal (see foreground-mask.ts), and with no
+ *   distinct background a centre prior;
  * - person_outfit (_0000074): the clothing of up to four people (person − head − hair − skin, see
  *   dressing/person-parsing.ts); with no person in the picture, the foreground (a garment photographed alone).
  */
 import type { RgbImage } from '../analysis-registry.js';
 import { parsePeople } from '../dressing/person-parsing.js';
-import { segmentPeople } from '../dressing/person-models.js';
+import { detectPeople } from '../dressing/person-models.js';
 import type { ColorCluster } from './color-clustering.js';
 import { borderBackgroundForeground, centrePrior, maskShare } from './foreground-mask.js';
 import { extractPalette, type Mask } from './palette-extraction.js';
@@ -24,14 +25,21 @@ export interface PaletteResult {
   source: MaskSource;
 }
 
-const MIN_PERSON_SHARE = 0.02;
 const MIN_OUTFIT_SHARE = 0.003;
+/** People (pose score ≥ 0.35) whose boxes cover this share of the picture make it a portrait. */
+const PORTRAIT_SHARE = 0.15;
+const PORTRAIT_SCORE = 0.35;
 
 export async function foregroundMask(image: RgbImage): Promise<{ mask: Mask; source: MaskSource }> {
+  // The segmentation model alone also "finds" people in cats and coffee cups: the pose model confirms them.
+  const poses = (await detectPeople(image)).filter((p) => p.score >= PORTRAIT_SCORE);
+  const boxes = poses.reduce((s, p) => s + p.box[2] * p.box[3], 0);
+  if (boxes >= PORTRAIT_SHARE) {
+    const parsed = await parsePeople(image, poses);
+    if (maskShare(parsed.person) >= MIN_OUTFIT_SHARE) return { mask: parsed.person, source: 'person' };
+  }
   const background = borderBackgroundForeground(image);
-  if (background) return { mask: background, source: 'background-removal' };
-  const person = await segmentPeople(image);
-  return maskShare(person) >= MIN_PERSON_SHARE ? { mask: person, source: 'person' } : { mask: centrePrior(), source: 'centre-prior' };
+  return background ? { mask: background, source: 'background-removal' } : { mask: centrePrior(), source: 'centre-prior' };
 }
 
 export async function colorMask(image: RgbImage, mode: ColorMode): Promise<{ mask: Mask | null; source: MaskSource }> {

@@ -4,8 +4,9 @@
  * 1. Shrink to ≤ 96 px and convert to CIELAB.
  * 2. Background colour model: k-means (k = 4) over a border band; clusters holding ≥ 8 % of the band are
  *    background colours.
- * 3. A pixel is background-like when it is within an adaptive ΔE76 of a background colour (the band's own
- *    spread sets the threshold, clamped to 10–28).
+ * 3. A pixel is background-like when it is within an adaptive distance of a background colour (CIELAB with
+ *    lightness at half weight, so shadows on the backdrop stay background; the band's own spread sets the
+ *    threshold, clamped to 10–28).
  * 4. Background = background-like pixels connected to the border (flood fill); the rest is foreground, so
  *    an object keeps inner parts that happen to share the background's colour.
  * When the result is implausible (foreground < 2 % or > 92 % of the picture: no distinct background), the
@@ -48,7 +49,8 @@ export function borderBackgroundForeground(image: RgbImage): Mask | null {
   for (let i = 0; i < n; i++) {
     let best = Infinity;
     for (const c of background) {
-      const d = Math.hypot(lab[i * 3]! - c[0], lab[i * 3 + 1]! - c[1], lab[i * 3 + 2]! - c[2]);
+      // Lightness counts half: shadows and light falloff on a backdrop change lightness more than colour.
+      const d = Math.hypot(0.5 * (lab[i * 3]! - c[0]), lab[i * 3 + 1]! - c[1], lab[i * 3 + 2]! - c[2]);
       if (d < best) best = d;
     }
     distance[i] = best;

@@ -38,10 +38,11 @@ export interface ParsedPicture {
   owner: Int8Array;
 }
 
-export async function parsePeople(image: RgbImage): Promise<ParsedPicture> {
+/** `detected`: the pose model's people when the caller already ran it. */
+export async function parsePeople(image: RgbImage, detected?: PersonPose[]): Promise<ParsedPicture> {
   const work = limitSide(image, WORK_SIDE);
   const { width: w, height: h } = work;
-  const poses = (await detectPeople(image)).filter((p) => p.score >= MIN_PERSON_SCORE).slice(0, MAX_PEOPLE);
+  const poses = (detected ?? (await detectPeople(image))).filter((p) => p.score >= MIN_PERSON_SCORE).slice(0, MAX_PEOPLE);
   const person: Mask = { data: new Uint8Array(w * h), width: w, height: h };
   const owner = new Int8Array(w * h).fill(-1);
   const people: ParsedPerson[] = [];

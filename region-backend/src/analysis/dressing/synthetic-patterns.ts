@@ -75,14 +75,26 @@ export function colorBlocks(size: number, a: Color, b: Color, seed = 1): RgbImag
   return render(size, seed, (x, y) => (x + 0.4 * y < 0.7 * size ? a : b));
 }
 
-/** Irregular blobs of olive, brown, dark green and khaki from summed low-frequency waves. */
+/** Irregular blobs of olive, brown, dark green and khaki: two octaves of smoothed random (value) noise, quantised. */
 export function camouflage(size: number, seed = 1): RgbImage {
   const random = seededRandom(seed + 77);
-  const waves = Array.from({ length: 6 }, () => ({ fx: (random() - 0.5) * 0.12, fy: (random() - 0.5) * 0.12, p: random() * 6.28 }));
+  const octave = (cell: number) => {
+    const n = Math.ceil(size / cell) + 2;
+    const grid = Array.from({ length: n * n }, () => random());
+    const smooth = (t: number) => t * t * (3 - 2 * t);
+    return (x: number, y: number) => {
+      const gx = x / cell, gy = y / cell;
+      const x0 = Math.floor(gx), y0 = Math.floor(gy);
+      const tx = smooth(gx - x0), ty = smooth(gy - y0);
+      const v = (i: number, j: number) => grid[(y0 + j) * n + x0 + i]!;
+      return (v(0, 0) * (1 - tx) + v(1, 0) * tx) * (1 - ty) + (v(0, 1) * (1 - tx) + v(1, 1) * tx) * ty;
+    };
+  };
+  const coarse = octave(size / 5);
+  const fine = octave(size / 12);
   const palette: Color[] = [[85, 90, 50], [110, 80, 50], [45, 60, 35], [160, 150, 110]];
   return render(size, seed, (x, y) => {
-    const v = waves.reduce((s, w) => s + Math.sin(x * w.fx + y * w.fy + w.p), 0) / 3;
-    const level = Math.max(0, Math.min(3, Math.floor((v + 1) * 2)));
-    return palette[level]!;
+    const v = 0.7 * coarse(x, y) + 0.3 * fine(x, y);
+    return palette[Math.max(0, Math.min(3, Math.floor((v - 0.2) * 6.7)))]!;
   });
 }

@@ -4,9 +4,9 @@
  * - Plaid: periodic, two orientations at least 60° apart holding together ≥ 70 % of the gradient energy;
  * - Polkadots: periodic in two or more directions with no dominant orientation (round marks), and either
  *   many LoG blobs or a lattice of three or more spectral directions;
- * - Contrast: few edges, two colour blocks each ≥ 20 % and ≥ 25 ΔE apart;
- * - Camo: irregular (not periodic), ≥ 3 earthy colours (olive, brown, khaki, dark green) each ≥ 10 %;
- * - Leopard: irregular, tan/brown base (≥ 35 %) with dark spots (10–45 %) in many blobs;
+ * - Contrast: few edges (< 10 % of pixels), two colour blocks each ≥ 20 % and ≥ 25 ΔE apart;
+ * - Camo: not one of the above, ≥ 3 earthy colours (olive, brown, khaki, dark green) each ≥ 10 %;
+ * - Leopard: not one of the above, tan/brown base (≥ 35 %) with dark spots (10–45 %) in many blobs;
  * - Printing: irregular and busy (edge density ≥ 0.15) with ≥ 4 colours;
  * - Pure: few edges and one colour (folds and shading allowed).
  * Not recognised by the default pack: Geometric, Letters, Animals, Human, Floral, Cartoon (floral and other
@@ -21,14 +21,15 @@ export const RECOGNISED_TEXTURES: readonly Texture[] = ['Stripe', 'Plaid', 'Polk
 
 export function classifyTexture(f: TextureFeatures): Texture[] {
   const significant = (share: number) => f.colors.filter((c) => c.weight >= share);
-  const periodic = f.peakShare >= 0.06 && f.edgeDensity >= 0.06;
+  // Periodic: a strong spectral peak at four or more cycles per patch (a lone edge peaks lower).
+  const periodic = f.peakShare >= 0.06 && f.peakRadius >= 4 && f.edgeDensity >= 0.06;
   if (periodic && f.coherence >= 0.6 && f.orientation1 >= 0.6) return ['Stripe'];
   if (periodic && f.orientationGap >= 60 && f.orientation2 >= 0.25 && f.orientation1 + f.orientation2 >= 0.7) return ['Plaid'];
   const dotted = f.blobCount >= 10 || (f.peakDirections.length >= 3 && f.peakShare >= 0.09);
   if (periodic && dotted && f.peakDirections.length >= 2 && f.orientation1 < 0.35 && f.coherence < 0.3) return ['Polkadots'];
 
   const blocks = significant(0.2);
-  if (f.edgeDensity < 0.06 && blocks.length >= 2 && ciede2000(blocks[0]!.lab, blocks[1]!.lab) >= 25) return ['Contrast'];
+  if (f.edgeDensity < 0.1 && blocks.length >= 2 && ciede2000(blocks[0]!.lab, blocks[1]!.lab) >= 25) return ['Contrast'];
 
   const lch = (lab: readonly [number, number, number]) => labToLch(lab);
   const earthy = (lab: readonly [number, number, number]) => {
@@ -36,10 +37,10 @@ export function classifyTexture(f: TextureFeatures): Texture[] {
     return L <= 72 && C <= 40 && ((h >= 40 && h <= 160) || C < 8);
   };
   const parts = significant(0.1);
-  if (!periodic && parts.length >= 3 && parts.every((c) => earthy(c.lab)) && parts.some((c) => lch(c.lab)[2] >= 85 && lch(c.lab)[1] >= 8)) return ['Camo'];
+  if (parts.length >= 3 && parts.every((c) => earthy(c.lab)) && parts.some((c) => lch(c.lab)[2] >= 85 && lch(c.lab)[1] >= 8)) return ['Camo'];
 
   const base = f.colors[0];
-  if (!periodic && base && base.weight >= 0.35 && f.blobCount >= 8) {
+  if (base && base.weight >= 0.35 && f.blobCount >= 8) {
     const [L, C, h] = lch(base.lab);
     const dark = f.colors.filter((c) => c.lab[0] < 30).reduce((s, c) => s + c.weight, 0);
     if (L >= 40 && L <= 80 && C >= 15 && h >= 45 && h <= 90 && dark >= 0.1 && dark <= 0.45) return ['Leopard'];

@@ -30,6 +30,8 @@ export interface TextureFeatures {
   orientationGap: number;
   /** Spectral peaks: share of AC power in the strongest peak, and the peak directions (degrees, 0..180). */
   peakShare: number;
+  /** Frequency of the strongest peak, in cycles per patch (a lone straight edge peaks at the lowest kept frequency). */
+  peakRadius: number;
   peakDirections: number[];
   /** LoG blobs: count (on the patch halved to 64×64), coefficient of variation of their radii, share of area covered. */
   blobCount: number;
@@ -218,9 +220,9 @@ function spectralPeaks(L: Float32Array, inside: Uint8Array, mean: number) {
       total += p;
     }
   }
-  if (total <= 0) return { peakShare: 0, peakDirections: [] as number[] };
+  if (total <= 0) return { peakShare: 0, peakRadius: 0, peakDirections: [] as number[] };
   // Peaks: local maxima over 5×5 in the upper half plane (the spectrum is symmetric); a peak's power is its 3×3 sum.
-  const peaks: { share: number; direction: number }[] = [];
+  const peaks: { share: number; direction: number; radius: number }[] = [];
   const half = N / 2;
   for (let fv = 0; fv < half - 2; fv++) {
     for (let fu = -half + 2; fu < half - 2; fu++) {
@@ -244,7 +246,7 @@ function spectralPeaks(L: Float32Array, inside: Uint8Array, mean: number) {
       if (share < 0.04) continue;
       let direction = (Math.atan2(fv, fu) * 180) / Math.PI;
       if (direction < 0) direction += 180;
-      peaks.push({ share, direction: direction % 180 });
+      peaks.push({ share, direction: direction % 180, radius: Math.hypot(fu, fv) });
     }
   }
   peaks.sort((a, b) => b.share - a.share);
@@ -252,7 +254,7 @@ function spectralPeaks(L: Float32Array, inside: Uint8Array, mean: number) {
   for (const p of peaks.slice(0, 8)) {
     if (!directions.some((d) => Math.min(Math.abs(d - p.direction), 180 - Math.abs(d - p.direction)) < 12)) directions.push(Math.round(p.direction));
   }
-  return { peakShare: peaks[0]?.share ?? 0, peakDirections: directions };
+  return { peakShare: peaks[0]?.share ?? 0, peakRadius: peaks[0]?.radius ?? 0, peakDirections: directions };
 }
 
 /** Scale-normalised LoG extrema (dark or light blobs) at a few scales, on the patch halved to 64×64 (speed). */
