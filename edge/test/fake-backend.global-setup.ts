@@ -80,7 +80,14 @@ function listen(server: Server): Promise<number> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
 }
 
-export default async function setup(project: TestProject) {
+export interface FakeBackends {
+  urls: Record<keyof typeof SECRETS, string>;
+  /** A port that was just released: connections to it are refused. */
+  closedUrl: string;
+  close(): Promise<void>;
+}
+
+export async function startFakeBackends(): Promise<FakeBackends> {
   const servers = (['cn-east', 'ap-southeast'] as const).map((region) =>
     createServer((req, res) => {
       respond(region, req, res).catch((err: unknown) => {
@@ -90,17 +97,24 @@ export default async function setup(project: TestProject) {
     }),
   );
   const [cnPort, apPort] = await Promise.all(servers.map(listen));
-  // A port that was just released: connections to it are refused.
   const closed = createServer();
   const closedPort = await listen(closed);
   await new Promise((r) => closed.close(r));
-
-  project.provide('backendCnEast', `http://127.0.0.1:${cnPort}`);
-  project.provide('backendApSoutheast', `http://127.0.0.1:${apPort}`);
-  project.provide('closedBackend', `http://127.0.0.1:${closedPort}`);
-  return async () => {
-    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return {
+    urls: { 'cn-east': `http://127.0.0.1:${cnPort}`, 'ap-southeast': `http://127.0.0.1:${apPort}` },
+    closedUrl: `http://127.0.0.1:${closedPort}`,
+    close: async () => {
+      await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+    },
   };
+}
+
+export default async function setup(project: TestProject) {
+  const backends = await startFakeBackends();
+  project.provide('backendCnEast', backends.urls['cn-east']);
+  project.provide('backendApSoutheast', backends.urls['ap-southeast']);
+  project.provide('closedBackend', backends.closedUrl);
+  return backends.close;
 }
 
 declare module 'vitest' {

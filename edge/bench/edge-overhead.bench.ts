@@ -1,0 +1,152 @@
+/**
+ * What the edge adds to a call, under `wrangler dev` (workerd + local D1, as `npm start` runs it), in front
+ * of a loopback backend that answers at once: the backend alone, then through the edge for a plain
+ * authenticated call, a signed call (HMAC + nonce write), a by-id call (registry read), a create (reserve,
+ * forward, confirm) and a 10 MB multipart upload. Sequential calls, then 8 concurrent plain calls.
+ *
+ *   npm run bench -- edge-overhead          (IRIS_BENCH_CALLS=200 by default)
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { median, percentile, printTable } from '../../scripts/table.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const WRANGLER = path.join(ROOT, 'node_modules', '.bin', 'wrangler');
+const CALLS = Number(process.env.IRIS_BENCH_CALLS ?? 200);
+const ADMIN = randomBytes(12).toString('hex');
+const SECRET = randomBytes(16).toString('hex');
+const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: '1' };
+
+function listen(server: Server, port = 0): Promise<number> {
+  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  const port = await listen(server);
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/** Answers at once; confirms minted ids like a real backend; drains uploads. */
+function startBackend(): Promise<{ server: Server; port: number }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const context = req.headers['x-iris-context'];
+      const resourceId = typeof context === 'string' ? (JSON.parse(Buffer.from(context, 'base64url').toString()) as { resourceId?: string }).resourceId : undefined;
+      res.writeHead(200, { 'content-type': 'application/json', ...(resourceId ? { 'x-iris-registry': JSON.stringify({ live: [resourceId] }) } : {}) });
+      res.end(JSON.stringify({ ok: true, id: resourceId }));
+    });
+  });
+  return listen(server).then((port) => ({ server, port }));
+}
+
+async function waitReady(url: string, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 240; i++) {
+    if (child.exitCode !== null) throw new Error('wrangler dev exited');
+    try {
+      if ((await fetch(url, { headers: { authorization: `Bearer ${ADMIN}` } })).ok) return;
+    } catch {
+      // not yet listening
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error('wrangler dev did not start');
+}
+
+function signed(keyId: string, secret: string, params: Record<string, string>): Record<string, string> {
+  const headers: Record<string, string> = {
+    'x-ca-accesskeyid': keyId,
+    'x-ca-version': '1',
+    'x-ca-timestamp': String(Math.floor(Date.now() / 1000)),
+    'x-ca-signaturenonce': randomBytes(16).toString('hex'),
+    requestmethod: 'POST',
+  };
+  const all = { ...params, ...headers };
+  const text = Object.keys(all).sort().map((k) => `${k}=${all[k]}`).join('&');
+  return { ...headers, 'x-ca-signature': createHmac('sha1', secret).update(text).digest('base64') };
+}
+
+async function measure(calls: number, fn: () => Promise<Response>): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < calls; i++) {
+    const t = performance.now();
+    const res = await fn();
+    await res.arrayBuffer();
+    if (!res.ok) throw new Error(`call failed: ${res.status}`);
+    times.push(performance.now() - t);
+  }
+  return times;
+}
+
+export default async function run(): Promise<void> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'iris-edge-bench-'));
+  const backend = await startBackend();
+  const backendUrl = `http://127.0.0.1:${backend.port}`;
+  const port = await freePort();
+  let edge: ChildProcess | undefined;
+  try {
+    execFileSync(WRANGLER, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', dataDir, '--config', 'wrangler.toml'], { cwd: ROOT, env, stdio: 'ignore' });
+    const vars = { ADMIN_TOKEN: ADMIN, BACKEND_URL_CN_EAST: backendUrl, BACKEND_URL_AP_SOUTHEAST: backendUrl, INTERNAL_SECRET_CN_EAST: SECRET, INTERNAL_SECRET_AP_SOUTHEAST: SECRET };
+    const args = ['dev', '--config', 'wrangler.toml', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', dataDir, '--show-interactive-dev-session=false', '--log-level', 'warn'];
+    for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);
+    edge = spawn(WRANGLER, args, { cwd: ROOT, env, stdio: 'ignore' });
+    const edgeUrl = `http://127.0.0.1:${port}`;
+    await waitReady(`${edgeUrl}/admin/health`, edge);
+
+    const adminHeaders = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
+    const account = (await (await fetch(`${edgeUrl}/admin/accounts`, { method: 'POST', headers: adminHeaders, body: '{"name":"bench"}' })).json()) as { id: number };
+    const key = (await (await fetch(`${edgeUrl}/admin/accounts/${account.id}/keys`, { method: 'POST', headers: adminHeaders, body: '{}' })).json()) as { key_id: string; secret: string };
+    await fetch(`${edgeUrl}/admin/accounts/${account.id}/quotas`, { method: 'PUT', headers: adminHeaders, body: JSON.stringify({ image_sets: 100_000 }) });
+    const auth = { 'x-ca-version': '1', 'x-ca-accesskeyid': key.key_id };
+    const created = (await (await fetch(`${edgeUrl}/image_sets/_0000014`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"name":"b"}' })).json()) as { id: string };
+    const upload = new Uint8Array(10 * 1024 * 1024).fill(97);
+    const multipart = () => {
+      const form = new FormData();
+      form.append('urls_to_add', new Blob([upload]), 'urls.csv');
+      return form;
+    };
+
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const cases: [string, number, () => Promise<Response>][] = [
+      ['backend alone (no edge)', CALLS, () => fetch(`${backendUrl}/get_image_sets/_0000014`)],
+      ['edge: access key + forward', CALLS, () => fetch(`${edgeUrl}/get_image_sets/_0000014`, { headers: auth })],
+      ['edge: signed form call', CALLS, () => fetch(`${edgeUrl}/get_image_sets/_0000014`, { method: 'POST', headers: { ...signed(key.key_id, key.secret, { count: '20' }), ...form }, body: 'count=20' })],
+      ['edge: by-id call (registry check)', CALLS, () => fetch(`${edgeUrl}/image_sets/_0000014/${created.id}`, { headers: auth })],
+      ['edge: create (reserve, forward, confirm)', CALLS, () => fetch(`${edgeUrl}/image_sets/_0000014`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"name":"b"}' })],
+      ['edge: 10 MB multipart upload', Math.max(5, Math.round(CALLS / 20)), () => fetch(`${edgeUrl}/image_sets/_0000014/${created.id}`, { method: 'POST', headers: auth, body: multipart() })],
+    ];
+    await measure(20, cases[1]![2]); // warm-up
+    const rows: (string | number)[][] = [];
+    for (const [name, calls, fn] of cases) {
+      const t = await measure(calls, fn);
+      rows.push([name, calls, median(t), percentile(t, 95), percentile(t, 99)]);
+    }
+    printTable(['call', 'calls', 'median ms', 'p95 ms', 'p99 ms'], rows);
+
+    const concurrency = 8;
+    const total = CALLS * 2;
+    let next = 0;
+    const latencies: number[] = [];
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next++ < total) latencies.push(...(await measure(1, cases[1]![2])));
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    printTable(['concurrent plain calls', 'calls', 'calls/s', 'median ms', 'p95 ms'], [[concurrency, total, total / seconds, median(latencies), percentile(latencies, 95)]]);
+    console.log(`Machine load average (1 min) at the end: ${os.loadavg()[0]!.toFixed(1)} on ${os.availableParallelism()} cores.`);
+  } finally {
+    edge?.kill('SIGTERM');
+    await new Promise((r) => backend.server.close(r));
+    await new Promise((r) => setTimeout(r, 500));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
