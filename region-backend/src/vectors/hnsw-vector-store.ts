@@ -90,6 +90,10 @@ export class HnswVectorStore implements VectorStore {
     return { ...this.state.meta };
   }
 
+  get dir(): string | undefined {
+    return this.options.dir;
+  }
+
   has(id: number): boolean {
     return this.state.directory.slot(id) !== undefined;
   }

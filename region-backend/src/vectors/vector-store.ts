@@ -71,6 +71,8 @@ export interface VectorStore {
   /** Number of live items. */
   readonly size: number;
   readonly meta: VectorStoreMeta;
+  /** Where save()/load() keep the index; undefined for a memory-only store. */
+  readonly dir: string | undefined;
   has(id: number): boolean;
   /** Inserts or replaces items (vector and tags) by id. Applied in order; a later duplicate id wins. */
   upsert(items: readonly VectorItem[], seq?: number): void;
