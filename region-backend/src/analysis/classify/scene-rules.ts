@@ -98,13 +98,16 @@ export function sceneScores(evidence: SceneEvidence): SceneScore[] {
 
   const manMade = objectEvidence(objects, MAN_MADE);
   scores.set('sky', 0.9 * sky);
-  scores.set('sea', noisyOr(objectEvidence(objects, { boat: 0.6, surfboard: 0.5 }), 0.8 * ramp(s.waterBottom, 0.15, 0.45)) * outside);
-  const shore = ramp(s.sandBottom, 0.08, 0.3) * Math.max(ramp(s.waterBottom, 0.05, 0.25), 0.6 * sky);
-  scores.set('beach', noisyOr(objectEvidence(objects, { surfboard: 0.6, kite: 0.3, umbrella: 0.2 }), 0.7 * shore) * outside);
+  // Mostly dark, yet not uniformly so (lights); a very dark mean alone also counts (dusk skies).
+  const night = Math.max(ramp(s.dark, 0.45, 0.75), ramp(0.3 - s.brightness, 0, 0.12)) * ramp(0.4 - s.brightness, 0, 0.2);
+  scores.set('night', night);
+  // Blue at night is the sky, not water.
+  scores.set('sea', noisyOr(objectEvidence(objects, { boat: 0.6, surfboard: 0.5 }), 0.8 * ramp(s.waterBottom, 0.15, 0.45) * (1 - night)) * outside);
+  // Sand below water, in a picture without much structure (sand-coloured buildings under a blue sky have edges).
+  const shore = ramp(s.sandBottom, 0.08, 0.3) * ramp(s.waterBottom, 0.05, 0.25) * (1 - ramp(s.edges, 0.2, 0.35));
+  scores.set('beach', noisyOr(objectEvidence(objects, { surfboard: 0.6, kite: 0.4, umbrella: 0.2 }), 0.75 * shore) * outside);
   scores.set('nature', noisyOr(0.85 * vegetation, objectEvidence(objects, WILDLIFE), 0.4 * sky) * (1 - manMade) * outside);
   scores.set('snow', noisyOr(objectEvidence(objects, { skis: 0.8, snowboard: 0.8 }), 0.8 * ramp(s.whiteBottom, 0.3, 0.6) * outside * (1 - ramp(s.ink, 0.05, 0.2))));
-  // Mostly dark, yet not uniformly so (lights): the dark share counts more than the mean brightness.
-  scores.set('night', ramp(s.dark, 0.45, 0.75) * ramp(0.4 - s.brightness, 0, 0.2));
 
   // People: one large person is a portrait; several a group; many a crowd.
   const persons = objects.filter((o) => o.label === 'person' && o.score >= 0.25);
@@ -123,15 +126,14 @@ export function sceneScores(evidence: SceneEvidence): SceneScore[] {
 }
 
 /**
- * The scenes a response lists: those at or above `minScore` (only the likelier of indoor and outdoor), or
- * the single best when none is.
+ * The scenes a response lists: those at or above `minScore`, of indoor and outdoor only the likelier and only
+ * from 0.6 (0.5 means no evidence); when none qualifies, the best other scene from 0.2, else nothing.
  */
 export function topScenes(scores: readonly SceneScore[], minScore = 0.3, max = 5): SceneScore[] {
-  const indoor = scores.find((s) => s.id === 'indoor')?.score ?? 0;
-  const outdoor = scores.find((s) => s.id === 'outdoor')?.score ?? 0;
-  const weaker = indoor >= outdoor ? 'outdoor' : 'indoor';
-  const candidates = scores.filter((s) => s.id !== weaker);
-  // Without evidence indoor/outdoor sits at 0.5: list it only when the evidence leans clearly one way.
-  const kept = candidates.filter((s) => s.score >= (s.id === 'indoor' || s.id === 'outdoor' ? Math.max(minScore, 0.6) : minScore)).slice(0, max);
-  return kept.length ? kept : candidates.slice(0, 1);
+  const isPlace = (id: string) => id === 'indoor' || id === 'outdoor';
+  const candidates = scores.filter((s) => (isPlace(s.id) ? s.score >= Math.max(minScore, 0.6) : true));
+  const kept = candidates.filter((s) => s.score >= minScore).slice(0, max);
+  if (kept.length) return kept;
+  const fallback = scores.find((s) => !isPlace(s.id) && s.score >= 0.2);
+  return fallback ? [fallback] : [];
 }

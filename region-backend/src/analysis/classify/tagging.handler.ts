@@ -1,7 +1,7 @@
 /**
  * General tagging (_0000159): one merged, de-duplicated list of tags from everything the default pack sees:
  * COCO objects (score: detector confidence), scenes (scene rule scores), faces, text, dominant colours
- * (score: twice the share of the picture, capped), black-and-white / colourful pictures and illustrations.
+ * (score: 0.2 + their share of the picture, at most 0.9), black-and-white / colourful pictures and illustrations.
  * Highest scores first, at most `count` (default 20).
  */
 import { ApiError, labelText, LIMITS, TAGGING_LABELS, type Lang } from '@iris/shared';
@@ -42,7 +42,7 @@ export function tagsFromEvidence(e: Evidence): Tag[] {
   for (const f of e.faces ?? []) tags.push({ key: 'tag:face', score: f.score });
   if (e.text) tags.push({ key: 'tag:text', score: ramp(e.text.boxes, 1, 4) * ramp(e.text.area, 0, 0.02) });
   const s = e.stats;
-  for (const c of s.colors.slice(0, 3)) if (c.share >= 0.15) tags.push({ key: `color:${c.id}`, score: Math.min(0.99, 2 * c.share) });
+  for (const c of s.colors.slice(0, 3)) if (c.share >= 0.15) tags.push({ key: `color:${c.id}`, score: Math.min(0.9, 0.2 + c.share) });
   tags.push({ key: 'tag:black_and_white', score: 1 - ramp(s.colourfulness, 4, 12) });
   tags.push({ key: 'tag:colorful', score: ramp(s.colourfulness, 60, 110) });
   const drawing = e.nsfw?.find((c) => c.id === 'drawing')?.score ?? 0;

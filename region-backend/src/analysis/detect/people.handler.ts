@@ -21,7 +21,7 @@ export const ADULT_AGE = 18;
  * Faces narrower than this (pixels of the analysed picture) are too blurred for gender and age: their person
  * stays unlabelled, as when no face is visible.
  */
-export const MIN_FACE_PIXELS = 32;
+export const MIN_FACE_PIXELS = 24;
 /** People examined per picture (largest scores first); bounds the face-attribute work. */
 const MAX_PEOPLE = 16;
 const LABELS = labelIndex(PEOPLE_LABELS);

@@ -34,6 +34,21 @@ export function cropNormalised(img: Rgb, box: readonly [number, number, number, 
   return { image: cropRgb(img, left, top, right - left, bottom - top), left, top };
 }
 
+/** Mirrors left to right. */
+export function mirrorRgb(img: Rgb): Rgb {
+  const out = new Uint8Array(img.data.length);
+  for (let y = 0; y < img.height; y++) {
+    for (let x = 0; x < img.width; x++) {
+      const src = (y * img.width + x) * 3;
+      const dst = (y * img.width + (img.width - 1 - x)) * 3;
+      out[dst] = img.data[src]!;
+      out[dst + 1] = img.data[src + 1]!;
+      out[dst + 2] = img.data[src + 2]!;
+    }
+  }
+  return { data: out, width: img.width, height: img.height };
+}
+
 /** Averages `factor`×`factor` blocks: the anti-aliasing step before bilinear downscaling by large ratios. */
 function boxShrink(img: Rgb, factor: number): Rgb {
   const w = Math.max(1, Math.floor(img.width / factor));

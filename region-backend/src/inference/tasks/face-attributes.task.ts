@@ -1,9 +1,9 @@
 /** Estimates gender and age for face boxes (one batch through the face-attribute stage). */
 import { resolveManifest } from '../../analysis/model-config.js';
-import { ageGenderOptions, decodeAgeGender, type FaceAttributes } from '../../analysis/detect/decoders/age-gender.decoder.js';
+import { ageGenderOptions, averageAttributes, decodeAgeGender, type FaceAttributes } from '../../analysis/detect/decoders/age-gender.decoder.js';
 import type { Box } from '../../analysis/detect/decoders/detection.js';
 import { loadManifestModel, manifestInput } from '../runtime/manifest-model.js';
-import { cropNormalised, type Rgb } from '../runtime/pixels.js';
+import { cropNormalised, mirrorRgb, type Rgb } from '../runtime/pixels.js';
 
 export interface FaceAttributesPayload {
   stage: string;
@@ -32,6 +32,11 @@ export default async function faceAttributes(input: unknown): Promise<FaceAttrib
     const cy = (y + h / 2) * image.height;
     return cropNormalised(image, [(cx - side / 2) / image.width, (cy - side / 2) / image.height, side / image.width, side / image.height]).image;
   });
-  const outputs = await model.run(manifestInput(crops, manifest));
-  return { faces: crops.map((_, i) => decodeAgeGender(outputs, i, options, payload.adultAge)), model: manifest.name };
+  const batch = options.mirror ? [...crops, ...crops.map(mirrorRgb)] : crops;
+  const outputs = await model.run(manifestInput(batch, manifest));
+  const faces = crops.map((_, i) => {
+    const direct = decodeAgeGender(outputs, i, options, payload.adultAge);
+    return options.mirror ? averageAttributes(direct, decodeAgeGender(outputs, crops.length + i, options, payload.adultAge)) : direct;
+  });
+  return { faces, model: manifest.name };
 }

@@ -13,6 +13,8 @@ export const ageGenderOptions = z.object({
   ageOutputSize: z.number().int().positive().default(100),
   /** The face box is grown by this factor (square, around its centre) before cropping. */
   faceScale: z.number().positive().default(1.3),
+  /** Also run each face mirrored and average both answers (steadier on small or turned faces). */
+  mirror: z.boolean().default(false),
 });
 export type AgeGenderOptions = z.infer<typeof ageGenderOptions>;
 
@@ -44,4 +46,9 @@ export function decodeAgeGender(outputs: OutputTensor[], index: number, options:
     if (years >= adultAge) adult += p;
   });
   return { male, age: total > 0 ? expected / total : 0, adult: total > 0 ? adult / total : 0 };
+}
+
+/** Averages two readings of the same face (original and mirrored). */
+export function averageAttributes(a: FaceAttributes, b: FaceAttributes): FaceAttributes {
+  return { male: (a.male + b.male) / 2, age: (a.age + b.age) / 2, adult: (a.adult + b.adult) / 2 };
 }
