@@ -83,3 +83,14 @@ export async function startChildBackend(options: { databaseUrl: string; dataDir:
     },
   };
 }
+
+/** A multipart body holding one file part (for callers outside vitest, which cannot import test-app.ts). */
+export function fileBody(field: string, filename: string, content: string | Buffer): { payload: Buffer; headers: Record<string, string> } {
+  const boundary = `----iris${newResourceId(12)}`;
+  const payload = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\nContent-Type: text/csv\r\n\r\n`),
+    Buffer.isBuffer(content) ? content : Buffer.from(content),
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  return { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}

@@ -45,10 +45,10 @@ export async function withLockedSet<T>(
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
+    const where = 'id = $1 AND ($2::bigint IS NULL OR account_id = $2) AND ($3::text IS NULL OR kind = $3)';
     const locked = await client.query(
-      `UPDATE data_sets SET modified_at = CASE WHEN $4 THEN now() ELSE modified_at END
-       WHERE id = $1 AND ($2::bigint IS NULL OR account_id = $2) AND ($3::text IS NULL OR kind = $3)`,
-      [setId, options.accountId ?? null, options.kind ?? null, options.touch ?? false],
+      options.touch ? `UPDATE data_sets SET modified_at = now() WHERE ${where}` : `SELECT 1 FROM data_sets WHERE ${where} FOR UPDATE`,
+      [setId, options.accountId ?? null, options.kind ?? null],
     );
     if (!locked.rowCount) {
       await client.query('ROLLBACK');

@@ -78,15 +78,6 @@ export async function updateDataSet(
   return (result.rowCount ?? 0) > 0;
 }
 
-/**
- * Locks the set row for the rest of the transaction (record changes of one set are serialised with its
- * deletion) and marks it modified. Returns false when the set does not exist.
- */
-export async function lockAndTouchDataSet(db: Queryable, accountId: number, id: string, kind: SetKind): Promise<boolean> {
-  const result = await db.query('UPDATE data_sets SET modified_at = now() WHERE account_id = $1 AND id = $2 AND kind = $3', [accountId, id, kind]);
-  return (result.rowCount ?? 0) > 0;
-}
-
 /** Deletes the set and (by cascade) its records. */
 export async function deleteDataSet(db: Queryable, accountId: number, id: string, kind: SetKind): Promise<boolean> {
   const result = await db.query('DELETE FROM data_sets WHERE account_id = $1 AND id = $2 AND kind = $3', [accountId, id, kind]);

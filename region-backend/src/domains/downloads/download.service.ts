@@ -29,7 +29,7 @@ export interface DownloadJobData {
 }
 
 interface JobSender {
-  send(name: string, data: object, options?: { startAfter?: Date; singletonKey?: string; singletonSeconds?: number }): Promise<string | null>;
+  send(name: string, data: object, options?: { startAfter?: Date; singletonKey?: string; singletonSeconds?: number; singletonNextSlot?: boolean }): Promise<string | null>;
 }
 
 export interface DownloadServiceDeps {
@@ -60,8 +60,9 @@ export class DownloadService {
   async enqueue(setId: string, startAfter?: Date): Promise<void> {
     const data: DownloadJobData = { setId };
     if (startAfter && startAfter.getTime() > Date.now()) {
-      // Follow-ups of one set within ten seconds collapse into one job.
-      await this.deps.queue.send(DOWNLOAD_JOB, data, { startAfter, singletonKey: `later:${setId}`, singletonSeconds: 10 });
+      // Debounced: follow-ups of one set sent within the same two-second slot collapse into one job; when
+      // that slot's job exists already (even finished), the send moves to the next slot instead of vanishing.
+      await this.deps.queue.send(DOWNLOAD_JOB, data, { startAfter, singletonKey: `later:${setId}`, singletonSeconds: 2, singletonNextSlot: true });
     } else {
       await this.deps.queue.send(DOWNLOAD_JOB, data);
     }

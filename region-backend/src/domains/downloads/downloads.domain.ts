@@ -4,6 +4,7 @@
  */
 import fp from 'fastify-plugin';
 import { loadImageConfig } from '../../images/image-config.js';
+import { purgeRecordTombstones } from '../data-sets/record-feed.js';
 import { defineJob } from '../../jobs/job-registry.js';
 import type { Domain } from '../domain.js';
 import { loadDownloadConfig } from './download-config.js';
@@ -15,6 +16,10 @@ declare module 'fastify' {
     downloads: DownloadService;
   }
 }
+
+const PURGE_JOB = 'data-sets.purge-tombstones';
+/** Deleted records stay visible to change readers (search indexing) this long. */
+const TOMBSTONE_DAYS = 7;
 
 const routes = fp(
   async (app) => {
@@ -31,6 +36,7 @@ const routes = fp(
     app.addHook('onReady', async () => {
       const sets = await service.recover();
       if (sets) app.log.info({ sets }, 'resuming unfinished downloads');
+      await app.queue.boss.schedule(PURGE_JOB, '17 3 * * *', {});
     });
     app.addHook('onClose', async () => service.close());
   },
@@ -47,6 +53,14 @@ export const downloadsDomain: Domain = {
       queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 15 * 60 },
       handler: async (data) => {
         await app.downloads.processSet(data.setId);
+      },
+    }),
+    defineJob({
+      name: PURGE_JOB,
+      concurrency: 1,
+      handler: async () => {
+        const purged = await purgeRecordTombstones(app.db.pool, new Date(Date.now() - TOMBSTONE_DAYS * 86_400_000));
+        if (purged) app.log.info({ purged }, 'purged deleted data-set records');
       },
     }),
   ],
