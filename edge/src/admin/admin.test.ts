@@ -101,6 +101,7 @@ describe('operator forwarding', () => {
     const res = await admin<BackendEcho>('POST', '/regions/ap-southeast/logos?x=1', { name: 'acme' });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ backend: 'ap-southeast', verified: true, account: 0, url: '/admin/logos?x=1', method: 'POST' });
+    expect(res.body.headers.authorization).toBeUndefined();
     expect((await admin('GET', '/regions/mars/logos')).status).toBe(404);
   });
 

@@ -18,13 +18,15 @@ export const regionForwardRoutes = new Hono<AppEnv>().all('/:region/*', async fu
   const path = c.get('forwardPath');
   if (!path.startsWith(`${prefix}/`)) throw new ApiError('notFound', 'no such endpoint');
   const url = new URL(c.req.url);
+  const headers = new Headers(c.req.raw.headers);
+  headers.delete('authorization'); // the admin token stays at the edge
   const answer = await forwardToBackend({
     region,
     backend: config.backends[region],
     timeoutMs: config.backendTimeoutMs,
     method: c.req.method,
     pathWithQuery: `/admin${path.slice(prefix.length)}${url.search}`,
-    headers: c.req.raw.headers,
+    headers,
     body: await readBodyBytes(c.req.raw),
     accountId: OPERATOR_ACCOUNT_ID,
     context: { requestId: c.get('requestId'), lang: c.get('lang') },
