@@ -15,7 +15,7 @@
  *     background, with a soft shadow): the foreground service's dominant colour must be the object's
  *     (ΔE2000 < 10) and the background colour must hold < 5 % of its `detailed` answer.
  * (d) Textures. Synthetic fabrics with known labels (stripes in 4 orientations × 3 periods × 3 colour pairs,
- *     plaid, polka dots, plain, colour blocks, camouflage, colour noise): accuracy per class at 256 px with
+ *     plaid, polka dots, plain, colour blocks, camouflage, leopard rosettes, colour noise): accuracy per class at 256 px with
  *     JPEG quality 80, and shrunk to 160 px behind a garment-shaped mask with JPEG quality 70.
  * (e) Real photos (Debian `darknet`, `python3-skimage`): the answers of the three colour services and of
  *     fashion analysis, listed for inspection (no ground truth).
@@ -230,6 +230,7 @@ function textures(): Promise<void> {
   for (const c of [[30, 40, 90], [200, 30, 40], [240, 240, 235], [90, 120, 60], [180, 150, 120], [20, 20, 20]] as P.Color[]) cases.push({ label: 'Pure', expected: ['Pure'], image: P.plain(256, c, seed++) });
   for (const [a, b] of pairs) cases.push({ label: 'Contrast', expected: ['Contrast'], image: P.colorBlocks(256, a, b, seed++) });
   for (let i = 0; i < 4; i++) cases.push({ label: 'Camo', expected: ['Camo'], image: P.camouflage(256, seed++) });
+  for (let i = 0; i < 4; i++) cases.push({ label: 'Leopard', expected: ['Leopard'], image: P.leopard(256, seed++) });
   for (let i = 0; i < 4; i++) cases.push({ label: 'noise (Printing)', expected: ['Printing'], image: P.colorNoise(256, seed++) });
   return (async () => {
     // Hard variant: the fabric shrunk to 60 % (160 px), seen through a garment-shaped mask, JPEG q70.

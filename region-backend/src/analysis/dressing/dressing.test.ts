@@ -28,6 +28,7 @@ describe('texture classifier on synthetic fabrics', () => {
     ['plain', P.plain(256, NAVY), ['Pure']],
     ['colour blocks', P.colorBlocks(256, WHITE, NAVY), ['Contrast']],
     ['camouflage', P.camouflage(256), ['Camo']],
+    ['leopard', P.leopard(256), ['Leopard']],
     ['colour noise', P.colorNoise(256), ['Printing']],
   ];
   it.each(cases)('%s', (_name, image, expected) => {

@@ -1,6 +1,7 @@
 /**
  * Synthetic fabric patterns with known labels, for the texture tests and the colour/texture evaluation:
- * stripes, plaid, polka dots, plain cloth (with shading), colour noise, two-colour blocks and camouflage.
+ * stripes, plaid, polka dots, plain cloth (with shading), colour noise, two-colour blocks, camouflage and
+ * leopard rosettes.
  * Every pattern gets mild shading and pixel noise so that "plain" is not trivially flat.
  */
 import type { RgbImage } from '../analysis-registry.js';
@@ -96,5 +97,23 @@ export function camouflage(size: number, seed = 1): RgbImage {
   return render(size, seed, (x, y) => {
     const v = 0.7 * coarse(x, y) + 0.3 * fine(x, y);
     return palette[Math.max(0, Math.min(3, Math.floor((v - 0.2) * 6.7)))]!;
+  });
+}
+
+/** Leopard rosettes: irregular dark rings with brown centres, scattered on tan. */
+export function leopard(size: number, seed = 1): RgbImage {
+  const random = seededRandom(seed + 313);
+  const spots = Array.from({ length: Math.round((size * size) / 700) }, () => ({
+    x: random() * size, y: random() * size, r: 5 + random() * 6, sx: 0.7 + random() * 0.6,
+  }));
+  const tan: Color = [196, 146, 84];
+  const ring: Color = [40, 30, 22];
+  const centre: Color = [150, 95, 45];
+  return render(size, seed, (x, y) => {
+    for (const s of spots) {
+      const d = Math.hypot((x - s.x) * s.sx, y - s.y);
+      if (d < s.r) return d > 0.6 * s.r ? ring : centre;
+    }
+    return tan;
   });
 }

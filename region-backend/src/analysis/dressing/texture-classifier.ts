@@ -7,7 +7,8 @@
  * - Contrast: few edges (< 10 % of pixels), two colour blocks each ≥ 20 % and ≥ 25 ΔE apart;
  * - Camo: not one of the above, ≥ 3 earthy colours (olive, brown, khaki, dark green) each ≥ 10 %;
  * - Leopard: not one of the above, tan/brown base (≥ 35 %) with dark spots (10–45 %) in many blobs;
- * - Printing: irregular and busy (edge density ≥ 0.15) with ≥ 4 colours;
+ * - Printing: irregular and busy (edge density ≥ 0.15) with ≥ 4 colours (each ≥ 6 %), two of them vivid
+ *   (C* ≥ 20) and ≥ 40° apart in hue;
  * - Pure: few edges and one colour (folds and shading allowed).
  * Not recognised by the default pack: Geometric, Letters, Animals, Human, Floral, Cartoon (floral and other
  * printed motifs come out as Printing).
@@ -46,7 +47,11 @@ export function classifyTexture(f: TextureFeatures): Texture[] {
     if (L >= 40 && L <= 80 && C >= 15 && h >= 45 && h <= 90 && dark >= 0.1 && dark <= 0.45) return ['Leopard'];
   }
 
-  if (!periodic && f.edgeDensity >= 0.15 && significant(0.05).length >= 4) return ['Printing'];
+  // A print: busy, several colours, and at least two clearly different hues (folds and shadows on a
+  // plain garment make many shades of one hue, not several hues).
+  const vivid = significant(0.06).map((c) => lch(c.lab)).filter(([, C]) => C >= 20);
+  const hueSpread = vivid.some(([, , h1]) => vivid.some(([, , h2]) => Math.min(Math.abs(h1 - h2), 360 - Math.abs(h1 - h2)) >= 40));
+  if (!periodic && f.edgeDensity >= 0.15 && significant(0.06).length >= 4 && hueSpread) return ['Printing'];
   if (f.edgeDensity < 0.05 && significant(0.08).length <= 1) return ['Pure'];
   return [];
 }
