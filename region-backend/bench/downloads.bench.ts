@@ -17,6 +17,7 @@ import { photoJpeg } from '../src/images/test-images.fixture.js';
 import { fileBody, startChildBackend, type ChildBackend } from '../test/data-sets/child-backend.js';
 
 const IMAGES = 1000;
+const LARGE_FILE_LINES = 100_000;
 const PHOTOS = 24;
 const RUNS = 3;
 const CONCURRENCY = [4, 8];
@@ -93,6 +94,22 @@ export default async function run(): Promise<void> {
       } finally {
         await backend.kill('SIGTERM');
       }
+    }
+    // A large file: parse, validate and commit only (the set is deleted right after, before much downloading).
+    const backend = await startChildBackend({ databaseUrl: postgres.connectionString('iris_bench'), dataDir: path.join(dir, 'data-large'), env: { IRIS_DOWNLOAD_CONCURRENCY: '1' } });
+    try {
+      const setId = newResourceId();
+      await backend.call({ method: 'POST', url: '/image_sets/_0000014', resourceId: setId, body: { name: 'large' } });
+      const csv = Array.from({ length: LARGE_FILE_LINES }, (_, i) => `${base}/large/${i}.jpg,"meta, number ${i}",tag${i % 10}|all`).join('\n');
+      const upload = fileBody('urls_to_add', 'large.csv', csv);
+      const started = performance.now();
+      const added = await backend.call({ method: 'POST', url: `/image_sets/_0000014/${setId}`, body: upload.payload, headers: upload.headers });
+      const seconds = (performance.now() - started) / 1000;
+      if (added.status !== 200) throw new Error(`large upload failed: ${added.text}`);
+      await backend.call({ method: 'DELETE', url: `/image_sets/_0000014/${setId}` });
+      console.log(`Upload of a ${LARGE_FILE_LINES.toLocaleString('en')}-line CSV (${(upload.payload.length / 1024 / 1024).toFixed(1)} MB): ${seconds.toFixed(1)} s, ${Math.round(LARGE_FILE_LINES / seconds)} lines/s (one run)\n`);
+    } finally {
+      await backend.kill('SIGTERM');
     }
     printTable(['1,000-image bulk add', 'images/s (median)', 'seconds to downloaded (median)', 'upload request ms (median)'], rows);
   } finally {
