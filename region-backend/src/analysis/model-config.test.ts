@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_MODELS_DIR, hasOverride, resetModelConfig, resolveManifest, resolveModelFile } from './model-config.js';
+import { DEFAULT_MODELS_DIR, hasOverride, resetModelConfig, resolveManifest, resolveModelFile, validateModelOverrides } from './model-config.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'iris-model-config-'));
 const manifest = (name: string, file: string) => ({
@@ -48,6 +48,20 @@ describe('model stage configuration', () => {
     // An override wins over the fallback too.
     expect(resolveManifest('furniture-detector', 'object-detector').name).toBe('operator-porn');
     expect(resolveManifest('face-detector').name).toBe('faceboxes-widerface');
+    // The model file itself is missing: a boot-time check names it.
+    expect(() => validateModelOverrides()).toThrow(/model file .*porn\.onnx does not exist/);
+  });
+
+  it('validates every override at boot when the files exist', () => {
+    writeFileSync(path.join(dir, 'model.onnx'), 'x');
+    writeFileSync(path.join(dir, 'ok.json'), JSON.stringify(manifest('ok', 'model.onnx')));
+    writeFileSync(path.join(dir, 'overrides-ok.json'), JSON.stringify({ 'porn-classifier': 'ok.json' }));
+    process.env.IRIS_MODEL_OVERRIDES = path.join(dir, 'overrides-ok.json');
+    resetModelConfig();
+    expect(validateModelOverrides()).toEqual(['porn-classifier']);
+    delete process.env.IRIS_MODEL_OVERRIDES;
+    resetModelConfig();
+    expect(validateModelOverrides()).toEqual([]);
   });
 
   it('rejects invalid manifests and override files with a message naming the problem', () => {

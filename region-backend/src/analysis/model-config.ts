@@ -95,6 +95,19 @@ export function resolveManifest(stage: string, fallbackStage?: string): ModelMan
   return manifest;
 }
 
+/**
+ * Reads and validates every manifest IRIS_MODEL_OVERRIDES names (and that their model files exist), so a
+ * backend can fail at boot instead of on the first request. Answers the overridden stage names.
+ */
+export function validateModelOverrides(): string[] {
+  const stages = [...loadOverrides().keys()];
+  for (const stage of stages) {
+    const manifest = resolveManifest(stage);
+    if (!existsSync(manifest.file)) throw new Error(`IRIS_MODEL_OVERRIDES: stage ${stage}: model file ${manifest.file} does not exist`);
+  }
+  return stages;
+}
+
 /** Forgets cached overrides and manifests (tests that change IRIS_MODEL_OVERRIDES in one process). */
 export function resetModelConfig(): void {
   overrides = null;
