@@ -7,6 +7,9 @@ import { parseColorParams } from './color-params.js';
 import { ciede2000, hexToLab, labToRgb, rgbToLab } from './color-space.js';
 import { COLOR_HANDLERS, colorEverythingHandler, colorForegroundHandler, colorOutfitHandler } from './color.handlers.js';
 import { borderBackgroundForeground } from './foreground-mask.js';
+import { cncsNotation } from './cncs-notation.js';
+import { ncsNotation } from './ncs-notation.js';
+import { createRequire } from 'node:module';
 
 function image(width: number, height: number, paint: (x: number, y: number) => readonly [number, number, number]): RgbImage {
   const data = new Uint8Array(width * height * 3);
@@ -75,6 +78,21 @@ describe('colour science', () => {
     expect(a).toEqual(b);
     expect(a).toHaveLength(2);
     expect(a[0]!.weight + a[1]!.weight).toBeCloseTo(1, 9);
+  });
+});
+
+describe('NCS and CNCS notations', () => {
+  it('finds the notation of a colour made by the NCS formula', () => {
+    const ncsColor = createRequire(import.meta.url)('ncs-color') as { hex(n: string): string };
+    for (const notation of ['S 2060-B', 'S 1080-Y90R', 'S 4020-G30Y', 'S 7000-N']) expect(ncsNotation(hexToLab(ncsColor.hex(`NCS ${notation}`)))).toBe(notation);
+  });
+
+  it('codes hue, lightness and chroma in seven digits, neutrals with hue 000', () => {
+    const grey = cncsNotation(rgbToLab(128, 128, 128), 'en');
+    expect(grey).toEqual({ chroma: '00', cncs: `000${grey.lightness}00`, color: 'Medium Gray', lightness: '54', rgb: ['129', '129', '129'] });
+    // rgb is the centre of the code's cell (L* 54), not the input (L* 53.6).
+    const red = cncsNotation(rgbToLab(200, 30, 40), 'zh');
+    expect(red.cncs).toMatch(/^0\d{2}4375$/);
   });
 });
 
