@@ -62,6 +62,10 @@ export async function startImageServer(options: { slowMs?: number; delayMs?: num
   const goodJpeg = images.get('jpg:1')!;
   const truncated = goodJpeg.subarray(0, Math.floor(goodJpeg.length / 2));
   const huge = hugePng();
+  // About 150 KB of noise: larger than a small IRIS_FETCH_MAX_BYTES.
+  const big = await sharp(Buffer.from(Array.from({ length: 256 * 256 * 3 }, (_, i) => (i * 7919) % 251)), { raw: { width: 256, height: 256, channels: 3 } })
+    .png({ compressionLevel: 0 })
+    .toBuffer();
   const hits = new Map<string, number>();
   const flakyCounts = new Map<string, number>();
   const slowMs = options.slowMs ?? 5000;
@@ -101,6 +105,8 @@ export async function startImageServer(options: { slowMs?: number; delayMs?: num
         return send(200, 'image/jpeg', '<!doctype html><html><body>not an image</body></html>');
       case '/bad/huge.png':
         return send(200, 'image/png', huge);
+      case '/big.png':
+        return send(200, 'image/png', big);
       case '/status/503':
         return send(503, 'text/plain', 'unavailable');
       case '/slow.jpg': {

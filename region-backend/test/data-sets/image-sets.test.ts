@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newResourceId } from '@iris/shared';
 import { listRecordChanges } from '../../src/domains/data-sets/record-feed.js';
 import { registerSetUsageCheck } from '../../src/domains/data-sets/set-usage.js';
-import { startTestBackend, type TestBackend } from '../support/test-app.js';
+import { multipart, startTestBackend, type TestBackend } from '../support/test-app.js';
 import { createImageSet, fileUpload, tarGz, TIME_FORMAT, waitFor } from './helpers.js';
 import { startImageServer, type ImageServer } from './image-server.js';
 
@@ -126,7 +126,9 @@ describe('image sets', () => {
       const res = await backend.call({ method: 'POST', url: `${BASE}/${id}`, payload: { image_url: images.url(2, ext) } });
       expect(res.statusCode).toBe(200);
     }
-    expect((await get(id)).json()).toMatchObject({ n_items: 4, n_downloaded: 4, status: 'downloaded' });
+    const mp = multipart({ image_url: images.url(3, 'png'), meta: 'multipart', tags: 'm' });
+    expect((await backend.call({ method: 'POST', url: `${BASE}/${id}`, payload: mp.payload, headers: mp.headers })).statusCode).toBe(200);
+    expect((await get(id)).json()).toMatchObject({ n_items: 5, n_downloaded: 5, status: 'downloaded' });
   });
 
   it('answers 500/4001 for URLs that cannot be downloaded and keeps no record; 400/5001 for bad fields', async () => {
