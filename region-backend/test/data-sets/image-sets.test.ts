@@ -53,6 +53,9 @@ describe('image sets', () => {
 
     const form = await backend.call({ method: 'POST', url: BASE, resourceId: newResourceId(), payload: 'name=form%20set', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(form.json()).toMatchObject({ name: 'form set', description: '' });
+    const mp = multipart({ name: 'multipart set', description: '多' });
+    const multi = await backend.call({ method: 'POST', url: BASE, resourceId: newResourceId(), payload: mp.payload, headers: mp.headers });
+    expect(multi.json()).toMatchObject({ name: 'multipart set', description: '多' });
 
     for (const payload of [{}, { name: '' }, { name: '   ' }, { description: 'no name' }]) {
       const missing = await backend.call({ method: 'POST', url: BASE, resourceId: newResourceId(), payload });

@@ -1,14 +1,7 @@
 /** Row rules of the image-set bulk files (CSV `url,meta,tags`; CSV whose first column is the URL to delete). */
-import { BulkFileError, type CsvRow } from '../data-sets/bulk-rows.js';
+import { BulkFileError, isHeaderRow, type CsvRow } from '../data-sets/bulk-rows.js';
 import { recordInput, type RecordInput } from '../data-sets/record.repo.js';
 import { recordMeta, recordTags, recordUrl } from '../data-sets/record-rules.js';
-
-const HEADER_NAMES = new Set(['url', 'image_url', 'urls']);
-
-/** A first row such as `url,meta,tags` is a header, not a record. */
-export function isHeaderRow(row: CsvRow, index: number): boolean {
-  return index === 0 && HEADER_NAMES.has((row.cells[0] ?? '').trim().toLowerCase());
-}
 
 /** `url,meta,tags` (meta and tags optional); more than three columns refuses the file. */
 export function imageRowToAdd(row: CsvRow, index: number): RecordInput | null {

@@ -1,8 +1,7 @@
 /** Row rules of training data files: `url,label` to add; one column of URLs (or URL plus label) to delete. */
-import { BulkFileError, type CsvRow } from '../data-sets/bulk-rows.js';
+import { BulkFileError, isHeaderRow, type CsvRow } from '../data-sets/bulk-rows.js';
 import { recordInput, type RecordInput } from '../data-sets/record.repo.js';
 import { recordUrl, trainingLabel } from '../data-sets/record-rules.js';
-import { isHeaderRow } from '../image-sets/image-set-files.js';
 
 export function trainingRowToAdd(row: CsvRow, index: number): RecordInput | null {
   if (isHeaderRow(row, index)) return null;
