@@ -1,8 +1,9 @@
-/** Face detection v1.0 (_0000049): every face, labelled `face`. */
+/** Face detection v1.0 (_0000049): every face, labelled `face` (large pictures also searched in quarters). */
 import { FACE_LABELS } from '@iris/shared';
 import type { AnalysisHandler } from '../analysis-registry.js';
 import { DETECT_MIN_SIDE } from './detect-limits.js';
-import { boxItem, detect, FACE_STAGE, sharedImage } from './vision-calls.js';
+import { findFaces } from './face-search.js';
+import { boxItem, sharedImage } from './vision-calls.js';
 
 const FACE = FACE_LABELS[0]!;
 
@@ -11,7 +12,7 @@ export const facesHandler: AnalysisHandler = {
   envelope: 'detect',
   minSide: DETECT_MIN_SIDE,
   async run(ctx, input) {
-    const faces = await detect(ctx, { stage: FACE_STAGE, image: sharedImage(input.rgb) });
+    const faces = await findFaces(ctx, sharedImage(input.rgb));
     return {
       boxes_detected: faces.sort((a, b) => b.score - a.score).map((f) => boxItem(f.box, FACE, f.score, input.lang)),
     };

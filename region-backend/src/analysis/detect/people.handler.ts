@@ -12,6 +12,7 @@ import type { AnalysisHandler } from '../analysis-registry.js';
 import type { Box } from './decoders/detection.js';
 import { DETECT_MIN_SIDE, OBJECT_MIN_SCORE } from './detect-limits.js';
 import { assignFaces, headRegion, type Scored } from './face-assignment.js';
+import { findFaces } from './face-search.js';
 import { boxItem, detect, FACE_STAGE, faceAttributes, OBJECT_STAGE, sharedImage, type DetectBoxItem } from './vision-calls.js';
 
 export const PEOPLE_STAGE = 'people-detector';
@@ -34,7 +35,7 @@ export const peopleHandler: AnalysisHandler = {
     const image = sharedImage(input.rgb);
     const [objects, found] = await Promise.all([
       detect(ctx, { stage: PEOPLE_STAGE, fallback: OBJECT_STAGE, image, minScore: OBJECT_MIN_SCORE }),
-      detect(ctx, { stage: FACE_STAGE, image }),
+      findFaces(ctx, image),
     ]);
     const persons: Scored[] = objects.filter((d) => d.label === 'person').sort((a, b) => b.score - a.score).slice(0, MAX_PEOPLE);
     const faces: Scored[] = [...found];

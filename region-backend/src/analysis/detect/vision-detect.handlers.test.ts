@@ -1,4 +1,5 @@
 /** The vision detect services end to end through a real inference pool, real models and real photos. */
+import sharp from 'sharp';
 import { FASHION_DETECT_LABELS, FURNITURE_LABELS, type Lang } from '@iris/shared';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InferencePool } from '../../inference/inference-pool.js';
@@ -9,7 +10,8 @@ import { fashionHandler } from './fashion.handler.js';
 import { furnitureHandler } from './furniture.handler.js';
 import { peopleHandler } from './people.handler.js';
 import { faceRow, sampleTile } from './testing/sample-images.js';
-import { mapDetections, type DetectBoxItem } from './vision-calls.js';
+import { detect, mapDetections, type DetectBoxItem } from './vision-calls.js';
+import { mergeFaces } from './face-search.js';
 import { COCO_TO_FURNITURE } from './furniture.handler.js';
 import { labelIndex } from '@iris/shared';
 
@@ -42,6 +44,25 @@ describe('vision detect services', () => {
     const fifths = faces.map((f) => Math.floor((f.box[0] + f.box[2] / 2) * 5)).sort();
     expect(fifths).toEqual([0, 1, 2, 3, 4]);
     expect(facesHandler.minSide).toBe(16);
+  });
+
+  it('_0000049 searches large pictures in quarters too, finding faces too small at whole-picture scale', async () => {
+    const row = await faceRow();
+    const png = await sharp(row.data, { raw: { width: row.width, height: row.height, channels: 3 } }).png().toBuffer();
+    const { data, info } = await sharp({ create: { width: 3200, height: 2000, channels: 3, background: '#6a7a5a' } })
+      .composite([{ input: png, left: 1500, top: 900 }])
+      .removeAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const big: RgbImage = { data: new Uint8Array(data), width: info.width, height: info.height };
+    expect(await detect({ pool }, { stage: 'face-detector', image: big })).toHaveLength(0);
+    const faces = await boxes(facesHandler, big);
+    expect(faces.length).toBeGreaterThanOrEqual(4);
+    for (const f of faces) {
+      expect(f.box[0] * 3200).toBeGreaterThanOrEqual(1490);
+      expect((f.box[0] + f.box[2]) * 3200).toBeLessThanOrEqual(2310);
+      expect(f.box[1] * 2000).toBeGreaterThanOrEqual(890);
+    }
   });
 
   it('_0000187 labels each visible face with gender and age: one man and four women, all adults', async () => {
@@ -91,5 +112,19 @@ describe('detector label mapping', () => {
       'zh',
     );
     expect(items.map((i) => [i.type, i.puid])).toEqual([['沙发', 'furniture.sofa'], ['浴缸', 'furniture.bathtub']]);
+  });
+});
+
+describe('face merging across quarters', () => {
+  it('adds quarter faces that overlap no whole-picture face, the best of overlapping quarter faces, and no cut halves', () => {
+    const merged = mergeFaces(
+      [{ box: [0.5, 0.5, 0.1, 0.1], label: 'face', score: 0.7 }],
+      [
+        { box: [0.1, 0.1, 0.1, 0.1], label: 'face', score: 0.8 },
+        { box: [0.11, 0.1, 0.1, 0.1], label: 'face', score: 0.9 },
+        { box: [0.5, 0.5, 0.05, 0.1], label: 'face', score: 0.95 }, // the left half of the whole-picture face
+      ],
+    );
+    expect(merged.map((m) => m.score)).toEqual([0.7, 0.9]);
   });
 });
