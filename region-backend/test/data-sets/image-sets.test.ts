@@ -164,7 +164,7 @@ describe('image sets', () => {
       `${images.url(11, 'png')},"say ""hi""",`,
       `${images.url(12, 'webp')}`,
       '',
-      `${images.url(13, 'gif')},,c`,
+      `${images.url(13, 'gif')},,"x,y|{z}|q""r|标签|c"`,
       `${images.base}/missing.jpg,gone,`,
       `${images.base}/bad/page.jpg,html,`,
     ];
@@ -181,6 +181,7 @@ describe('image sets', () => {
     const byUrl = new Map(records.map((r) => [r.url, r]));
     expect(byUrl.get(images.url(10))).toMatchObject({ meta: 'meta, with comma', tags: ['a', 'b'], status: 'downloaded' });
     expect(byUrl.get(images.url(11, 'png'))).toMatchObject({ meta: 'say "hi"', tags: [] });
+    expect(byUrl.get(images.url(13, 'gif'))).toMatchObject({ meta: '', tags: ['x,y', '{z}', 'q"r', '标签', 'c'] });
     expect(byUrl.get(`${images.base}/missing.jpg`)).toMatchObject({ status: 'failed', blob_key: null });
     const stored = await backend.app.db.pool.query(`SELECT width, height, last_error FROM data_set_records WHERE set_id = $1 AND url = $2`, [id, images.url(10)]);
     expect(stored.rows[0]).toMatchObject({ width: 96 + 3, height: 64 });
