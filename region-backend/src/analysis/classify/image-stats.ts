@@ -1,11 +1,14 @@
 /**
  * Cheap whole-picture statistics the scene and tagging rules use: brightness, saturation, colourfulness,
  * texture, the share of sky-, water-, vegetation-, snow- and sand-like pixels in the regions of the picture
- * where they usually are, and the dominant basic colours. Computed on a copy at most 160 pixels wide.
+ * where they usually are, and the dominant basic colours (named as the colour services name them: CIELAB
+ * palette, basic term of the nearest ISCC–NBS block). Computed on a copy at most 160 pixels wide.
  */
-import { BASIC_COLOR_IDS, type BasicColorId } from '@iris/shared';
+import type { BasicColorId } from '@iris/shared';
 import { limitSide, type Rgb } from '../../inference/runtime/pixels.js';
-import { basicColorOf, rgbToHsv } from './basic-color.js';
+import { nearestIsccNbs } from '../color/color-names.js';
+import { extractPalette } from '../color/palette-extraction.js';
+import { rgbToHsv } from './hsv.js';
 
 export interface ImageStats {
   /** Mean luma, 0..1. */
@@ -43,7 +46,6 @@ export function imageStats(full: Rgb): ImageStats {
   const { width: W, height: H, data } = img;
   const n = W * H;
   const luma = new Float32Array(n);
-  const counts = new Map<BasicColorId, number>(BASIC_COLOR_IDS.map((id) => [id, 0]));
   let sumL = 0, dark = 0, sumS = 0, skyBlueTop = 0, brightTop = 0, topN = 0, waterBottom = 0, sandBottom = 0, whiteBottom = 0, bottomN = 0;
   let green = 0, white = 0, paper = 0, ink = 0;
   let sumRg = 0, sumYb = 0, sumRg2 = 0, sumYb2 = 0;
@@ -77,8 +79,6 @@ export function imageStats(full: Rgb): ImageStats {
         if (h >= 20 && h <= 50 && s > 0.15 && s < 0.6 && v > 0.5) sandBottom++;
         if (isWhite) whiteBottom++;
       }
-      const c = basicColorOf(r, g, b);
-      counts.set(c, counts.get(c)! + 1);
     }
   }
   let edges = 0;
@@ -108,6 +108,15 @@ export function imageStats(full: Rgb): ImageStats {
     sandBottom: bottomN ? sandBottom / bottomN : 0,
     paper: paper / n,
     ink: ink / n,
-    colors: [...counts].map(([id, c]) => ({ id, share: c / n })).filter((c) => c.share > 0).sort((a, b) => b.share - a.share),
+    colors: basicColorShares(img),
   };
+}
+
+function basicColorShares(img: Rgb): { id: BasicColorId; share: number }[] {
+  const shares = new Map<BasicColorId, number>();
+  for (const cluster of extractPalette(img, null).palette) {
+    const id = nearestIsccNbs(cluster.lab).basic;
+    shares.set(id, (shares.get(id) ?? 0) + cluster.weight);
+  }
+  return [...shares].map(([id, share]) => ({ id, share })).sort((a, b) => b.share - a.share);
 }

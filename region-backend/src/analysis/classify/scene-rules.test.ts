@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bands } from '../detect/testing/sample-images.js';
 import { imageStats } from './image-stats.js';
-import { basicColorOf } from './basic-color.js';
+import { rgbToHsv } from './hsv.js';
 import { noisyOr, objectConfidence, sceneScores, topScenes, type SceneObject } from './scene-rules.js';
 
 const SKY: [number, number, number] = [90, 150, 230];
@@ -30,9 +30,13 @@ describe('picture statistics', () => {
     expect(imageStats(bands(50, 50, [[128, 128, 128]])).colourfulness).toBeLessThan(1);
   });
 
-  it('names basic colours', () => {
-    expect([basicColorOf(230, 30, 30), basicColorOf(20, 20, 20), basicColorOf(250, 250, 250), basicColorOf(120, 120, 120)]).toEqual(['red', 'black', 'white', 'gray']);
-    expect([basicColorOf(40, 160, 60), basicColorOf(40, 80, 220), basicColorOf(240, 140, 20), basicColorOf(120, 70, 30)]).toEqual(['green', 'blue', 'orange', 'brown']);
+  it('names the dominant basic colours as the colour services do, and converts to HSV', () => {
+    const flag = imageStats(bands(90, 90, [[200, 30, 40], [200, 30, 40], [40, 80, 220]]));
+    expect(flag.colors.map((c) => c.id)).toEqual(['red', 'blue']);
+    expect(flag.colors[0]!.share).toBeCloseTo(2 / 3, 1);
+    expect(rgbToHsv(255, 0, 0)).toEqual([0, 1, 1]);
+    expect(rgbToHsv(0, 0, 255)[0]).toBe(240);
+    expect(rgbToHsv(128, 128, 128)[1]).toBe(0);
   });
 });
 
