@@ -1,0 +1,190 @@
+/**
+ * SQL for what a service's index holds (search_index_items) and for stored embeddings (image_embeddings).
+ * Only the indexer of a service writes its items, one transaction per batch, holding the service row lock;
+ * so within a service, item seq order is commit order and a reader that remembers the last seq it applied
+ * never misses a change.
+ */
+import type pg from 'pg';
+import type { Queryable } from '../data-sets/set.repo.js';
+
+export interface ItemUpsert {
+  record_id: number;
+  blob_key: string;
+  tags: string[];
+}
+
+/** One item change as a process applies it to its in-memory index. */
+export interface ItemChange {
+  record_id: number;
+  tags: string[];
+  seq: number;
+  /** Null for a removal (tombstone) or, defensively, an item whose embedding is missing. */
+  vector: Buffer | null;
+}
+
+/** The blob keys (of those given) that already have an embedding under the pipeline. */
+export async function embeddedKeys(db: Queryable, pipeline: string, blobKeys: readonly string[]): Promise<Set<string>> {
+  if (!blobKeys.length) return new Set();
+  const result = await db.query<{ blob_key: string }>('SELECT blob_key FROM image_embeddings WHERE pipeline = $1 AND blob_key = ANY($2::text[])', [
+    pipeline,
+    blobKeys,
+  ]);
+  return new Set(result.rows.map((r) => r.blob_key));
+}
+
+export async function insertEmbedding(db: Queryable, blobKey: string, pipeline: string, vector: Buffer): Promise<void> {
+  await db.query('INSERT INTO image_embeddings (blob_key, pipeline, vector) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [blobKey, pipeline, vector]);
+}
+
+export interface BatchResult {
+  /** False when the service is gone or another indexer moved it on (nothing applied). */
+  applied: boolean;
+  /** Items whose index content changed (inserted, updated or removed). */
+  changed: number;
+}
+
+/**
+ * Applies one batch of the set's changes to the service's items, and moves the service on to `toSourceSeq`,
+ * in one transaction. Unchanged items (same image, same tags) keep their seq, so meta-only updates do not
+ * touch the index.
+ */
+export async function applyItemBatch(
+  pool: pg.Pool,
+  input: { serviceId: string; fromSourceSeq: number; toSourceSeq: number; upserts: ItemUpsert[]; removals: number[] },
+): Promise<BatchResult> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const locked = await client.query<{ source_seq: number }>('SELECT source_seq FROM search_services WHERE id = $1 FOR UPDATE', [input.serviceId]);
+    if (locked.rows[0]?.source_seq !== input.fromSourceSeq) {
+      await client.query('ROLLBACK');
+      return { applied: false, changed: 0 };
+    }
+    const seqs: number[] = [];
+    if (input.upserts.length) {
+      const upserted = await client.query<{ seq: number }>(
+        `INSERT INTO search_index_items AS i (service_id, record_id, blob_key, tags, seq)
+         SELECT $1, v.record_id, v.blob_key, v.tags, nextval('search_index_item_seq')
+         FROM jsonb_to_recordset($2::jsonb) AS v(record_id bigint, blob_key text, tags text[])
+         ON CONFLICT (service_id, record_id) DO UPDATE
+           SET blob_key = EXCLUDED.blob_key, tags = EXCLUDED.tags, seq = EXCLUDED.seq, deleted_at = NULL
+           WHERE (i.blob_key, i.tags, i.deleted_at) IS DISTINCT FROM (EXCLUDED.blob_key, EXCLUDED.tags, NULL)
+         RETURNING i.seq`,
+        [input.serviceId, JSON.stringify(input.upserts)],
+      );
+      for (const row of upserted.rows) seqs.push(row.seq);
+    }
+    if (input.removals.length) {
+      const removed = await client.query<{ seq: number }>(
+        `UPDATE search_index_items SET deleted_at = now(), seq = nextval('search_index_item_seq')
+         WHERE service_id = $1 AND record_id = ANY($2::bigint[]) AND deleted_at IS NULL
+         RETURNING seq`,
+        [input.serviceId, input.removals],
+      );
+      for (const row of removed.rows) seqs.push(row.seq);
+    }
+    const changed = seqs.length;
+    await client.query(
+      `UPDATE search_services SET
+         source_seq = $2,
+         index_seq = GREATEST(index_seq, $3),
+         n_indexed = CASE WHEN $4 THEN (SELECT count(*) FROM search_index_items WHERE service_id = $1 AND deleted_at IS NULL) ELSE n_indexed END,
+         indexed_at = CASE WHEN $4 THEN now() ELSE indexed_at END,
+         updated_at = CASE WHEN $4 THEN now() ELSE updated_at END
+       WHERE id = $1`,
+      [input.serviceId, input.toSourceSeq, changed ? Math.max(...seqs) : 0, changed > 0],
+    );
+    await client.query('COMMIT');
+    return { applied: true, changed };
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * Starts the service over under a new pipeline: every item becomes a tombstone and the set is read again
+ * from the start (its records are embedded again under the new pipeline).
+ */
+export async function restartUnderPipeline(pool: pg.Pool, serviceId: string, pipeline: string): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT 1 FROM search_services WHERE id = $1 FOR UPDATE', [serviceId]);
+    const removed = await client.query<{ seq: number }>(
+      `UPDATE search_index_items SET deleted_at = now(), seq = nextval('search_index_item_seq')
+       WHERE service_id = $1 AND deleted_at IS NULL RETURNING seq`,
+      [serviceId],
+    );
+    const top = removed.rows.reduce((m, r) => Math.max(m, r.seq), 0);
+    await client.query(
+      `UPDATE search_services SET pipeline = $2, source_seq = 0, n_indexed = 0, index_seq = GREATEST(index_seq, $3), caught_up_at = NULL
+       WHERE id = $1`,
+      [serviceId, pipeline, top],
+    );
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/** Live items whose record no longer exists (purged after the indexer last caught up): returns their ids. */
+export async function orphanedItems(db: Queryable, serviceId: string): Promise<number[]> {
+  const result = await db.query<{ record_id: number }>(
+    `SELECT i.record_id FROM search_index_items i
+     WHERE i.service_id = $1 AND i.deleted_at IS NULL
+       AND NOT EXISTS (SELECT 1 FROM data_set_records r WHERE r.id = i.record_id AND r.deleted_at IS NULL AND r.status = 'downloaded')`,
+    [serviceId],
+  );
+  return result.rows.map((r) => r.record_id);
+}
+
+export async function markCaughtUp(db: Queryable, serviceId: string): Promise<void> {
+  await db.query('UPDATE search_services SET caught_up_at = now() WHERE id = $1', [serviceId]);
+}
+
+/** Drops item tombstones older than `before`, remembering the highest seq dropped. */
+export async function purgeItemTombstones(db: Queryable, serviceId: string, before: Date): Promise<number> {
+  const result = await db.query<{ n: number }>(
+    `WITH gone AS (
+       DELETE FROM search_index_items WHERE service_id = $1 AND deleted_at IS NOT NULL AND deleted_at < $2 RETURNING seq
+     ), mark AS (
+       UPDATE search_services SET purged_seq = GREATEST(purged_seq, (SELECT max(seq) FROM gone))
+       WHERE id = $1 AND EXISTS (SELECT 1 FROM gone)
+     )
+     SELECT count(*)::int AS n FROM gone`,
+    [serviceId, before],
+  );
+  return result.rows[0]?.n ?? 0;
+}
+
+/** Item changes after `afterSeq`, oldest first, with their vectors under the pipeline. */
+export async function itemChanges(db: Queryable, serviceId: string, pipeline: string, afterSeq: number, limit: number): Promise<ItemChange[]> {
+  const result = await db.query<ItemChange>(
+    `SELECT i.record_id, i.tags, i.seq, CASE WHEN i.deleted_at IS NULL THEN e.vector END AS vector
+     FROM search_index_items i
+     LEFT JOIN image_embeddings e ON e.blob_key = i.blob_key AND e.pipeline = $2
+     WHERE i.service_id = $1 AND i.seq > $3
+     ORDER BY i.seq LIMIT $4`,
+    [serviceId, pipeline, afterSeq, limit],
+  );
+  return result.rows;
+}
+
+/** Live items in record order after `afterRecordId`, with vectors (for a rebuild; run inside one snapshot). */
+export async function liveItems(db: Queryable, serviceId: string, pipeline: string, afterRecordId: number, limit: number): Promise<ItemChange[]> {
+  const result = await db.query<ItemChange>(
+    `SELECT i.record_id, i.tags, i.seq, e.vector
+     FROM search_index_items i
+     JOIN image_embeddings e ON e.blob_key = i.blob_key AND e.pipeline = $2
+     WHERE i.service_id = $1 AND i.deleted_at IS NULL AND i.record_id > $3
+     ORDER BY i.record_id LIMIT $4`,
+    [serviceId, pipeline, afterRecordId, limit],
+  );
+  return result.rows;
+}

@@ -1,0 +1,30 @@
+/** Search settings from the environment, validated when the domain starts (a bad value stops the process). */
+import { z } from 'zod';
+
+const schema = z.object({
+  IRIS_SEARCH_POLL_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
+  IRIS_SEARCH_SAVE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
+  IRIS_SEARCH_INDEX_JOBS: z.coerce.number().int().min(1).max(16).default(2),
+  IRIS_SEARCH_INDEX_BATCH: z.coerce.number().int().min(1).max(5000).default(128),
+});
+
+export interface SearchConfig {
+  /** How often each process looks for services to index and for index changes to load. */
+  pollMs: number;
+  /** A changed in-memory index is written to disk at most this often (and at shutdown). */
+  saveMs: number;
+  /** Indexing jobs one process runs at once (each for a different service). */
+  indexJobs: number;
+  /** Record changes per indexing transaction. */
+  indexBatch: number;
+}
+
+export function loadSearchConfig(env: NodeJS.ProcessEnv): SearchConfig {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`invalid search configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  return { pollMs: e.IRIS_SEARCH_POLL_MS, saveMs: e.IRIS_SEARCH_SAVE_MS, indexJobs: e.IRIS_SEARCH_INDEX_JOBS, indexBatch: e.IRIS_SEARCH_INDEX_BATCH };
+}

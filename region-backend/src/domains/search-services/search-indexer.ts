@@ -1,0 +1,200 @@
+/**
+ * The indexing job of one search service: applies the set's record changes since the service's
+ * `source_seq` to its items (embedding new images once, from the blob store, at background priority),
+ * batch by batch, each batch one transaction. No rebuild: only changed records are touched.
+ *
+ * One run per service at a time across all processes: the run holds a PostgreSQL advisory lock for the
+ * service on its own connection (released by PostgreSQL if the process dies); a second run finding the
+ * lock taken returns at once, and the pollers enqueue again while the service is behind.
+ */
+import type pg from 'pg';
+import type { FastifyBaseLogger } from 'fastify';
+import type { EmbedResult } from '../../embedding/embedder.js';
+import type { BlobStore } from '../../images/blob-store.js';
+import { InferenceTaskError, type InferencePool } from '../../inference/inference-pool.js';
+import { listRecordChanges, type RecordChange } from '../data-sets/record-feed.js';
+import { Semaphore } from '../downloads/semaphore.js';
+import { pipelineOf, vectorToBytes } from './embedding-pipeline.js';
+import {
+  applyItemBatch,
+  embeddedKeys,
+  insertEmbedding,
+  markCaughtUp,
+  orphanedItems,
+  purgeItemTombstones,
+  restartUnderPipeline,
+  type ItemUpsert,
+} from './index-items.repo.js';
+import { serviceState, type ServiceState } from './search-service.repo.js';
+
+export const INDEX_JOB = 'search.index-service';
+
+export interface IndexJobData {
+  serviceId: string;
+}
+
+/** Advisory-lock namespace of indexing runs (the second key is hashtext(service id)). */
+const LOCK_NAMESPACE = 7_301_200;
+const DAY_MS = 86_400_000;
+/** Item tombstones are kept this long for processes catching up; an older copy is rebuilt instead. */
+const ITEM_TOMBSTONE_MS = DAY_MS;
+/** Record tombstones of the data sets are purged after 7 days: a service away longer checks for orphans. */
+const RECONCILE_AFTER_MS = 6 * DAY_MS;
+/** Embedding errors that will not go away by trying again: the record is left out of the index. */
+const PERMANENT_EMBED_ERRORS = new Set(['image_decode_failed', 'invalid_embed_input']);
+
+export interface IndexerOptions {
+  /** Record changes read and committed per batch. */
+  batchSize: number;
+  /** A run stops after this long (the next poll continues), so one big set does not hold a job slot for hours. */
+  maxRunMs: number;
+  /** Embeddings in flight at once per run (keep every inference thread busy). */
+  embedConcurrency: number;
+}
+
+export interface IndexerDeps {
+  pool: pg.Pool;
+  blobs: BlobStore;
+  inference: InferencePool;
+  log: FastifyBaseLogger;
+}
+
+export interface RunSummary {
+  ran: boolean;
+  batches: number;
+  changed: number;
+  skipped: number;
+}
+
+export class SearchIndexer {
+  private closing = false;
+  private readonly options: IndexerOptions;
+
+  constructor(
+    private readonly deps: IndexerDeps,
+    options: Partial<IndexerOptions> = {},
+  ) {
+    this.options = { batchSize: 128, maxRunMs: 10 * 60_000, embedConcurrency: Math.max(2, deps.inference.size * 2), ...options };
+  }
+
+  /** Stops runs between batches (called before the app closes). */
+  stop(): void {
+    this.closing = true;
+  }
+
+  async run(serviceId: string): Promise<RunSummary> {
+    const summary: RunSummary = { ran: false, batches: 0, changed: 0, skipped: 0 };
+    const lock = await this.deps.pool.connect();
+    let broken: Error | undefined;
+    try {
+      const got = await lock.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok', [LOCK_NAMESPACE, serviceId]);
+      if (!got.rows[0]?.ok) return summary;
+      summary.ran = true;
+      try {
+        await this.catchUp(serviceId, summary);
+      } catch (err) {
+        if (!this.closing) throw err;
+      } finally {
+        await lock.query('SELECT pg_advisory_unlock($1, hashtext($2))', [LOCK_NAMESPACE, serviceId]).catch((err: Error) => {
+          broken = err;
+        });
+      }
+      return summary;
+    } finally {
+      // A connection whose unlock failed is dropped, which releases the lock too.
+      lock.release(broken);
+    }
+  }
+
+  private async catchUp(serviceId: string, summary: RunSummary): Promise<void> {
+    const started = Date.now();
+    let first = true;
+    while (!this.closing && Date.now() - started < this.options.maxRunMs) {
+      const service = await serviceState(this.deps.pool, serviceId);
+      if (!service) return;
+      const pipeline = pipelineOf(service.scenario);
+      if (service.pipeline !== pipeline) {
+        this.deps.log.info({ serviceId, from: service.pipeline, to: pipeline }, 'embedding pipeline changed: indexing the set again');
+        await restartUnderPipeline(this.deps.pool, serviceId, pipeline);
+        continue;
+      }
+      if (first && service.caught_up_at && Date.now() - service.caught_up_at.getTime() > RECONCILE_AFTER_MS) await this.removeOrphans(service);
+      first = false;
+      const changes = await listRecordChanges(this.deps.pool, service.set_id, service.source_seq, this.options.batchSize);
+      if (!changes.length) {
+        await markCaughtUp(this.deps.pool, serviceId);
+        await purgeItemTombstones(this.deps.pool, serviceId, new Date(Date.now() - ITEM_TOMBSTONE_MS));
+        return;
+      }
+      const upserts = await this.upsertsOf(changes, service, summary);
+      const kept = new Set(upserts.map((u) => u.record_id));
+      const result = await applyItemBatch(this.deps.pool, {
+        serviceId,
+        fromSourceSeq: service.source_seq,
+        toSourceSeq: changes[changes.length - 1]!.change_seq,
+        upserts,
+        removals: changes.filter((c) => !kept.has(c.id)).map((c) => c.id),
+      });
+      summary.batches++;
+      summary.changed += result.changed;
+    }
+  }
+
+  /** Index entries for the live downloaded records of a batch (embedding the images not embedded yet). */
+  private async upsertsOf(changes: RecordChange[], service: ServiceState, summary: RunSummary): Promise<ItemUpsert[]> {
+    const live = changes.filter((c) => !c.deleted && c.status === 'downloaded' && c.blob_key);
+    const embedded = await this.ensureEmbeddings(
+      [...new Set(live.map((c) => c.blob_key!))],
+      service,
+    );
+    const upserts: ItemUpsert[] = [];
+    for (const c of live) {
+      if (embedded.has(c.blob_key!)) upserts.push({ record_id: c.id, blob_key: c.blob_key!, tags: c.tags });
+      else summary.skipped++;
+    }
+    return upserts;
+  }
+
+  private async ensureEmbeddings(keys: string[], service: ServiceState): Promise<Set<string>> {
+    const { pool, blobs, inference, log } = this.deps;
+    const have = await embeddedKeys(pool, service.pipeline, keys);
+    const gate = new Semaphore(this.options.embedConcurrency);
+    await Promise.all(
+      keys
+        .filter((key) => !have.has(key))
+        .map(async (key) => {
+          const release = await gate.acquire();
+          try {
+            const bytes = await blobs.get(key);
+            if (!bytes) {
+              log.warn({ serviceId: service.id, blobKey: key }, 'stored image missing: record left out of the index');
+              return;
+            }
+            const result = await inference.run<EmbedResult>('embed', { image: bytes, scenario: service.scenario }, { priority: 'background' });
+            await insertEmbedding(pool, key, service.pipeline, vectorToBytes(result.vector));
+            have.add(key);
+          } catch (err) {
+            if (!(err instanceof InferenceTaskError && err.code && PERMANENT_EMBED_ERRORS.has(err.code))) throw err;
+            log.warn({ serviceId: service.id, blobKey: key, err: err.message }, 'stored image cannot be embedded: record left out of the index');
+          } finally {
+            release();
+          }
+        }),
+    );
+    return have;
+  }
+
+  /** Removes items whose records were purged while this service was not being indexed. */
+  private async removeOrphans(service: ServiceState): Promise<void> {
+    const orphans = await orphanedItems(this.deps.pool, service.id);
+    if (!orphans.length) return;
+    this.deps.log.warn({ serviceId: service.id, orphans: orphans.length }, 'removing index items of purged records');
+    await applyItemBatch(this.deps.pool, {
+      serviceId: service.id,
+      fromSourceSeq: service.source_seq,
+      toSourceSeq: service.source_seq,
+      upserts: [],
+      removals: orphans,
+    });
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * Visual search as two domains: services (create/list/get/rename/delete, the indexing job, the poller and
+ * the in-memory indexes as `app.searchIndexes`) and queries (`/search`, `/product_search`).
+ */
+import fp from 'fastify-plugin';
+import { defineJob } from '../../jobs/job-registry.js';
+import { registerSetUsageCheck } from '../data-sets/set-usage.js';
+import type { Domain } from '../domain.js';
+import { searchRoutes } from '../search/search.routes.js';
+import { IndexPoller } from './index-poller.js';
+import { loadSearchConfig } from './search-config.js';
+import { INDEX_JOB, SearchIndexer, type IndexJobData } from './search-indexer.js';
+import { setHasService } from './search-service.repo.js';
+import { searchServiceRoutes } from './search-service.routes.js';
+import { ServiceIndexes } from './service-indexes.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    searchIndexes: ServiceIndexes;
+    searchIndexer: SearchIndexer;
+  }
+}
+
+const services = fp(
+  async (app) => {
+    const config = loadSearchConfig(process.env);
+    const log = app.log.child({ domain: 'search' });
+    const indexes = new ServiceIndexes({ pool: app.db.pool, dataDir: app.config.dataDir, log, saveEveryMs: config.saveMs });
+    const indexer = new SearchIndexer({ pool: app.db.pool, blobs: app.blobs, inference: app.inference, log }, { batchSize: config.indexBatch });
+    const poller = new IndexPoller({ pool: app.db.pool, queue: app.queue, indexes, log, intervalMs: config.pollMs });
+    app.decorate('searchIndexes', indexes);
+    app.decorate('searchIndexer', indexer);
+
+    const unregister = registerSetUsageCheck((setId) => setHasService(app.db.pool, setId));
+    app.addHook('onReady', async () => poller.start());
+    app.addHook('preClose', async () => {
+      indexer.stop();
+      await poller.stop();
+    });
+    app.addHook('onClose', async () => {
+      unregister();
+      await indexes.close();
+    });
+    await app.register(searchServiceRoutes);
+  },
+  { name: 'search-services', dependencies: ['database', 'queue', 'inference', 'blob-store'] },
+);
+
+export const searchServicesDomain: Domain = {
+  name: 'search-services',
+  routes: services,
+  jobs: (app) => [
+    defineJob<IndexJobData>({
+      name: INDEX_JOB,
+      concurrency: loadSearchConfig(process.env).indexJobs,
+      // 'short': at most one queued job per service (singletonKey); runs are serialised by an advisory lock.
+      queue: { policy: 'short', retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 15 * 60 },
+      handler: async (data) => {
+        await app.searchIndexer.run(data.serviceId);
+      },
+    }),
+  ],
+};
+
+export const searchQueriesDomain: Domain = { name: 'search', routes: searchRoutes };
+
+export const SEARCH_DOMAINS: Domain[] = [searchServicesDomain, searchQueriesDomain];

@@ -1,0 +1,237 @@
+/**
+ * The in-memory HNSW index of every search service this process serves, persisted under
+ * `<dataDir>/indexes/<service id>`. PostgreSQL holds what each index must contain (search_index_items, a
+ * change feed with its own seq); a process loads its saved copy and applies the items changed since the seq
+ * the copy was saved at, or rebuilds from the stored embeddings when the copy is missing, corrupt, made with
+ * another embedding pipeline, or older than the item tombstones still kept.
+ */
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import type pg from 'pg';
+import type { FastifyBaseLogger } from 'fastify';
+import { EMBEDDING_DIM } from '../../embedding/embedding-info.js';
+import type { HnswParams } from '../../vectors/hnsw-vector-store.js';
+import { createVectorStore } from '../../vectors/open-vector-store.js';
+import type { VectorItem, VectorStore } from '../../vectors/vector-store.js';
+import { bytesToVector } from './embedding-pipeline.js';
+import { itemChanges, liveItems, type ItemChange } from './index-items.repo.js';
+import { serviceState, serviceStates, type ServiceState } from './search-service.repo.js';
+
+const PAGE = 4000;
+
+interface Entry {
+  serviceId: string;
+  pipeline: string;
+  store: VectorStore;
+  /** The item seq applied so far (mutations held during a save count as applied: they are queued in order). */
+  appliedSeq: number;
+  ready: Promise<void>;
+  syncing: Promise<number> | null;
+  dirty: boolean;
+  savedAt: number;
+}
+
+export interface ServiceIndexesOptions {
+  pool: pg.Pool;
+  dataDir: string;
+  log: FastifyBaseLogger;
+  params?: Partial<HnswParams>;
+  /** A changed index is saved at most this often (and when the process closes). */
+  saveEveryMs?: number;
+}
+
+export class ServiceIndexes {
+  private readonly entries = new Map<string, Entry>();
+  private closed = false;
+
+  constructor(private readonly options: ServiceIndexesOptions) {}
+
+  dirOf(serviceId: string): string {
+    return path.join(this.options.dataDir, 'indexes', serviceId);
+  }
+
+  /** Services whose index this process holds. */
+  get loaded(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  /** The service's index, loaded, and caught up at least to `state.index_seq`. */
+  async acquire(state: ServiceState): Promise<VectorStore> {
+    if (this.closed) throw new Error('search indexes are closed');
+    let entry = this.entries.get(state.id);
+    if (entry && entry.pipeline !== state.pipeline) {
+      await this.drop(state.id, false);
+      entry = undefined;
+    }
+    entry ??= this.open(state);
+    await entry.ready;
+    while (entry.appliedSeq < state.index_seq || entry.appliedSeq < state.purged_seq) {
+      const before = entry.appliedSeq;
+      await this.sync(entry);
+      if (entry.appliedSeq === before) break;
+    }
+    return entry.store;
+  }
+
+  /** Brings every loaded index up to date with PostgreSQL; drops those whose service is gone. */
+  async refresh(): Promise<void> {
+    const ids = this.loaded;
+    if (!ids.length) return;
+    const states = new Map((await serviceStates(this.options.pool, ids)).map((s) => [s.id, s]));
+    for (const id of ids) {
+      const state = states.get(id);
+      const entry = this.entries.get(id);
+      if (!entry) continue;
+      if (!state) await this.drop(id, true);
+      else if (state.pipeline !== entry.pipeline) await this.drop(id, false);
+      else if (entry.appliedSeq < state.index_seq) await this.acquire(state);
+    }
+  }
+
+  /** Saves indexes changed since their last save, at most every `saveEveryMs`. */
+  async saveDue(force = false): Promise<void> {
+    const every = this.options.saveEveryMs ?? 30_000;
+    for (const entry of this.entries.values()) {
+      if (!entry.dirty || (!force && Date.now() - entry.savedAt < every)) continue;
+      await this.save(entry);
+    }
+  }
+
+  /** Forgets a service's index (and, for a deleted service, its files). */
+  async drop(serviceId: string, removeFiles: boolean): Promise<void> {
+    const entry = this.entries.get(serviceId);
+    this.entries.delete(serviceId);
+    if (entry) {
+      await entry.ready.catch(() => undefined);
+      await entry.syncing?.catch(() => undefined);
+      await entry.store.close();
+    }
+    if (removeFiles) await rm(this.dirOf(serviceId), { recursive: true, force: true });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const entry of [...this.entries.values()]) {
+      await entry.ready.catch(() => undefined);
+      await entry.syncing?.catch(() => undefined);
+      if (entry.dirty) await this.save(entry).catch((err: unknown) => this.options.log.warn({ err, serviceId: entry.serviceId }, 'saving a search index failed'));
+      await entry.store.close();
+    }
+    this.entries.clear();
+  }
+
+  private open(state: ServiceState): Entry {
+    const store = createVectorStore({
+      kind: 'hnsw',
+      dimension: EMBEDDING_DIM,
+      embeddingVersion: state.pipeline,
+      dir: this.dirOf(state.id),
+      ...(this.options.params ? { params: this.options.params } : {}),
+      onError: (err) => this.options.log.error({ err, serviceId: state.id }, 'search index update failed'),
+    });
+    const entry: Entry = { serviceId: state.id, pipeline: state.pipeline, store, appliedSeq: 0, ready: Promise.resolve(), syncing: null, dirty: false, savedAt: 0 };
+    entry.ready = this.load(entry).catch(async (err: unknown) => {
+      // Leave no half-loaded entry behind: the next acquire starts over.
+      if (this.entries.get(state.id) === entry) this.entries.delete(state.id);
+      await store.close().catch(() => undefined);
+      throw err;
+    });
+    this.entries.set(state.id, entry);
+    return entry;
+  }
+
+  private async load(entry: Entry): Promise<void> {
+    const started = performance.now();
+    const loaded = await entry.store.load();
+    const state = await serviceState(this.options.pool, entry.serviceId);
+    if (!state) return;
+    if (loaded.status === 'loaded' && loaded.meta.changeSeq >= state.purged_seq && loaded.meta.changeSeq <= state.index_seq) {
+      entry.appliedSeq = loaded.meta.changeSeq;
+      entry.savedAt = Date.now();
+      const applied = await this.sync(entry);
+      this.options.log.info({ serviceId: entry.serviceId, size: entry.store.size, applied, ms: Math.round(performance.now() - started) }, 'search index loaded');
+      return;
+    }
+    await this.rebuild(entry);
+    this.options.log.info(
+      { serviceId: entry.serviceId, size: entry.store.size, because: loaded.status === 'loaded' ? 'stale' : loaded.status, ms: Math.round(performance.now() - started) },
+      'search index rebuilt from stored embeddings',
+    );
+  }
+
+  /** Applies item changes after the entry's seq (one run at a time per entry); returns how many. */
+  private sync(entry: Entry): Promise<number> {
+    entry.syncing ??= this.applyChanges(entry).finally(() => {
+      entry.syncing = null;
+    });
+    return entry.syncing;
+  }
+
+  private async applyChanges(entry: Entry): Promise<number> {
+    const state = await serviceState(this.options.pool, entry.serviceId);
+    if (!state) return 0;
+    if (entry.appliedSeq < state.purged_seq) {
+      await this.rebuild(entry);
+      return entry.store.size;
+    }
+    let applied = 0;
+    for (;;) {
+      const changes = await itemChanges(this.options.pool, entry.serviceId, entry.pipeline, entry.appliedSeq, PAGE);
+      if (!changes.length) return applied;
+      const seq = changes[changes.length - 1]!.seq;
+      const upserts = changes.filter((c) => c.vector).map(toItem);
+      const removals = changes.filter((c) => !c.vector).map((c) => Number(c.record_id));
+      if (removals.length) entry.store.remove(removals, seq);
+      if (upserts.length) entry.store.upsert(upserts, seq);
+      entry.appliedSeq = seq;
+      entry.dirty = true;
+      applied += changes.length;
+      if (changes.length < PAGE) return applied;
+    }
+  }
+
+  /** Replaces the index with the service's live items, read in one snapshot, then saves it. */
+  private async rebuild(entry: Entry): Promise<void> {
+    const client = await this.options.pool.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const state = await serviceState(client, entry.serviceId);
+      const seq = state?.index_seq ?? 0;
+      const { serviceId, pipeline } = entry;
+      async function* pages(): AsyncGenerator<VectorItem[]> {
+        let after = 0;
+        for (;;) {
+          const rows = await liveItems(client, serviceId, pipeline, after, PAGE);
+          if (!rows.length) return;
+          yield rows.map(toItem);
+          after = Number(rows[rows.length - 1]!.record_id);
+          if (rows.length < PAGE) return;
+        }
+      }
+      await entry.store.rebuild(pages(), seq);
+      await client.query('COMMIT');
+      entry.appliedSeq = seq;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+    await this.save(entry);
+  }
+
+  private async save(entry: Entry): Promise<void> {
+    entry.dirty = false;
+    try {
+      await entry.store.save();
+      entry.savedAt = Date.now();
+    } catch (err) {
+      entry.dirty = true;
+      throw err;
+    }
+  }
+}
+
+function toItem(change: ItemChange): VectorItem {
+  return { id: Number(change.record_id), vector: bytesToVector(change.vector!), tags: change.tags };
+}

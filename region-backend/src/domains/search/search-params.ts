@@ -1,0 +1,65 @@
+/** The parameters of `/search` and `/product_search`, validated before any image is fetched. */
+import { ApiError, LIMITS } from '@iris/shared';
+import { ImageDecodeError, parseLoc, type Loc } from '../../images/image-decoder.js';
+import { parseTagFilter, type TagFilter } from '../../vectors/tag-filter.js';
+import { keywordWords, parsePrice } from './product-filter.js';
+
+export const SEARCH_LIMITS = {
+  /** Largest `count`. */
+  maxCount: 100,
+  /** Deepest result reachable by paging: (page + 1) × count. */
+  maxDepth: 2000,
+} as const;
+
+export interface SearchParams {
+  count: number;
+  page: number;
+  /** Region of the query image, or null for the whole image. */
+  loc: Loc | null;
+  tags: TagFilter | null;
+  /** Product search: words every result's keywords must contain (lower case). */
+  keywords: string[];
+  /** Product search: price > minPrice. */
+  minPrice: number | null;
+  /** Product search: price ≤ maxPrice. */
+  maxPrice: number | null;
+}
+
+const bad = (message: string) => new ApiError('invalidData', message);
+
+function integer(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
+  const text = value?.trim();
+  if (text === undefined || text === '') return fallback;
+  if (!/^\d+$/.test(text)) throw bad(`${name} must be an integer from ${min} to ${max}`);
+  const n = Number(text);
+  if (n < min || n > max) throw bad(`${name} must be an integer from ${min} to ${max}`);
+  return n;
+}
+
+function price(value: string | undefined, name: string): number | null {
+  if (value === undefined || value.trim() === '') return null;
+  const n = parsePrice(value);
+  if (n === null) throw bad(`${name} must be a number`);
+  return n;
+}
+
+export function parseSearchParams(fields: Record<string, string>, product: boolean): SearchParams {
+  const count = integer(fields.count, 'count', LIMITS.countDefault, 1, SEARCH_LIMITS.maxCount);
+  const page = product ? integer(fields.page, 'page', 0, 0, Math.floor(SEARCH_LIMITS.maxDepth / count) - 1) : 0;
+  let loc: Loc | null = null;
+  if (fields.loc?.trim()) {
+    try {
+      loc = parseLoc(fields.loc);
+    } catch (err) {
+      if (err instanceof ImageDecodeError) throw bad(`invalid loc: ${err.message}`);
+      throw err;
+    }
+  }
+  const params: SearchParams = { count, page, loc, tags: parseTagFilter(fields.tags), keywords: [], minPrice: null, maxPrice: null };
+  if (product) {
+    params.keywords = keywordWords(fields.keywords ?? '');
+    params.minPrice = price(fields.min_price, 'min_price');
+    params.maxPrice = price(fields.max_price, 'max_price');
+  }
+  return params;
+}

@@ -1,0 +1,29 @@
+/** Search queries: `POST /search/{service_id}` (image results) and `POST /product_search/{service_id}` (products). */
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { acquireQueryImage } from '../../http/query-image.js';
+import { readBody } from '../../http/request-body.js';
+import { SearchQueryService } from './search.service.js';
+
+type ById = FastifyRequest<{ Params: { id: string } }>;
+
+export const searchRoutes: FastifyPluginAsync = async (app) => {
+  const search = new SearchQueryService({
+    pool: app.db.pool,
+    inference: app.inference,
+    indexes: app.searchIndexes,
+    maxPixels: app.config.images.maxPixels,
+    acquireImage: (body) => acquireQueryImage(app, body),
+  });
+
+  const handler = (product: boolean) => async (request: ById) =>
+    search.query({
+      accountId: request.ctx.accountId,
+      serviceId: request.params.id,
+      body: await readBody(request, { tmpDir: app.config.tmpDir }),
+      product,
+      requestId: request.ctx.requestId,
+      startedAt: request.ctx.startedAt,
+    });
+  app.post('/search/:id', handler(false));
+  app.post('/product_search/:id', handler(true));
+};

@@ -1,0 +1,171 @@
+/**
+ * One search query: the query image (URL or upload, optionally a `loc` region) is decoded and embedded at
+ * interactive priority with the service's scenario, the service's index is searched, and hits are joined with
+ * their records' current attributes. Filters that the index cannot apply (record deleted meanwhile, product
+ * keywords and prices, one result per product) run on the hits in score order; when too few pass, the search
+ * is repeated with four times as many candidates, up to MAX_CANDIDATES.
+ */
+import type pg from 'pg';
+import { ApiError, joinTags, secondsText } from '@iris/shared';
+import type { EmbedResult } from '../../embedding/embedder.js';
+import { EMBEDDING_VERSION } from '../../embedding/embedding-info.js';
+import { QueryImageError, type QueryImage } from '../../http/query-image.js';
+import type { RequestBody } from '../../http/request-body.js';
+import { decodeImage, ImageDecodeError, type RgbPixels } from '../../images/image-decoder.js';
+import { InferenceTaskError, type InferencePool } from '../../inference/inference-pool.js';
+import { matchesTags } from '../../vectors/tag-filter.js';
+import type { VectorHit, VectorStore } from '../../vectors/vector-store.js';
+import { findServiceState, type ServiceState } from '../search-services/search-service.repo.js';
+import type { ServiceIndexes } from '../search-services/service-indexes.js';
+import { hasKeywords, inPriceRange } from './product-filter.js';
+import { parseSearchParams, type SearchParams } from './search-params.js';
+import { liveRecords, type HitRecord } from './search-records.repo.js';
+
+/** Longest side of the decoded query image (the embedder works at ≤ 1024 px, like the stored copies). */
+const QUERY_MAX_SIDE = 1024;
+/** Most candidates one query examines when filters reject hits. */
+export const MAX_CANDIDATES = 20_000;
+
+export interface SearchDeps {
+  pool: pg.Pool;
+  inference: InferencePool;
+  indexes: ServiceIndexes;
+  maxPixels: number;
+  acquireImage: (body: RequestBody) => Promise<QueryImage>;
+}
+
+export interface QueryInput {
+  accountId: number;
+  serviceId: string;
+  body: RequestBody;
+  product: boolean;
+  requestId: string;
+  /** performance.now() at the start of the request. */
+  startedAt: number;
+}
+
+interface Selected {
+  hit: VectorHit;
+  record: HitRecord;
+}
+
+const round = (v: number, digits = 6) => Math.round(v * 10 ** digits) / 10 ** digits;
+
+export class SearchQueryService {
+  constructor(private readonly deps: SearchDeps) {}
+
+  async query(input: QueryInput): Promise<Record<string, unknown>> {
+    const service = await findServiceState(this.deps.pool, input.accountId, input.serviceId);
+    if (!service) throw new ApiError('serviceNotFound', 'search service does not exist');
+    const params = parseSearchParams(input.body.fields, input.product);
+    const image = await this.image(input.body);
+
+    const preprocessStarted = performance.now();
+    const vector = await this.embed(image.bytes, params, service.scenario);
+    const preprocessMs = performance.now() - preprocessStarted;
+
+    const searchStarted = performance.now();
+    const store = await this.deps.indexes.acquire(service);
+    const selected = await this.select(store, service, vector, params, input.product);
+    const searchMs = performance.now() - searchStarted;
+
+    const page = input.product ? selected.slice(params.page * params.count, (params.page + 1) * params.count) : selected.slice(0, params.count);
+    return {
+      is_err: 0,
+      request_id: input.requestId,
+      results: page.map((s) => (input.product ? productResult(s) : imageResult(s))),
+      loc: (params.loc ?? [0, 0, 1, 1]).map((v) => round(v)),
+      ds: service.product_set_id ?? service.set_id,
+      detect_time: secondsText(0),
+      detection_score: null,
+      download_time: secondsText(image.downloadMs),
+      preprocess_time: secondsText(preprocessMs),
+      searchtime: secondsText(searchMs),
+      time: secondsText(performance.now() - input.startedAt),
+      ver: EMBEDDING_VERSION,
+      ...(input.product ? { page: params.page, count: params.count } : {}),
+    };
+  }
+
+  private async image(body: RequestBody): Promise<QueryImage> {
+    try {
+      return await this.deps.acquireImage(body);
+    } catch (err) {
+      if (err instanceof QueryImageError) {
+        throw new ApiError(err.problem === 'download' ? 'imageDownloadFailed' : 'invalidData', err.message);
+      }
+      throw err;
+    }
+  }
+
+  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string): Promise<Float32Array> {
+    let rgb: RgbPixels;
+    try {
+      rgb = await decodeImage(bytes, { maxPixels: this.deps.maxPixels, maxSide: QUERY_MAX_SIDE, ...(params.loc ? { crop: params.loc } : {}) });
+    } catch (err) {
+      if (err instanceof ImageDecodeError) throw new ApiError('invalidData', `image cannot be decoded: ${err.message}`);
+      throw err;
+    }
+    try {
+      const result = await this.deps.inference.run<EmbedResult>('embed', { rgb, scenario }, { priority: 'interactive' });
+      return result.vector;
+    } catch (err) {
+      if (err instanceof InferenceTaskError && (err.code === 'image_decode_failed' || err.code === 'invalid_embed_input')) {
+        throw new ApiError('invalidData', `image cannot be decoded: ${err.message}`);
+      }
+      throw err;
+    }
+  }
+
+  /** Hits that pass every filter, best first, enough for the page asked for (fewer when the index runs out). */
+  private async select(store: VectorStore, service: ServiceState, vector: Float32Array, params: SearchParams, product: boolean): Promise<Selected[]> {
+    const need = (params.page + 1) * params.count;
+    const limit = Math.min(store.size, MAX_CANDIDATES);
+    const records = new Map<number, HitRecord>();
+    let k = Math.min(limit, need + 8);
+    for (;;) {
+      const hits = k > 0 ? store.search(vector, k, params.tags) : [];
+      const unknown = hits.map((h) => h.id).filter((id) => !records.has(id));
+      for (const [id, record] of await liveRecords(this.deps.pool, service.set_id, unknown)) records.set(id, record);
+      const selected = this.filter(hits, records, params, product);
+      if (selected.length >= need || hits.length < k || k >= limit) return selected;
+      k = Math.min(limit, k * 4);
+    }
+  }
+
+  private filter(hits: VectorHit[], records: Map<number, HitRecord>, params: SearchParams, product: boolean): Selected[] {
+    const selected: Selected[] = [];
+    const products = new Set<string>();
+    for (const hit of hits) {
+      const record = records.get(hit.id);
+      if (!record) continue;
+      // The index may hold tags from before an update it has not applied yet: the record's own tags decide.
+      if (params.tags && !matchesTags(params.tags, record.tags)) continue;
+      if (product) {
+        if (!hasKeywords(record.keywords, params.keywords) || !inPriceRange(record.price, params.minPrice, params.maxPrice)) continue;
+        // One result per product: its most similar image.
+        const key = record.product_id ? `p:${record.product_id}` : `r:${record.id}`;
+        if (products.has(key)) continue;
+        products.add(key);
+      }
+      selected.push({ hit, record });
+    }
+    return selected;
+  }
+}
+
+function imageResult({ hit, record }: Selected) {
+  return { metadata: record.meta, score: round(hit.score), url: record.url, tags: joinTags(record.tags) };
+}
+
+function productResult({ hit, record }: Selected) {
+  return {
+    product_id: record.product_id,
+    price: record.price,
+    keywords: record.keywords,
+    url: record.url,
+    metadata: record.meta,
+    score: round(hit.score),
+    tags: joinTags(record.tags),
+  };
+}
