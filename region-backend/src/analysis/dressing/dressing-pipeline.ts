@@ -5,6 +5,7 @@
 import type { RgbImage } from '../analysis-registry.js';
 import type { ColorCluster } from '../color/color-clustering.js';
 import { rgbToLab, type Lab } from '../color/color-space.js';
+import { borderBackgroundForeground, centrePrior } from '../color/foreground-mask.js';
 import { extractPalette, type Mask } from '../color/palette-extraction.js';
 import { cropRgb, limitSide } from '../../inference/runtime/pixels.js';
 import { classifyGarments } from './garment-classifier.js';
@@ -25,6 +26,26 @@ export interface DressingItem {
 }
 
 const MIN_REGION_SHARE = 0.002;
+
+/** An item found by a detector: its box is known, colours and textures are measured here. */
+export interface DetectedObject {
+  item: string;
+  box: [number, number, number, number];
+}
+
+/**
+ * Colours and textures of detected objects (bags, shoes…): inside each box, the object is what differs
+ * from the box's border (border-background removal), else a centre prior.
+ */
+export function analyseObjects(image: RgbImage, objects: DetectedObject[]): DressingItem[] {
+  return objects.map(({ item, box }) => {
+    const crop = limitSide(cropRgb(image, box[0] * image.width, box[1] * image.height, box[2] * image.width, box[3] * image.height), 256);
+    const mask = borderBackgroundForeground(crop) ?? centrePrior();
+    const textures = crop.width >= 24 && crop.height >= 24 ? classifyTexture(textureFeatures(crop, mask)) : [];
+    const round = (v: number) => Math.round(v * 1e4) / 1e4;
+    return { item, box: box.map(round) as DetectedObject['box'], textures, palette: extractPalette(crop, mask).palette };
+  });
+}
 
 export async function analyseDressing(image: RgbImage): Promise<{ items: DressingItem[] }> {
   const picture = await parsePeople(image);

@@ -1,11 +1,17 @@
-/** Fashion analysis (_0000111): garments of the people in the picture, their colours, textures and style tags. */
+/**
+ * Fashion analysis (_0000111): garments of the people in the picture (person parsing + rules), items the
+ * detector of fashion detection finds (bags with the default pack), their colours, textures and style tags.
+ */
 import { BASIC_COLORS, fashionItem, fashionTexture, type Lang } from '@iris/shared';
 import type { AnalysisHandler } from '../analysis-registry.js';
 import type { ColorCluster } from '../color/color-clustering.js';
 import { nearestIsccNbs, nearestW3c } from '../color/color-names.js';
 import { labToLch, labToRgb } from '../color/color-space.js';
 import { ncsNotation } from '../color/ncs-notation.js';
-import type { DressingItem } from './dressing-pipeline.js';
+import { FASHION_STAGE } from '../detect/fashion.handler.js';
+import { detect, OBJECT_STAGE, sharedImage } from '../detect/vision-calls.js';
+import type { DetectedObject, DressingItem } from './dressing-pipeline.js';
+import { detectorItem, RULE_ITEMS } from './detector-items.js';
 import { styleLabels, type StyledItem } from './style-labels.js';
 
 export const DRESSING_TASK = 'dressing-analyse';
@@ -56,13 +62,26 @@ export function dressingResult(items: DressingItem[], _lang: Lang): Record<strin
   return { labels: labels.map((l) => l.zh), 'labels-en': labels.map((l) => l.en), results };
 }
 
+/** Detections below this score are not reported as items. */
+export const OBJECT_ITEM_MIN_SCORE = 0.35;
+
 export const dressingHandler: AnalysisHandler = {
   serviceId: '_0000111',
   envelope: 'dressing',
   async run(ctx, input) {
-    const { rgb } = input;
-    const image = { data: rgb.data.slice(), width: rgb.width, height: rgb.height };
-    const { items } = await ctx.pool.run<{ items: DressingItem[] }>(DRESSING_TASK, { image }, { transfer: [image.data.buffer] });
+    // Shared pixels: the garment pipeline and the detector read the same picture on two threads at once.
+    const image = sharedImage(input.rgb);
+    const [people, detections] = await Promise.all([
+      ctx.pool.run<{ items: DressingItem[] }>(DRESSING_TASK, { image }),
+      detect(ctx, { stage: FASHION_STAGE, fallback: OBJECT_STAGE, image, minScore: OBJECT_ITEM_MIN_SCORE }),
+    ]);
+    const objects: DetectedObject[] = [];
+    for (const d of detections) {
+      const item = detectorItem(d.label);
+      if (item && !RULE_ITEMS.has(item)) objects.push({ item, box: d.box });
+    }
+    const items = [...people.items];
+    if (objects.length) items.push(...(await ctx.pool.run<{ items: DressingItem[] }>(DRESSING_TASK, { image, objects })).items);
     return dressingResult(items, input.lang);
   },
 };

@@ -9,6 +9,8 @@ import { rgbToLab } from '../color/color-space.js';
 import { classifyGarments, type GarmentMeasures } from './garment-classifier.js';
 import { dressingHandler } from './dressing.handler.js';
 import { styleLabels } from './style-labels.js';
+import { detectorItem, RULE_ITEMS } from './detector-items.js';
+import { analyseObjects } from './dressing-pipeline.js';
 import * as P from './synthetic-patterns.js';
 import { classifyTexture } from './texture-classifier.js';
 import { textureFeatures } from './texture-features.js';
@@ -82,6 +84,35 @@ describe('garment rules', () => {
     expect(classifyGarments({ ...base, sleeve: 'long', upperReach: 1.2, upperColour: rgbToLab(190, 160, 110) }).upper).toBe('Trenchcoat');
     // One colour to the ankles on legs apart: a suit, two pieces.
     expect(classifyGarments({ ...base, sleeve: 'long', upperReach: 2.2 })).toMatchObject({ upper: 'Pullover_tops', lower: 'Leisure_pants' });
+  });
+});
+
+describe('detector items', () => {
+  it('maps COCO and fashion-detection labels to fashion items', () => {
+    expect(detectorItem('handbag')).toBe('Shoulder_handbag');
+    expect(detectorItem('backpack')).toBe('Backpacks');
+    expect(detectorItem('flats-shoes')).toBe('Flats_shoes');
+    expect(detectorItem('polo-shirt')).toBe('Polo_shirt');
+    expect(detectorItem('qipao')).toBe('Chinese_dress');
+    expect(detectorItem('beidaiku')).toBe('Suspenderpants');
+    expect(detectorItem('tshirt')).toBe('Tshirt');
+    expect(RULE_ITEMS.has('Tshirt')).toBe(true);
+    expect(detectorItem('person')).toBeUndefined();
+    expect(detectorItem('glasses')).toBeUndefined();
+  });
+
+  it('measures a detected object inside its box, without the backdrop', () => {
+    // A red bag with white polka dots on a grey floor, boxed with some floor around it.
+    const picture = P.plain(300, [150, 150, 150]);
+    const bag = P.polkaDots(300, 20, 4, RED, WHITE);
+    for (let y = 100; y < 220; y++) for (let x = 90; x < 230; x++) picture.data.set(bag.data.subarray((y * 300 + x) * 3, (y * 300 + x) * 3 + 3), (y * 300 + x) * 3);
+    const [item] = analyseObjects(picture, [{ item: 'Shoulder_handbag', box: [0.2, 0.27, 0.6, 0.5] }]);
+    expect(item!.item).toBe('Shoulder_handbag');
+    expect(item!.box).toEqual([0.2, 0.27, 0.6, 0.5]);
+    const main = item!.palette[0]!;
+    expect(main.lab[1]).toBeGreaterThan(40); // red, not the grey floor
+    expect(item!.palette.every((c) => Math.hypot(c.lab[1], c.lab[2]) > 10 || c.lab[0] > 85)).toBe(true);
+    expect(item!.textures).toEqual(['Polkadots']);
   });
 });
 

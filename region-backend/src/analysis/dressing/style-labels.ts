@@ -8,7 +8,9 @@
  *    Tshirt → Youth; Shorts → Energetic and Vacation; dresses, skirts → Feminine (Slim_bottom_skirt also
  *    Slim_fit, A_line/Volumn skirts and dresses also Cute); Slim_pants_leggings → Slim_fit and Skinny;
  *    Coat, Trenchcoat → Urban_elegance and Classic_style; Shirt_blouse with Leisure_pants or a skirt →
- *    Office_lady and Business_casual; Jacket → Urban_casual;
+ *    Office_lady and Business_casual; Jacket → Urban_casual; Backpacks → Travel and School_season;
+ *    Shoulder_handbag → Outdoor_shopping; with a fashion detector also Sneakers → Active/athletic,
+ *    Canvas_shoes → Casual, Snow_boots → Warm_winter, Pumps and Heel_sandals → Elegant, Clutch → Social_event/party;
  * 4. by colour: every garment black, grey, white or navy → Classic_style; two or more saturated
  *    (C* ≥ 45) colours → Energetic; pink as a main colour → Cute and Feminine;
  * 5. by texture: Stripe → Classic_style; Plaid → Vintage/retro; Polkadots → Vintage/retro and Cute;
@@ -38,7 +40,9 @@ const STYLE: Record<string, string[]> = {
   Shorts: ['Casual', 'Leisure_wear', 'Energetic', 'Vacation'], Leisure_dress: ['Feminine'], Longsleeve_dress: ['Feminine'],
   A_line_loose_dress: ['Feminine', 'Cute'], Volumn_skirt: ['Feminine', 'Cute'], Slim_bottom_skirt: ['Feminine', 'Slim_fit'],
   Slim_pants_leggings: ['Slim_fit', 'Skinny'], Coat: ['Urban_elegance', 'Classic_style'], Trenchcoat: ['Urban_elegance', 'Classic_style'],
-  Jacket: ['Urban_casual'],
+  Jacket: ['Urban_casual'], Backpacks: ['Travel', 'School_season'], Shoulder_handbag: ['Outdoor_shopping'],
+  Sneakers: ['Active/athletic'], Canvas_shoes: ['Casual'], Snow_boots: ['Warm_winter'], Pumps: ['Elegant'],
+  Heel_sandals: ['Elegant'], Clutch: ['Social_event/party'],
 };
 
 const TEXTURE: Partial<Record<Texture, string[]>> = {

@@ -1,8 +1,16 @@
 import type { RgbImage } from '../../analysis/analysis-registry.js';
-import { analyseDressing, type DressingItem } from '../../analysis/dressing/dressing-pipeline.js';
+import { analyseDressing, analyseObjects, type DetectedObject, type DressingItem } from '../../analysis/dressing/dressing-pipeline.js';
 
-/** Garments (class, box, textures, palette) of the people in a picture. */
-export default function dressingAnalyse(payload: unknown): Promise<{ items: DressingItem[] }> {
-  const { image } = payload as { image: RgbImage };
-  return analyseDressing(image);
+export interface DressingAnalysePayload {
+  image: RgbImage;
+  /** When given, only these detected objects are measured (no person parsing). */
+  objects?: DetectedObject[];
 }
+
+/** Garments (class, box, textures, palette) of the people in a picture, or colours/textures of detected objects. */
+export async function dressingAnalyse(payload: unknown): Promise<{ items: DressingItem[] }> {
+  const { image, objects } = payload as DressingAnalysePayload;
+  return objects ? { items: analyseObjects(image, objects) } : analyseDressing(image);
+}
+
+export default dressingAnalyse;
