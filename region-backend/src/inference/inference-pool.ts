@@ -76,6 +76,7 @@ export class InferencePool {
     worker.on('message', (response: TaskResponse) => {
       const job = slot.job;
       slot.job = null;
+      worker.unref();
       if (job && job.request.id === response.id) {
         if (response.ok) job.resolve(response.result);
         else job.reject(new InferenceTaskError(response.error.message, response.error.name, response.error.code));
@@ -86,6 +87,7 @@ export class InferencePool {
     worker.on('exit', (code) => {
       if (!this.closed && code !== 0) this.replace(slot, new Error(`inference worker exited with code ${code}`));
     });
+    // Idle threads must not keep the process alive; a thread with a job does (see dispatch).
     worker.unref();
     return slot;
   }
@@ -108,6 +110,7 @@ export class InferencePool {
       const job = this.queues.interactive.shift() ?? this.queues.background.shift();
       if (!job) return;
       slot.job = job;
+      slot.worker.ref();
       slot.worker.postMessage(job.request, job.transfer);
     }
   }
