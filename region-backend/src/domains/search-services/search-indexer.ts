@@ -12,7 +12,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { EmbedResult } from '../../embedding/embedder.js';
 import type { BlobStore } from '../../images/blob-store.js';
 import { InferenceTaskError, type InferencePool } from '../../inference/inference-pool.js';
-import { listRecordChanges, type RecordChange } from '../data-sets/record-feed.js';
+import { listRecordChanges, type RecordChange } from '../data-sets/index.js';
 import { Semaphore } from '../downloads/semaphore.js';
 import { pipelineOf, vectorToBytes } from './embedding-pipeline.js';
 import {

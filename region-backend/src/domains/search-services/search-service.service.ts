@@ -1,8 +1,7 @@
 /** Search services: the rules of create, list, get, rename and delete (routes parse, the repository runs SQL). */
 import type pg from 'pg';
 import { ApiError, LIMITS, isScenario, truncateChars } from '@iris/shared';
-import { findDataSet } from '../data-sets/set.repo.js';
-import { findProductSet } from '../product-sets/product-set.repo.js';
+import { findDataSet, findProductSet } from '../data-sets/index.js';
 import { pipelineOf } from './embedding-pipeline.js';
 import {
   deleteService,

@@ -4,7 +4,7 @@
  */
 import fp from 'fastify-plugin';
 import { defineJob } from '../../jobs/job-registry.js';
-import { registerSetUsageCheck } from '../data-sets/set-usage.js';
+import { registerSetUsageCheck } from '../data-sets/index.js';
 import type { Domain } from '../domain.js';
 import { searchRoutes } from '../search/search.routes.js';
 import { IndexPoller } from './index-poller.js';

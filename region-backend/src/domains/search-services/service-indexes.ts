@@ -25,6 +25,8 @@ interface Entry {
   store: VectorStore;
   /** The item seq applied so far (mutations held during a save count as applied: they are queued in order). */
   appliedSeq: number;
+  /** How the index was obtained at load: its saved file (then caught up), or a rebuild from the stored embeddings. */
+  origin: 'file' | 'rebuild' | null;
   ready: Promise<void>;
   syncing: Promise<number> | null;
   dirty: boolean;
@@ -53,6 +55,12 @@ export class ServiceIndexes {
   /** Services whose index this process holds. */
   get loaded(): string[] {
     return [...this.entries.keys()];
+  }
+
+  /** What this process holds for a service (diagnostics and tests), or null when it holds nothing. */
+  describe(serviceId: string): { size: number; seq: number; origin: 'file' | 'rebuild' | null } | null {
+    const entry = this.entries.get(serviceId);
+    return entry ? { size: entry.store.size, seq: entry.appliedSeq, origin: entry.origin } : null;
   }
 
   /** The service's index, loaded, and caught up at least to `state.index_seq`. */
@@ -129,7 +137,7 @@ export class ServiceIndexes {
       ...(this.options.params ? { params: this.options.params } : {}),
       onError: (err) => this.options.log.error({ err, serviceId: state.id }, 'search index update failed'),
     });
-    const entry: Entry = { serviceId: state.id, pipeline: state.pipeline, store, appliedSeq: 0, ready: Promise.resolve(), syncing: null, dirty: false, savedAt: 0 };
+    const entry: Entry = { serviceId: state.id, pipeline: state.pipeline, store, appliedSeq: 0, origin: null, ready: Promise.resolve(), syncing: null, dirty: false, savedAt: 0 };
     entry.ready = this.load(entry).catch(async (err: unknown) => {
       // Leave no half-loaded entry behind: the next acquire starts over.
       if (this.entries.get(state.id) === entry) this.entries.delete(state.id);
@@ -147,12 +155,14 @@ export class ServiceIndexes {
     if (!state) return;
     if (loaded.status === 'loaded' && loaded.meta.changeSeq >= state.purged_seq && loaded.meta.changeSeq <= state.index_seq) {
       entry.appliedSeq = loaded.meta.changeSeq;
+      entry.origin = 'file';
       entry.savedAt = Date.now();
       const applied = await this.sync(entry);
       this.options.log.info({ serviceId: entry.serviceId, size: entry.store.size, applied, ms: Math.round(performance.now() - started) }, 'search index loaded');
       return;
     }
     await this.rebuild(entry);
+    entry.origin = 'rebuild';
     this.options.log.info(
       { serviceId: entry.serviceId, size: entry.store.size, because: loaded.status === 'loaded' ? 'stale' : loaded.status, ms: Math.round(performance.now() - started) },
       'search index rebuilt from stored embeddings',

@@ -43,6 +43,20 @@ function price(value: string | undefined, name: string): number | null {
   return n;
 }
 
+/** Words sent as text, or as a JSON list of strings (clients that pass lists as JSON). */
+function listText(value: string | undefined): string {
+  const text = value?.trim() ?? '';
+  if (text.startsWith('[')) {
+    try {
+      const list: unknown = JSON.parse(text);
+      if (Array.isArray(list)) return list.map(String).join(' ');
+    } catch {
+      // plain text that starts with a bracket
+    }
+  }
+  return text;
+}
+
 export function parseSearchParams(fields: Record<string, string>, product: boolean): SearchParams {
   const count = integer(fields.count, 'count', LIMITS.countDefault, 1, SEARCH_LIMITS.maxCount);
   const page = product ? integer(fields.page, 'page', 0, 0, Math.floor(SEARCH_LIMITS.maxDepth / count) - 1) : 0;
@@ -57,7 +71,7 @@ export function parseSearchParams(fields: Record<string, string>, product: boole
   }
   const params: SearchParams = { count, page, loc, tags: parseTagFilter(fields.tags), keywords: [], minPrice: null, maxPrice: null };
   if (product) {
-    params.keywords = keywordWords(fields.keywords ?? '');
+    params.keywords = keywordWords(listText(fields.keywords));
     params.minPrice = price(fields.min_price, 'min_price');
     params.maxPrice = price(fields.max_price, 'max_price');
   }
