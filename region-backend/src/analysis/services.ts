@@ -4,8 +4,10 @@ import { COLOR_HANDLERS } from './color/color.handlers.js';
 import { dressingHandler } from './dressing/dressing.handler.js';
 import { VISION_DETECT_HANDLERS } from './detect/vision-detect.handlers.js';
 import { VISION_CLASSIFY_HANDLERS } from './classify/vision-classify.handlers.js';
+import { ocrTextHandler } from './ocr/ocr-text.handler.js';
+import { ocrReceiptHandler } from './ocr/ocr-receipt.handler.js';
 
-const HANDLERS: AnalysisHandler[] = [...COLOR_HANDLERS, dressingHandler, ...VISION_DETECT_HANDLERS, ...VISION_CLASSIFY_HANDLERS];
+const HANDLERS: AnalysisHandler[] = [...COLOR_HANDLERS, dressingHandler, ...VISION_DETECT_HANDLERS, ...VISION_CLASSIFY_HANDLERS, ocrTextHandler, ocrReceiptHandler];
 
 let registered = false;
 

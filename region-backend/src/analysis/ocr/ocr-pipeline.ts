@@ -58,7 +58,7 @@ export async function readText(pool: InferencePool, rgb: RgbImage, options: Read
   detected.boxes.forEach((box, i) => {
     const r = recognised[i];
     if (!r || !r.text.trim() || r.score < dropScore) return;
-    boxes.push({ quad: toQuad(box.quad), text: r.text, score: r.score });
+    boxes.push({ quad: toQuad(box.quad), text: r.text, score: r.score, flipped: r.flipped });
   });
   return boxes;
 }

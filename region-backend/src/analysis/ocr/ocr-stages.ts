@@ -11,6 +11,7 @@ import { loadManifestModel } from '../../inference/runtime/manifest-model.js';
 import { resizeRgb, toInputTensor, type Rgb } from '../../inference/runtime/pixels.js';
 import { boxesFromProbabilityMap, type DetectedBox } from './db-postprocess.js';
 import { ctcGreedyDecode, loadCharset, type Decoded } from './ctc-decode.js';
+import { recoverSpaces } from './space-recovery.js';
 
 export const OCR_STAGES = { detect: 'ocr-det', direction: 'ocr-cls', recognise: 'ocr-rec' } as const;
 
@@ -34,6 +35,8 @@ const ctcOptionsSchema = z.object({
   useSpaceChar: z.boolean().default(true),
   maxWidth: z.number().int().positive().default(2400),
   batchSize: z.number().int().positive().default(6),
+  /** Re-insert spaces at wide ink gaps between Latin characters (see space-recovery.ts); 0 turns it off. */
+  spaceGap: z.number().min(0).default(0.4),
 });
 
 function stage<T extends z.ZodTypeAny>(name: string, schema: T): { manifest: ModelManifest; options: z.infer<T> } {
@@ -128,7 +131,13 @@ export async function recogniseStrips(strips: Rgb[]): Promise<Decoded[]> {
     const width = Math.max(minWidth, ...batch.map((s) => s.width));
     const [out] = await model.run({ data: stripBatch(batch, width, manifest), dims: [batch.length, 3, height, width] });
     if (!out) throw new Error(`${manifest.name}: no output`);
-    ctcGreedyDecode(out.data, out.dims, charset).forEach((d, k) => (results[ids[k]!] = d));
+    const stride = width / (out.dims[1] ?? width);
+    ctcGreedyDecode(out.data, out.dims, charset).forEach((d, k) => {
+      const strip = batch[k]!;
+      const text = options.spaceGap > 0 ? recoverSpaces(strip, d.text, d.steps, stride, { minGap: options.spaceGap }) : d.text;
+      // Steps index the decoded characters, not the spaces added here.
+      results[ids[k]!] = { text, score: d.score, steps: text === d.text ? d.steps : [] };
+    });
   }
   return results;
 }

@@ -1,7 +1,7 @@
 /** Text recognition v1.0 (_0000154): every line of text with its box; `type` is the text itself. */
 import type { AnalysisHandler } from '../analysis-registry.js';
 import { readText } from './ocr-pipeline.js';
-import { assembleLines, type TextLine } from './text-lines.js';
+import { assembleLines, readingFrame, type TextLine } from './text-lines.js';
 
 /** Below 8 pixels no text can be read; the detector needs at least one 32-pixel cell anyway. */
 export const OCR_MIN_SIDE = 8;
@@ -28,8 +28,9 @@ export const ocrTextHandler: AnalysisHandler = {
   envelope: 'detect',
   minSide: OCR_MIN_SIDE,
   async run(ctx, input) {
-    const boxes = await readText(ctx.pool, input.rgb);
-    const lines = assembleLines(boxes);
-    return { boxes_detected: lines.map((line) => textItem(line, input.rgb.width, input.rgb.height)) };
+    const { width, height } = input.rgb;
+    const page = readingFrame(await readText(ctx.pool, input.rgb), width, height);
+    const lines = assembleLines(page.boxes).map(page.toImage);
+    return { boxes_detected: lines.map((line) => textItem(line, width, height)) };
   },
 };

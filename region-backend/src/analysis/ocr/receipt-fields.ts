@@ -91,8 +91,10 @@ function terminalValue(text: string): string | null {
 
 function amountValue(text: string): string | null {
   const t = valueText(text).replace(/(?<=\d)\s+(?=[.,]?\d)/g, '').replace(/(?<=\d)\s*\.\s*(?=\d)/g, '.');
-  const withDecimals = /(?<![\d.])(\d{1,3}(?:,\d{3})+|\d+)[.,](\d{2})(?!\d)/.exec(t);
-  if (withDecimals) return `${withDecimals[1]!.replace(/,/g, '')}.${withDecimals[2]}`;
+  // Thousands separators may come back as dots and the decimal point as a comma: the last separator
+  // followed by exactly two digits is the decimal point.
+  const withDecimals = /(?<![\d.,])(\d{1,3}(?:[.,]\d{3})+|\d+)[.,](\d{2})(?![\d.,]?\d)/.exec(t);
+  if (withDecimals) return `${withDecimals[1]!.replace(/[.,]/g, '')}.${withDecimals[2]}`;
   const whole = /(?<![\d.,])(\d{1,3}(?:,\d{3})+|\d+)(?![\d.,])/.exec(t);
   return whole ? whole[1]!.replace(/,/g, '') : null;
 }

@@ -10,6 +10,8 @@ export interface RecognisedBox {
   quad: Quad;
   text: string;
   score: number;
+  /** The strip was read turned by 180° (the direction classifier found it upside down). */
+  flipped?: boolean;
 }
 
 export interface TextLine {
@@ -150,4 +152,27 @@ export function assembleLines(boxes: RecognisedBox[], options: LineOptions = LIN
 
 function finish(line: TextLine): TextLine {
   return { left: line.left, top: line.top, right: line.right, bottom: line.bottom, text: line.text.trim(), score: line.score };
+}
+
+/**
+ * When most of the text (by characters) was read upside down, the whole page is: reading order then runs
+ * from the image's bottom right. Returns the boxes in the page's own frame and the mapping of lines back.
+ */
+export function readingFrame(boxes: RecognisedBox[], width: number, height: number): { boxes: RecognisedBox[]; toImage: (line: TextLine) => TextLine } {
+  let flipped = 0;
+  let total = 0;
+  for (const b of boxes) {
+    const n = [...b.text].length;
+    total += n;
+    if (b.flipped) flipped += n;
+  }
+  if (flipped * 2 <= total) return { boxes, toImage: (line) => line };
+  const turn = (p: Point): Point => ({ x: width - p.x, y: height - p.y });
+  return {
+    boxes: boxes.map((b) => {
+      const [tl, tr, br, bl] = b.quad;
+      return { ...b, quad: [turn(br), turn(bl), turn(tl), turn(tr)] };
+    }),
+    toImage: (line) => ({ ...line, left: width - line.right, right: width - line.left, top: height - line.bottom, bottom: height - line.top }),
+  };
 }
