@@ -1,8 +1,8 @@
 /**
  * The light poller every backend process runs: every couple of seconds it enqueues the indexing job of each
  * service whose set changed after what the service applied (one cheap SQL query for all services), brings
- * the indexes this process holds up to date, and saves changed ones now and then. At start it loads the
- * index of every service, so the first query does not wait for a load.
+ * every service's index in this process up to date (loading those it does not hold yet, so a query never
+ * waits for a load), and saves changed ones now and then.
  */
 import type pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
@@ -10,7 +10,7 @@ import { SCENARIOS } from '@iris/shared';
 import type { JobQueue } from '../../plugins/queue.plugin.js';
 import { pipelineOf } from './embedding-pipeline.js';
 import { INDEX_JOB, type IndexJobData } from './search-indexer.js';
-import { allServiceIds, serviceState, staleServiceIds } from './search-service.repo.js';
+import { allServiceStates, staleServiceIds } from './search-service.repo.js';
 import type { ServiceIndexes } from './service-indexes.js';
 
 export interface PollerDeps {
@@ -32,7 +32,7 @@ export class IndexPoller {
 
   start(): void {
     this.stopped = false;
-    this.running = this.warm().then(() => this.tick());
+    this.running = this.tick();
   }
 
   async stop(): Promise<void> {
@@ -42,22 +42,14 @@ export class IndexPoller {
     await this.running?.catch(() => undefined);
   }
 
-  /** One pass: enqueue stale services, refresh loaded indexes, save due ones. */
+  /** One pass: enqueue stale services, bring the indexes of this process up to date, save due ones. */
   async pollOnce(): Promise<void> {
     const { pool, queue, indexes } = this.deps;
     for (const serviceId of await staleServiceIds(pool, PIPELINES)) {
       await queue.send(INDEX_JOB, { serviceId } satisfies IndexJobData, { singletonKey: serviceId });
     }
-    await indexes.refresh();
+    await indexes.refresh(await allServiceStates(pool));
     await indexes.saveDue();
-  }
-
-  private async warm(): Promise<void> {
-    for (const id of await allServiceIds(this.deps.pool).catch(() => [] as string[])) {
-      if (this.stopped) return;
-      const state = await serviceState(this.deps.pool, id);
-      if (state) await this.deps.indexes.acquire(state).catch((err: unknown) => this.deps.log.warn({ err, serviceId: id }, 'loading a search index failed'));
-    }
   }
 
   private async tick(): Promise<void> {

@@ -97,16 +97,10 @@ export async function serviceState(db: Queryable, id: string): Promise<ServiceSt
   return result.rows[0] ?? null;
 }
 
-export async function serviceStates(db: Queryable, ids: readonly string[]): Promise<ServiceState[]> {
-  if (!ids.length) return [];
-  const result = await db.query<ServiceState>(`SELECT ${STATE} FROM search_services s WHERE s.id = ANY($1::text[])`, [ids]);
+/** The state of every service (each process holds every service's index). */
+export async function allServiceStates(db: Queryable): Promise<ServiceState[]> {
+  const result = await db.query<ServiceState>(`SELECT ${STATE} FROM search_services s ORDER BY s.created_at, s.id`);
   return result.rows;
-}
-
-/** Ids of every service (for warming a process's indexes at start-up), oldest first. */
-export async function allServiceIds(db: Queryable): Promise<string[]> {
-  const result = await db.query<{ id: string }>('SELECT id FROM search_services ORDER BY created_at, id');
-  return result.rows.map((r) => r.id);
 }
 
 /**

@@ -15,9 +15,17 @@ import { createVectorStore } from '../../vectors/open-vector-store.js';
 import type { VectorItem, VectorStore } from '../../vectors/vector-store.js';
 import { bytesToVector } from './embedding-pipeline.js';
 import { itemChanges, liveItems, type ItemChange } from './index-items.repo.js';
-import { serviceState, serviceStates, type ServiceState } from './search-service.repo.js';
+import { serviceState, type ServiceState } from './search-service.repo.js';
 
 const PAGE = 4000;
+
+/** The service was deleted while its index was being loaded. */
+export class ServiceGoneError extends Error {
+  constructor(serviceId: string) {
+    super(`search service ${serviceId} no longer exists`);
+    this.name = 'ServiceGoneError';
+  }
+}
 
 interface Entry {
   serviceId: string;
@@ -81,18 +89,20 @@ export class ServiceIndexes {
     return entry.store;
   }
 
-  /** Brings every loaded index up to date with PostgreSQL; drops those whose service is gone. */
-  async refresh(): Promise<void> {
-    const ids = this.loaded;
-    if (!ids.length) return;
-    const states = new Map((await serviceStates(this.options.pool, ids)).map((s) => [s.id, s]));
-    for (const id of ids) {
-      const state = states.get(id);
-      const entry = this.entries.get(id);
-      if (!entry) continue;
-      if (!state) await this.drop(id, true);
-      else if (state.pipeline !== entry.pipeline) await this.drop(id, false);
-      else if (entry.appliedSeq < state.index_seq) await this.acquire(state);
+  /**
+   * Brings this process in line with PostgreSQL, given the state of every service: loads the indexes it does
+   * not hold yet, catches up those behind, drops those of deleted services (with their files).
+   */
+  async refresh(states: readonly ServiceState[]): Promise<void> {
+    const live = new Set(states.map((s) => s.id));
+    for (const id of this.loaded) if (!live.has(id)) await this.drop(id, true);
+    for (const state of states) {
+      if (this.closed) return;
+      const entry = this.entries.get(state.id);
+      if (entry && entry.pipeline === state.pipeline && entry.appliedSeq >= state.index_seq) continue;
+      await this.acquire(state).catch((err: unknown) => {
+        if (!(err instanceof ServiceGoneError)) this.options.log.warn({ err, serviceId: state.id }, 'loading a search index failed');
+      });
     }
   }
 
@@ -152,7 +162,7 @@ export class ServiceIndexes {
     const started = performance.now();
     const loaded = await entry.store.load();
     const state = await serviceState(this.options.pool, entry.serviceId);
-    if (!state) return;
+    if (!state) throw new ServiceGoneError(entry.serviceId);
     if (loaded.status === 'loaded' && loaded.meta.changeSeq >= state.purged_seq && loaded.meta.changeSeq <= state.index_seq) {
       entry.appliedSeq = loaded.meta.changeSeq;
       entry.origin = 'file';

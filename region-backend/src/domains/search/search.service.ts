@@ -16,7 +16,7 @@ import { InferenceTaskError, type InferencePool } from '../../inference/inferenc
 import { matchesTags } from '../../vectors/tag-filter.js';
 import type { VectorHit, VectorStore } from '../../vectors/vector-store.js';
 import { findServiceState, type ServiceState } from '../search-services/search-service.repo.js';
-import type { ServiceIndexes } from '../search-services/service-indexes.js';
+import { ServiceGoneError, type ServiceIndexes } from '../search-services/service-indexes.js';
 import { hasKeywords, inPriceRange } from './product-filter.js';
 import { parseSearchParams, type SearchParams } from './search-params.js';
 import { liveRecords, type HitRecord } from './search-records.repo.js';
@@ -65,7 +65,9 @@ export class SearchQueryService {
     const preprocessMs = performance.now() - preprocessStarted;
 
     const searchStarted = performance.now();
-    const store = await this.deps.indexes.acquire(service);
+    const store = await this.deps.indexes.acquire(service).catch((err: unknown) => {
+      throw err instanceof ServiceGoneError ? new ApiError('serviceNotFound', 'search service does not exist') : err;
+    });
     const selected = await this.select(store, service, vector, params, input.product);
     const searchMs = performance.now() - searchStarted;
 
