@@ -4,8 +4,12 @@
  * change feed with its own seq); a process loads its saved copy and applies the items changed since the seq
  * the copy was saved at, or rebuilds from the stored embeddings when the copy is missing, corrupt, made with
  * another embedding pipeline, or older than the item tombstones still kept.
+ *
+ * Several processes may share one data directory: the first to claim `indexes/.writer` saves, the others only
+ * read saved files (their copies are rebuilt or caught up from PostgreSQL like any other).
  */
-import { rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
@@ -53,6 +57,8 @@ export interface ServiceIndexesOptions {
 export class ServiceIndexes {
   private readonly entries = new Map<string, Entry>();
   private closed = false;
+  private readonly token = `${process.pid}:${randomBytes(8).toString('hex')}`;
+  private writer: Promise<boolean> | null = null;
 
   constructor(private readonly options: ServiceIndexesOptions) {}
 
@@ -127,6 +133,15 @@ export class ServiceIndexes {
     if (removeFiles) await rm(this.dirOf(serviceId), { recursive: true, force: true });
   }
 
+  /** Whether this process saves indexes in its data directory (one writer per directory). */
+  isWriter(): Promise<boolean> {
+    this.writer ??= this.claimWriter().catch((err: unknown) => {
+      this.options.log.warn({ err }, 'cannot claim the search index directory: indexes will not be saved');
+      return false;
+    });
+    return this.writer;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const entry of [...this.entries.values()]) {
@@ -136,6 +151,34 @@ export class ServiceIndexes {
       await entry.store.close();
     }
     this.entries.clear();
+    if (await this.writer) await this.releaseWriter();
+  }
+
+  private get writerFile(): string {
+    return path.join(this.options.dataDir, 'indexes', '.writer');
+  }
+
+  /** Takes the directory unless a live process holds it (a crashed holder's claim is taken over). */
+  private async claimWriter(): Promise<boolean> {
+    await mkdir(path.dirname(this.writerFile), { recursive: true });
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        await writeFile(this.writerFile, this.token, { flag: 'wx' });
+        return true;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+      const holder = (await readFile(this.writerFile, 'utf8').catch(() => '')).trim();
+      if (holder === this.token) return true;
+      if (processAlive(Number(holder.split(':')[0]))) return false;
+      await rm(this.writerFile, { force: true });
+    }
+    return false;
+  }
+
+  private async releaseWriter(): Promise<void> {
+    const holder = await readFile(this.writerFile, 'utf8').catch(() => '');
+    if (holder.trim() === this.token) await rm(this.writerFile, { force: true });
   }
 
   private open(state: ServiceState): Entry {
@@ -241,6 +284,10 @@ export class ServiceIndexes {
   }
 
   private async save(entry: Entry): Promise<void> {
+    if (!(await this.isWriter())) {
+      entry.dirty = false;
+      return;
+    }
     entry.dirty = false;
     try {
       await entry.store.save();
@@ -249,6 +296,16 @@ export class ServiceIndexes {
       entry.dirty = true;
       throw err;
     }
+  }
+}
+
+function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
