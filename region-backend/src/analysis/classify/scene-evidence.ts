@@ -42,21 +42,30 @@ async function textEvidence(ctx: AnalysisContext, image: RgbImage): Promise<Scen
   return { boxes: found.boxes.length, area: Math.min(1, area) };
 }
 
+/**
+ * `text: 'document-like'` runs text detection only when the picture statistics allow a document (a light,
+ * low-saturation background): the scene rules only use text for that, and most photos then skip it.
+ */
 export async function gatherEvidence(
   ctx: AnalysisContext,
   image: RgbImage,
-  want: { text?: boolean; faces?: boolean; nsfw?: boolean } = {},
+  want: { text?: 'always' | 'document-like'; faces?: boolean; nsfw?: boolean } = {},
 ): Promise<Evidence> {
-  const [objects, picture, text, faces, nsfw] = await Promise.all([
+  const picture = stats(ctx, image);
+  const [objects, pictureStats, text, faces, nsfw] = await Promise.all([
     detect(ctx, { stage: SCENE_OBJECTS_STAGE, fallback: OBJECT_STAGE, image, minScore: 0.2 }),
-    stats(ctx, image),
-    want.text ? textEvidence(ctx, image) : undefined,
+    picture,
+    want.text === 'always'
+      ? textEvidence(ctx, image)
+      : want.text === 'document-like'
+        ? picture.then((s) => (s.paper >= 0.2 && s.saturation < 0.3 ? textEvidence(ctx, image) : undefined))
+        : undefined,
     want.faces ? detect(ctx, { stage: FACE_STAGE, image }) : undefined,
     want.nsfw ? classify(ctx, PORN_STAGE, image).then((r) => r.scores) : undefined,
   ]);
   return {
     objects,
-    stats: picture,
+    stats: pictureStats,
     ...(text ? { text } : {}),
     ...(faces ? { faces } : {}),
     ...(nsfw ? { nsfw } : {}),

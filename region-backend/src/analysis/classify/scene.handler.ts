@@ -31,7 +31,7 @@ export const sceneHandler: AnalysisHandler = {
         }),
       };
     }
-    const evidence = await gatherEvidence(ctx, image, { text: true });
+    const evidence = await gatherEvidence(ctx, image, { text: 'document-like' });
     return {
       results: topScenes(sceneScores(evidence), 0.3, MAX_RESULTS).map((s) => {
         const label = LABELS.get(s.id)!;

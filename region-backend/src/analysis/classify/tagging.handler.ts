@@ -76,7 +76,7 @@ export const taggingHandler: AnalysisHandler = {
   },
   async run(ctx, input) {
     const count = parseCount(input.params);
-    const evidence = await gatherEvidence(ctx, sharedImage(input.rgb), { text: true, faces: true, nsfw: true });
+    const evidence = await gatherEvidence(ctx, sharedImage(input.rgb), { text: 'always', faces: true, nsfw: true });
     return { results: rankTags(tagsFromEvidence(evidence), count, input.lang) };
   },
 };
