@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { ApiError, isApiError, serviceById } from '@iris/shared';
-import { analysisHandler, type AnalysisHandler, type RgbImage } from '../../analysis/analysis-registry.js';
+import { analysisHandler, type AnalysisContext, type AnalysisHandler, type RgbImage } from '../../analysis/analysis-registry.js';
 import { registerAllAnalysisServices } from '../../analysis/services.js';
 import { decodeImage, ImageDecodeError, parseLoc } from '../../images/image-decoder.js';
 import { acquireQueryImage, QueryImageError } from '../../http/query-image.js';
@@ -18,7 +18,16 @@ const ANALYSIS_MAX_SIDE = 1600;
 export async function runAnalysis(
   app: FastifyInstance,
   handler: AnalysisHandler,
-  input: { bytes: Uint8Array; downloadMs: number; params: Record<string, string>; lang: 'en' | 'zh'; requestId: string; startedAt: number },
+  input: {
+    bytes: Uint8Array;
+    downloadMs: number;
+    params: Record<string, string>;
+    lang: 'en' | 'zh';
+    requestId: string;
+    startedAt: number;
+    /** Pool for model code (default `app.inference`); batch tasks pass a background-priority view of it. */
+    pool?: AnalysisContext['pool'];
+  },
 ): Promise<Record<string, unknown>> {
   const env = handler.envelope;
   let loc: Loc | null = null;
@@ -42,7 +51,7 @@ export async function runAnalysis(
   const analysisStarted = performance.now();
   let fields: Record<string, unknown>;
   try {
-    fields = await handler.run({ pool: app.inference }, { rgb, encoded: input.bytes, params: input.params, lang: input.lang });
+    fields = await handler.run({ pool: input.pool ?? app.inference }, { rgb, encoded: input.bytes, params: input.params, lang: input.lang });
   } catch (err) {
     if (isApiError(err)) throw err;
     app.log.error({ err, service: handler.serviceId }, 'analysis failed');

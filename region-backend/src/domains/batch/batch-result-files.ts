@@ -1,0 +1,51 @@
+/**
+ * Writes a finished task's result files: JSON lines in input order, `linesPerFile` lines per file
+ * (`results-0001.jsonl`, `results-0002.jsonl`, …). Each file is written under a temporary name and renamed,
+ * so a file that exists is complete, and writing again (after a crash before the task was marked SUCCESS)
+ * produces the same files.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename } from 'node:fs/promises';
+import path from 'node:path';
+import { finished } from 'node:stream/promises';
+import type { Queryable } from '../data-sets/set.repo.js';
+import { readOutputs } from './batch-item.repo.js';
+import { resultFileName } from './batch-links.js';
+
+const PAGE = 1000;
+
+export async function writeResultFiles(db: Queryable, taskId: string, dir: string, linesPerFile: number): Promise<string[]> {
+  await mkdir(dir, { recursive: true });
+  const files: string[] = [];
+  let out: ReturnType<typeof createWriteStream> | null = null;
+  let inFile = 0;
+  let after = -1;
+
+  const close = async () => {
+    if (!out) return;
+    const stream = out;
+    out = null;
+    stream.end();
+    await finished(stream);
+    const name = files[files.length - 1]!;
+    await rename(path.join(dir, `${name}.tmp`), path.join(dir, name));
+  };
+
+  for (;;) {
+    const rows = await readOutputs(db, taskId, after, PAGE);
+    if (!rows.length) break;
+    for (const row of rows) {
+      if (!out || inFile >= linesPerFile) {
+        await close();
+        files.push(resultFileName(files.length));
+        out = createWriteStream(path.join(dir, `${files[files.length - 1]}.tmp`));
+        inFile = 0;
+      }
+      if (!out.write(`${row.output}\n`)) await new Promise<void>((resolve) => out!.once('drain', () => resolve()));
+      inFile++;
+      after = row.line;
+    }
+  }
+  await close();
+  return files;
+}

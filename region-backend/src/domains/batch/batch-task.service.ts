@@ -1,0 +1,176 @@
+/** The rules of batch tasks: prepare, apply (daily limit, one running task per service), revoke, info, list. */
+import { mkdir, rm, writeFile, copyFile } from 'node:fs/promises';
+import path from 'node:path';
+import type pg from 'pg';
+import { ApiError, DEFAULT_QUOTAS, isApiError, parseTime, type Lang, type Quotas } from '@iris/shared';
+import type { RequestBody } from '../../http/request-body.js';
+import { ImageDecodeError } from '../../images/image-errors.js';
+import type { BatchConfig } from './batch-config.js';
+import { rateFunction } from './batch-estimates.js';
+import { readRates } from './batch-rate.repo.js';
+import { INPUT_FILE, signedLink } from './batch-links.js';
+import type { BatchServices } from './batch-services.js';
+import {
+  activeTaskFor,
+  countAppliedToday,
+  findTask,
+  insertTask,
+  listTasks,
+  lockAccountApplies,
+  markPending,
+  revokeTask,
+  taskQueue,
+  type BatchTaskRow,
+} from './batch-task.repo.js';
+import { deleteItems } from './batch-item.repo.js';
+import { parseBatchUrls } from './batch-urls.js';
+import type { ViewContext } from './batch-view.js';
+
+export interface Caller {
+  accountId: number;
+  lang: Lang;
+  quotas: Quotas | undefined;
+}
+
+export interface BatchTaskServiceDeps {
+  pool: pg.Pool;
+  services: BatchServices;
+  config: BatchConfig;
+  /** `<dataDir>/batch`: one folder per task holding its input and result files. */
+  filesDir: string;
+  secret: string;
+  publicEdgeUrl: string;
+  /** Queues the task's first worker turn. */
+  enqueue(taskId: string): Promise<void>;
+}
+
+const NOT_PARAMS = new Set(['service_id', 'urls']);
+const MAX_PARAMS = 32;
+const MAX_PARAM_CHARS = 2048;
+/** Links expire on the hour, so repeated info calls within an hour hand out the same links. */
+const LINK_ROUNDING_MS = 3_600_000;
+
+export class BatchTaskService {
+  constructor(private readonly deps: BatchTaskServiceDeps) {}
+
+  taskDir(taskId: string): string {
+    return path.join(this.deps.filesDir, taskId);
+  }
+
+  async prepare(caller: Caller, taskId: string, body: RequestBody): Promise<BatchTaskRow> {
+    const serviceId = body.fields.service_id?.trim();
+    if (!serviceId) throw new ApiError('batchServiceIdMissing', 'service_id is required');
+    if (!body.has('urls')) throw new ApiError('batchUrlsMissing', 'urls (a file with one URL per line) is required');
+    const resolved = await this.deps.services.resolve(caller.accountId, serviceId);
+    if (!resolved.ok) throw resolved.error;
+    const params = this.serviceParams(body.fields, resolved.service.defaults);
+    try {
+      resolved.service.validate(params);
+    } catch (err) {
+      if (isApiError(err) || err instanceof ImageDecodeError) throw new ApiError('badRequest', `invalid parameter for ${serviceId}: ${err.message}`);
+      throw err;
+    }
+    const bytes = (await body.bytes('urls'))!;
+    const lines = parseBatchUrls(bytes, this.deps.config.maxUrls);
+
+    const dir = this.taskDir(taskId);
+    await mkdir(dir, { recursive: true });
+    const upload = body.file('urls');
+    if (upload) await copyFile(upload.path, path.join(dir, INPUT_FILE));
+    else await writeFile(path.join(dir, INPUT_FILE), bytes);
+    const client = await this.deps.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const row = await insertTask(client, { id: taskId, accountId: caller.accountId, serviceId, params, lang: caller.lang }, lines);
+      await client.query('COMMIT');
+      return row;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      await rm(dir, { recursive: true, force: true });
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** RECEIVED → PENDING, then queued. */
+  async apply(caller: Caller, taskId: string | undefined): Promise<BatchTaskRow> {
+    if (!taskId) throw new ApiError('batchTaskUnknown', 'task_id is required');
+    const limit = caller.quotas?.dailyBatchTasks ?? DEFAULT_QUOTAS.dailyBatchTasks;
+    const client = await this.deps.pool.connect();
+    let row: BatchTaskRow;
+    try {
+      await client.query('BEGIN');
+      await lockAccountApplies(client, caller.accountId);
+      const task = await findTask(client, caller.accountId, taskId);
+      if (!task) throw new ApiError('batchTaskUnknown', `task ${taskId} does not exist`);
+      if (task.state === 'PENDING' || task.state === 'STARTED') throw new ApiError('batchAlreadyRunning', `task ${taskId} has been applied already and is ${task.state}`);
+      if (task.state !== 'RECEIVED') throw new ApiError('batchNotPending', `task ${taskId} is ${task.state}; only a RECEIVED task can be applied`);
+      const applied = await countAppliedToday(client, caller.accountId);
+      if (applied >= limit) throw new ApiError('batchDailyLimit', `the account's limit of ${limit} batch tasks per day (UTC) is reached`);
+      const active = await activeTaskFor(client, caller.accountId, task.service_id);
+      if (active) throw new ApiError('batchAlreadyRunning', `task ${active.id} for service ${task.service_id} is ${active.state}; one task per service runs at a time`);
+      row = await markPending(client, taskId);
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+    // Should the process die before this, boot-time recovery queues every PENDING task again.
+    await this.deps.enqueue(taskId);
+    return row;
+  }
+
+  /** PENDING → REVOKED; 400012 in any other state. */
+  async revoke(caller: Caller, taskId: string): Promise<void> {
+    const revoked = await revokeTask(this.deps.pool, caller.accountId, taskId);
+    if (revoked) {
+      await deleteItems(this.deps.pool, taskId);
+      return;
+    }
+    const task = await this.get(caller, taskId);
+    throw new ApiError('batchNotPending', `task ${taskId} is ${task.state}; only a PENDING task can be revoked`);
+  }
+
+  async get(caller: Caller, taskId: string): Promise<BatchTaskRow> {
+    const task = await findTask(this.deps.pool, caller.accountId, taskId);
+    if (!task) throw new ApiError('batchTaskUnknown', `task ${taskId} does not exist`);
+    return task;
+  }
+
+  /** Tasks received in [start, end); both bounds optional, in %Y-%m-%dT%H:%M:%SZ. */
+  async list(caller: Caller, fields: Record<string, string>): Promise<BatchTaskRow[]> {
+    const bound = (name: 'start' | 'end'): Date | null => {
+      const text = fields[name]?.trim();
+      if (!text) return null;
+      const time = parseTime(text);
+      if (!time) throw new ApiError('badRequest', `${name} must be a UTC time in the format %Y-%m-%dT%H:%M:%SZ, e.g. 2024-05-01T00:00:00Z (got "${fields[name]}")`);
+      return time;
+    };
+    return listTasks(this.deps.pool, caller.accountId, bound('start'), bound('end'));
+  }
+
+  /** Everything the task views need: the queue, the rates and the link signer. */
+  async viewContext(): Promise<ViewContext> {
+    const [queue, rates] = await Promise.all([taskQueue(this.deps.pool), readRates(this.deps.pool)]);
+    const expiresAt = Math.ceil((Date.now() + this.deps.config.linkSeconds * 1000) / LINK_ROUNDING_MS) * LINK_ROUNDING_MS;
+    return {
+      queue,
+      rateOf: rateFunction(rates, this.deps.config.initialSecondsPerImage),
+      link: (task, file) => signedLink(this.deps.publicEdgeUrl, this.deps.secret, { accountId: task.account_id, taskId: task.id, file }, expiresAt),
+    };
+  }
+
+  private serviceParams(fields: Record<string, string>, defaults: Record<string, string>): Record<string, string> {
+    const params: Record<string, string> = {};
+    for (const [name, value] of Object.entries(fields)) {
+      if (NOT_PARAMS.has(name)) continue;
+      if (Object.keys(params).length >= MAX_PARAMS || value.length > MAX_PARAM_CHARS) throw new ApiError('badRequest', `too many or too long parameters (at most ${MAX_PARAMS} of ${MAX_PARAM_CHARS} characters)`);
+      params[name] = value;
+    }
+    for (const [name, value] of Object.entries(defaults)) if (!params[name]?.trim()) params[name] = value;
+    return params;
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * Batch tasks as a domain: the routes, the worker (`app.batchWorker`) with its job type, and boot-time
+ * recovery of tasks whose process died.
+ */
+import path from 'node:path';
+import fp from 'fastify-plugin';
+import { defineJob } from '../../jobs/job-registry.js';
+import type { Domain } from '../domain.js';
+import { backgroundPool } from './background-pool.js';
+import { loadBatchConfig } from './batch-config.js';
+import { BatchServices } from './batch-services.js';
+import { BatchTaskService } from './batch-task.service.js';
+import { BATCH_JOB, BatchWorker, type BatchJobData } from './batch-worker.service.js';
+import { batchRoutes } from './batch.routes.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    batchWorker: BatchWorker;
+  }
+}
+
+const routes = fp(
+  async (app) => {
+    const config = loadBatchConfig(process.env);
+    const filesDir = path.join(app.config.dataDir, 'batch');
+    const services = new BatchServices(app, config.services);
+    const worker = new BatchWorker({
+      pool: app.db.pool,
+      queue: app.queue,
+      log: app.log.child({ domain: 'batch' }),
+      services,
+      inference: backgroundPool(app.inference),
+      fetch: app.config.images.fetch,
+      config,
+      taskDir: (taskId) => path.join(filesDir, taskId),
+    });
+    const tasks = new BatchTaskService({
+      pool: app.db.pool,
+      services,
+      config,
+      filesDir,
+      secret: app.config.internalSecret,
+      publicEdgeUrl: app.config.publicEdgeUrl,
+      enqueue: (taskId) => worker.enqueue(taskId),
+    });
+    app.decorate('batchWorker', worker);
+    await batchRoutes(app, { tasks, services });
+    app.addHook('onReady', async () => {
+      const resumed = await worker.recover();
+      if (resumed) app.log.info({ tasks: resumed }, 'resuming queued batch tasks');
+    });
+    app.addHook('preClose', async () => worker.close());
+  },
+  { name: 'batch', dependencies: ['database', 'queue', 'inference'] },
+);
+
+export const batchDomain: Domain = {
+  name: 'batch',
+  routes,
+  jobs: (app) => [
+    defineJob<BatchJobData>({
+      name: BATCH_JOB,
+      // One task per process at a time; its lines run IRIS_BATCH_CONCURRENCY at once.
+      concurrency: 1,
+      queue: { policy: 'short', retryLimit: 5, retryDelay: 10, retryBackoff: true, expireInSeconds: 60 * 60 },
+      handler: async (data) => {
+        await app.batchWorker.runTurn(data.taskId);
+      },
+    }),
+  ],
+};
