@@ -1,0 +1,96 @@
+/**
+ * Durability: a backend process running a batch task is killed (SIGKILL) part-way and started again; the
+ * task finishes with every URL answered exactly once, in input order, and only the lines that were in
+ * flight at the kill are downloaded a second time.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newResourceId } from '@iris/shared';
+import { startChildBackend, type ChildBackend } from '../data-sets/child-backend.js';
+import { startImageServer, type ImageServer } from '../data-sets/image-server.js';
+import { multipart } from '../support/test-app.js';
+import { createTestDatabase } from '../support/test-database.js';
+import { jsonLines, linkPath, type TaskData } from './batch-helpers.js';
+
+const URLS = 300;
+
+describe('batch tasks survive a killed backend', () => {
+  let database: { url: string; drop: () => Promise<void> };
+  let images: ImageServer;
+  let dataDir: string;
+  let pool: pg.Pool;
+  const children: ChildBackend[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    pool = new pg.Pool({ connectionString: database.url, max: 2 });
+    // Each image takes a while to serve, so the kill lands mid-task.
+    images = await startImageServer({ delayMs: 40 });
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'iris-batch-crash-'));
+  });
+  afterAll(async () => {
+    for (const child of children) await child.kill('SIGKILL');
+    await pool?.end();
+    await images?.close();
+    await database?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('finishes a task after SIGKILL and restart, answering every URL exactly once', async () => {
+    const env = { IRIS_BATCH_CONCURRENCY: '4', IRIS_BATCH_LEASE_SECONDS: '3', IRIS_BATCH_LINES_PER_FILE: '200' };
+    const first = await startChildBackend({ databaseUrl: database.url, dataDir, env });
+    children.push(first);
+    const urls = Array.from({ length: URLS }, (_, i) => images.url(i, (['jpg', 'png', 'webp', 'gif'] as const)[i % 4]));
+    const taskId = newResourceId();
+    const upload = multipart({ service_id: '_0000072', granularity: 'major', return_type: 'basic', urls: { filename: 'urls.txt', content: urls.join('\n') } });
+    const prepared = await first.call({ method: 'POST', url: '/batch/_1000001/task/prepare', resourceId: taskId, body: upload.payload, headers: upload.headers });
+    expect(prepared.status).toBe(200);
+    const applied = await first.call({ method: 'POST', url: '/batch/_1000001/task/apply', body: `task_id=${taskId}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(applied.status).toBe(200);
+
+    const progress = async () => (await pool.query<{ success: number; state: string }>('SELECT success, state FROM batch_tasks WHERE id = $1', [taskId])).rows[0]!;
+    const until = Date.now() + 60_000;
+    while ((await progress()).success < 60) {
+      if (Date.now() > until) throw new Error(`the task did not progress: ${JSON.stringify(await progress())}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await first.kill('SIGKILL');
+    const atKill = await progress();
+    expect(atKill.state).toBe('STARTED');
+    expect(atKill.success).toBeLessThan(URLS);
+    const inFlight = Number((await pool.query(`SELECT count(*) AS n FROM batch_items WHERE task_id = $1 AND state = 'running'`, [taskId])).rows[0].n);
+    expect(inFlight).toBeGreaterThan(0);
+
+    const second = await startChildBackend({ databaseUrl: database.url, dataDir, env });
+    children.push(second);
+    let task: TaskData = { state: '' } as TaskData;
+    const deadline = Date.now() + 120_000;
+    while (task.state !== 'SUCCESS') {
+      if (Date.now() > deadline) throw new Error(`not finished after restart: ${JSON.stringify(task)}`);
+      await new Promise((r) => setTimeout(r, 300));
+      task = ((await second.call({ method: 'GET', url: `/batch/_1000001/task/info/${taskId}` })).json() as { data: TaskData }).data;
+    }
+    expect(task).toMatchObject({ total: URLS, success: URLS });
+    expect(task.download_urls).toHaveLength(2);
+
+    const lines = [];
+    for (const link of task.download_urls!) {
+      const res = await second.call({ method: 'GET', url: linkPath(link) });
+      expect(res.status).toBe(200);
+      lines.push(...jsonLines(res.text));
+    }
+    expect(lines.map((l) => l.line)).toEqual(urls.map((_, i) => i));
+    expect(lines.map((l) => l.url)).toEqual(urls);
+    expect(lines.every((l) => l.result && !l.error)).toBe(true);
+
+    // Every URL fetched; only the lines in flight at the kill were fetched twice.
+    const fetched = [...images.hits.entries()].filter(([p]) => p.startsWith('/img/'));
+    expect(fetched).toHaveLength(URLS);
+    expect(fetched.reduce((sum, [, n]) => sum + n, 0)).toBeLessThanOrEqual(URLS + inFlight);
+    expect(Number((await pool.query('SELECT count(*) AS n FROM batch_items WHERE task_id = $1', [taskId])).rows[0].n)).toBe(0);
+    await second.kill('SIGTERM');
+  }, 300_000);
+});
