@@ -35,7 +35,7 @@ describe('extractReceiptFields', () => {
   });
 
   it('tolerates OCR confusions, lost spaces and full-width punctuation', () => {
-    expect(values(['MERCHANTN0.：1O231OO58l2Ol23', 'TERMlNALNO:8765432l', '交易金额：RMB7.584.52'])).toEqual({
+    expect(values(['MERCHANTN0.：1O231OO58l2Ol23', 'TERMlNALNO:8765 432l', '交易金额：RMB7.584.52'])).toEqual({
       merchant_code: '102310058120123',
       terminal_no: '87654321',
       cardnetwork_merchant_code: null,

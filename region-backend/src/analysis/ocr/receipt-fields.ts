@@ -83,7 +83,8 @@ function merchantValue(text: string): string | null {
 
 function terminalValue(text: string): string | null {
   const t = valueText(text);
-  const exact = /(?<![A-Z0-9])\d{8}(?![A-Z0-9])/.exec(t);
+  // A space the recogniser (or the gap finder) put inside the number does not split it.
+  const exact = /(?<![A-Z0-9])\d{8}(?![A-Z0-9])/.exec(t) ?? /(?<![A-Z0-9])\d{8}(?![A-Z0-9])/.exec(t.replace(/(?<=\d) (?=\d)/g, ''));
   if (exact) return exact[0];
   const loose = /(?<![A-Z0-9])(?=[A-Z0-9]*\d{4})[A-Z0-9]{8}(?![A-Z0-9])/.exec(t);
   return loose ? loose[0] : null;
