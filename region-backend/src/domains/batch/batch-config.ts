@@ -4,6 +4,8 @@ import { z } from 'zod';
 const schema = z.object({
   /** URLs of one task analysed at once by one backend process (download and analysis overlap). */
   IRIS_BATCH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** Inference threads batch work may hold at once (default: all but one, so interactive queries find a free one). */
+  IRIS_BATCH_INFERENCE_THREADS: z.coerce.number().int().min(1).max(64).optional(),
   /** How long a claimed line stays claimed without renewal; renewed every third of it while working. */
   IRIS_BATCH_LEASE_SECONDS: z.coerce.number().min(3).max(3600).default(60),
   /** Attempts per line (a line whose analysis crashed the process is tried again, then answered with an error). */
@@ -24,6 +26,8 @@ const schema = z.object({
 
 export interface BatchConfig {
   concurrency: number;
+  /** undefined: the pool's size minus one. */
+  inferenceThreads: number | undefined;
   leaseSeconds: number;
   maxAttempts: number;
   linesPerFile: number;
@@ -45,6 +49,7 @@ export function loadBatchConfig(env: NodeJS.ProcessEnv): BatchConfig {
   const services = e.IRIS_BATCH_SERVICES?.split(',').map((s) => s.trim()).filter(Boolean);
   return {
     concurrency: e.IRIS_BATCH_CONCURRENCY,
+    inferenceThreads: e.IRIS_BATCH_INFERENCE_THREADS,
     leaseSeconds: e.IRIS_BATCH_LEASE_SECONDS,
     maxAttempts: e.IRIS_BATCH_MAX_ATTEMPTS,
     linesPerFile: e.IRIS_BATCH_LINES_PER_FILE,

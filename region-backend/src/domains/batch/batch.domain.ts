@@ -6,7 +6,7 @@ import path from 'node:path';
 import fp from 'fastify-plugin';
 import { defineJob } from '../../jobs/job-registry.js';
 import type { Domain } from '../domain.js';
-import { backgroundPool } from './background-pool.js';
+import { backgroundPool, defaultBatchThreads } from './background-pool.js';
 import { loadBatchConfig } from './batch-config.js';
 import { BatchServices } from './batch-services.js';
 import { BatchTaskService } from './batch-task.service.js';
@@ -29,7 +29,7 @@ const routes = fp(
       queue: app.queue,
       log: app.log.child({ domain: 'batch' }),
       services,
-      inference: backgroundPool(app.inference),
+      inference: backgroundPool(app.inference, config.inferenceThreads ?? defaultBatchThreads(app.inference.size)),
       fetch: app.config.images.fetch,
       config,
       taskDir: (taskId) => path.join(filesDir, taskId),
