@@ -233,6 +233,22 @@ describe('batch tasks', () => {
     expect(nothing!.error).toMatchObject({ error_code: 400004 });
   });
 
+  it('ends in FAILURE only when the task itself cannot run (its service is gone)', async () => {
+    const taskId = newResourceId();
+    const pool = new pg.Pool({ connectionString: running.databaseUrl, max: 1 });
+    // A queued task whose service no longer exists (as after a custom classifier was deleted).
+    await pool.query(`INSERT INTO batch_tasks (id, account_id, service_id, state, total, applied_at) VALUES ($1, 1, '_0009999', 'PENDING', 2, now())`, [taskId]);
+    await pool.query(`INSERT INTO batch_items (task_id, line, url) VALUES ($1, 0, $2), ($1, 1, $3)`, [taskId, images.url('/red.png'), images.url('/blue.png')]);
+    await running.app.batchWorker.enqueue(taskId);
+    const failed = await waitForState(running, taskId, ['FAILURE', 'SUCCESS']);
+    expect(failed.state).toBe('FAILURE');
+    expect(Object.keys(failed).sort()).toEqual(['csv', 'received_time', 'service_id', 'state', 'task_id', 'total']);
+    const row = await pool.query('SELECT message, (SELECT count(*) FROM batch_items WHERE task_id = $1) AS items FROM batch_tasks WHERE id = $1', [taskId]);
+    await pool.end();
+    expect(row.rows[0].message).toMatch(/_0009999 cannot run/);
+    expect(Number(row.rows[0].items)).toBe(0);
+  });
+
   it('serves result files only with a genuine, unexpired link of the owning account', async () => {
     const prepared = await prepare(running, '_0000073', twoUrls());
     expect((await apply(running, prepared.taskId)).statusCode).toBe(200);

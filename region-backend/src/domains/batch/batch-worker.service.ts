@@ -47,6 +47,17 @@ const DOWNLOAD_RETRY_MS = [1000, 3000];
 /** A turn's measurement feeds the rolling average only when it covers at least this many images. */
 const MIN_RATE_SAMPLE = 5;
 
+interface AnsweredLine {
+  /** The line of the result file. */
+  output: string;
+  /** True for an error line. */
+  failed: boolean;
+}
+
+function errorLine(item: ClaimedItem, code: number, message: string): string {
+  return JSON.stringify({ url: item.url, line: item.line, error: { error_code: code, message } });
+}
+
 interface Claim {
   taskId: string;
   line: number;
@@ -128,18 +139,19 @@ export class BatchWorker {
     const claim: Claim = { taskId: task.id, line: item.line, token };
     this.inFlight.add(claim);
     try {
-      let output: string;
+      let line: AnsweredLine;
       if (item.attempts > this.deps.config.maxAttempts) {
         const error = lineError(service, 'failed', `the image could not be analysed in ${this.deps.config.maxAttempts} attempts`);
-        output = JSON.stringify({ url: item.url, line: item.line, error: { error_code: error.code, message: error.message } });
+        line = { output: errorLine(item, error.code, error.message), failed: true };
       } else {
-        output = await this.analyse(task, service, item);
+        line = await this.analyse(task, service, item);
       }
-      if (this.closed) {
+      // A failure while stopping may come from the stopping itself (closed inference pool): give the line back.
+      if (this.closed && line.failed) {
         await releaseItem(this.deps.pool, task.id, item.line, token);
         return false;
       }
-      return await completeItem(this.deps.pool, task.id, item.line, token, output);
+      return await completeItem(this.deps.pool, task.id, item.line, token, line.output);
     } catch (err) {
       if (this.closed) {
         await releaseItem(this.deps.pool, task.id, item.line, token).catch(() => {});
@@ -152,16 +164,16 @@ export class BatchWorker {
   }
 
   /** The JSON line of one URL: the service's full envelope, or the error it answered. */
-  private async analyse(task: BatchTaskRow, service: BatchService, item: ClaimedItem): Promise<string> {
+  private async analyse(task: BatchTaskRow, service: BatchService, item: ClaimedItem): Promise<AnsweredLine> {
     const startedAt = performance.now();
-    const errorLine = (code: number, message: string) => JSON.stringify({ url: item.url, line: item.line, error: { error_code: code, message } });
+    const failed = (code: number, message: string): AnsweredLine => ({ output: errorLine(item, code, message), failed: true });
     let bytes: Uint8Array;
     try {
       bytes = await this.download(item.url);
     } catch (err) {
       if (!(err instanceof ImageFetchError)) throw err;
       const error = lineError(service, 'download', `image cannot be downloaded: ${err.message}`);
-      return errorLine(error.code, error.message);
+      return failed(error.code, error.message);
     }
     try {
       const result = await service.run({
@@ -173,13 +185,13 @@ export class BatchWorker {
         startedAt,
         pool: this.deps.inference,
       });
-      return JSON.stringify({ url: item.url, line: item.line, result });
+      return { output: JSON.stringify({ url: item.url, line: item.line, result }), failed: false };
     } catch (err) {
-      if (isApiError(err)) return errorLine(err.code, err.message);
+      if (isApiError(err)) return failed(err.code, err.message);
       if (this.closed) throw err;
       this.deps.log.error({ err, task: task.id, line: item.line }, 'batch line failed');
       const error = lineError(service, 'failed', 'analysis failed');
-      return errorLine(error.code, error.message);
+      return failed(error.code, error.message);
     }
   }
 
