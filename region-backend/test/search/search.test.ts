@@ -180,6 +180,38 @@ describe('search on an image set', () => {
     expect(changed).toEqual([urlOf(4), urlOf(6), urlOf(COUNT)].sort());
   });
 
+  it('drops records purged while the service was not indexing', async () => {
+    const pool = backend.app.db.pool;
+    // As if the indexer had been away for 8 days and the tombstone of a deleted record was purged meanwhile.
+    await pool.query(`UPDATE search_services SET caught_up_at = now() - interval '8 days' WHERE id = $1`, [serviceId]);
+    await pool.query('DELETE FROM data_set_records WHERE set_id = $1 AND url = $2', [setId, urlOf(8)]);
+    await addImagesCsv(backend, setId, [`${urlOf(15)},meta 15,g0`]); // a change, so the indexer runs
+    await waitFor(
+      async () => (await pool.query('SELECT deleted_at FROM search_index_items i WHERE service_id = $1 AND NOT EXISTS (SELECT 1 FROM data_set_records r WHERE r.id = i.record_id)', [serviceId])).rows,
+      (rows) => rows.length === 1 && rows[0].deleted_at !== null,
+    );
+    await waitIndexed(backend, serviceId, COUNT); // +1 −1
+    const urls = ((await searchUpload(backend, serviceId, images[8]!, { count: '20' })).json() as SearchResponse).results.map((r) => r.url);
+    expect(urls).not.toContain(urlOf(8));
+    expect(urls).toContain(urlOf(15));
+  });
+
+  it('indexes the set again, without embedding it again, when the pipeline of the scenario changed', async () => {
+    const pool = backend.app.db.pool;
+    const embeddings = (await pool.query('SELECT count(*)::int AS n FROM image_embeddings')).rows[0].n as number;
+    const itemsBefore = (await pool.query('SELECT count(*)::int AS n FROM search_index_items WHERE service_id = $1 AND deleted_at IS NULL', [serviceId])).rows[0].n as number;
+    await pool.query(`UPDATE search_services SET pipeline = 'an-older-model/000000000000' WHERE id = $1`, [serviceId]);
+    await waitFor(
+      async () => (await pool.query('SELECT pipeline, n_indexed, source_seq FROM search_services WHERE id = $1', [serviceId])).rows[0],
+      (row) => row.pipeline !== 'an-older-model/000000000000' && row.n_indexed === itemsBefore && row.source_seq > 0,
+    );
+    await waitFor(
+      async () => (await searchUpload(backend, serviceId, images[2]!, { count: '20' })).json() as SearchResponse,
+      (body) => body.results[0]?.url === urlOf(2) && body.results.length === itemsBefore,
+    );
+    expect((await pool.query('SELECT count(*)::int AS n FROM image_embeddings')).rows[0].n).toBe(embeddings);
+  });
+
   it('answers parameter and image errors with the resource error shape', async () => {
     const expectError = async (res: Awaited<ReturnType<typeof searchUpload>>, status: number, code: number) => {
       expect(res.statusCode, res.body).toBe(status);

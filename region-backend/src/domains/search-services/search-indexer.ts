@@ -42,6 +42,8 @@ const ITEM_TOMBSTONE_MS = DAY_MS;
 const RECONCILE_AFTER_MS = 6 * DAY_MS;
 /** Embedding errors that will not go away by trying again: the record is left out of the index. */
 const PERMANENT_EMBED_ERRORS = new Set(['image_decode_failed', 'invalid_embed_input']);
+/** An image whose embedding killed the worker thread this often is left out (it would block its service forever). */
+const MAX_WORKER_CRASHES = 3;
 
 export interface IndexerOptions {
   /** Record changes read and committed per batch. */
@@ -68,6 +70,8 @@ export interface RunSummary {
 
 export class SearchIndexer {
   private closing = false;
+  /** Worker-thread crashes per image, in this process. */
+  private readonly crashes = new Map<string, number>();
   private readonly options: IndexerOptions;
 
   constructor(
@@ -174,8 +178,17 @@ export class SearchIndexer {
             await insertEmbedding(pool, key, service.pipeline, vectorToBytes(result.vector));
             have.add(key);
           } catch (err) {
-            if (!(err instanceof InferenceTaskError && err.code && PERMANENT_EMBED_ERRORS.has(err.code))) throw err;
-            log.warn({ serviceId: service.id, blobKey: key, err: err.message }, 'stored image cannot be embedded: record left out of the index');
+            if (this.closing) throw err;
+            if (err instanceof InferenceTaskError) {
+              // A task error other than a bad image (say, a model file missing) is retried until it is fixed.
+              if (!err.code || !PERMANENT_EMBED_ERRORS.has(err.code)) throw err;
+              log.warn({ serviceId: service.id, blobKey: key, err: err.message }, 'stored image cannot be embedded: record left out of the index');
+              return;
+            }
+            const crashes = (this.crashes.get(key) ?? 0) + 1;
+            this.crashes.set(key, crashes);
+            if (crashes < MAX_WORKER_CRASHES) throw err;
+            log.error({ serviceId: service.id, blobKey: key, err }, 'embedding this stored image keeps failing: record left out of the index');
           } finally {
             release();
           }

@@ -22,6 +22,8 @@ import { itemChanges, liveItems, type ItemChange } from './index-items.repo.js';
 import { serviceState, type ServiceState } from './search-service.repo.js';
 
 const PAGE = 4000;
+/** Index changes applied between two yields to the event loop. */
+const SLICE = 500;
 
 /** The service was deleted while its index was being loaded. */
 export class ServiceGoneError extends Error {
@@ -237,20 +239,29 @@ export class ServiceIndexes {
       await this.rebuild(entry);
       return entry.store.size;
     }
+    const started = performance.now();
     let applied = 0;
     for (;;) {
       const changes = await itemChanges(this.options.pool, entry.serviceId, entry.pipeline, entry.appliedSeq, PAGE);
-      if (!changes.length) return applied;
-      const seq = changes[changes.length - 1]!.seq;
-      const upserts = changes.filter((c) => c.vector).map(toItem);
-      const removals = changes.filter((c) => !c.vector).map((c) => Number(c.record_id));
-      if (removals.length) entry.store.remove(removals, seq);
-      if (upserts.length) entry.store.upsert(upserts, seq);
-      entry.appliedSeq = seq;
-      entry.dirty = true;
-      applied += changes.length;
-      if (changes.length < PAGE) return applied;
+      // Graph inserts are synchronous: apply in slices so queries of other services are not held up.
+      for (let from = 0; from < changes.length; from += SLICE) {
+        const slice = changes.slice(from, from + SLICE);
+        const seq = slice[slice.length - 1]!.seq;
+        const upserts = slice.filter((c) => c.vector).map(toItem);
+        const removals = slice.filter((c) => !c.vector).map((c) => Number(c.record_id));
+        if (removals.length) entry.store.remove(removals, seq);
+        if (upserts.length) entry.store.upsert(upserts, seq);
+        entry.appliedSeq = seq;
+        entry.dirty = true;
+        applied += slice.length;
+        if (from + SLICE < changes.length) await new Promise((resolve) => setImmediate(resolve));
+      }
+      if (changes.length < PAGE) break;
     }
+    if (applied >= PAGE) {
+      this.options.log.info({ serviceId: entry.serviceId, applied, size: entry.store.size, ms: Math.round(performance.now() - started) }, 'search index caught up');
+    }
+    return applied;
   }
 
   /** Replaces the index with the service's live items, read in one snapshot, then saves it. */
