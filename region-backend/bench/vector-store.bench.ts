@@ -79,7 +79,7 @@ function configFor(size: number): BenchConfig {
     efConstruction: envList('IRIS_BENCH_EFC', [DEFAULT_HNSW_PARAMS.efConstruction])[0]!,
     seed: 1,
     queries: envList('IRIS_BENCH_QUERIES', [200])[0]!,
-    efValues: envList('IRIS_BENCH_EF', [32, 64, 96, 128, 256]),
+    efValues: envList('IRIS_BENCH_EF', [32, 64, 128, 192, 256, 384]),
   };
 }
 
@@ -244,7 +244,7 @@ async function measureChild(cfg: BenchConfig): Promise<MeasureReport> {
     const variants: [string, SearchOptions][] = [
       [`auto (→ ${plan.strategy})`, {}],
       ['graph walk', { strategy: 'graph' }],
-      ['int8 scan + rescore', { strategy: 'scan' }],
+      [`int8 scan + rescore ${DEFAULT_HNSW_PARAMS.rescore}`, { strategy: 'scan' }],
       ['int8 scan, no rescore', { strategy: 'scan', rescore: 0 }],
     ];
     for (const [label, options] of variants) {

@@ -48,10 +48,10 @@ export interface HnswParams {
 export const DEFAULT_HNSW_PARAMS: HnswParams = {
   m: 16,
   efConstruction: 128,
-  efSearch: 96,
+  efSearch: 256,
   initialCapacity: 1024,
   seed: 100,
-  rescore: 16,
+  rescore: 8,
 };
 
 const SPACE = 'cosine';

@@ -3,10 +3,11 @@
  * (hnswlib's filter callback), or scan the matching items exactly.
  *
  * A filtered graph walk keeps expanding until it has found ef matching nodes, so it visits about
- * `GRAPH_VISITS_PER_EF × ef / selectivity` nodes, each paying a distance and a call back into JavaScript.
- * An exact scan costs `matches × dimension` multiply-adds. The constants were measured on the benchmark
- * machine (docs/vector-store.md); the scan is preferred up to `SCAN_BIAS` times its predicted cost because it
- * is exact, whereas a walk through a graph of mostly non-matching nodes loses recall.
+ * `graphVisitsPerEf × ef / selectivity` nodes, each paying a distance and a call back into JavaScript.
+ * An exact scan costs `matches × dimension` multiply-adds. The constants come from the benchmark
+ * (docs/vector-store.md: 1M and 100k vectors, 1% and 20% filters; the walk cost per unit of ef / selectivity
+ * is ~1.4 µs); the scan is preferred up to `scanBias` times its predicted cost because it is exact, whereas a
+ * walk through a graph of mostly non-matching nodes loses recall.
  */
 export const PLANNER = {
   /** Nanoseconds per multiply-add of the JS int8 scan. */
@@ -14,8 +15,8 @@ export const PLANNER = {
   /** Filter callbacks per unit of ef at the observed selectivity (hnswlib checks every closer candidate). */
   graphVisitsPerEf: 1.8,
   /** Nanoseconds per visited node: distance in C++ plus the JS filter call. */
-  graphNsPerVisit: 330,
-  scanBias: 2,
+  graphNsPerVisit: 800,
+  scanBias: 1.5,
 } as const;
 
 export type FilterStrategy = 'graph' | 'scan';
