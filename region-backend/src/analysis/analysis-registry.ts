@@ -5,6 +5,7 @@
  * service's envelope (request_id and timing fields), so handlers only produce the service-specific part.
  */
 import type { Lang } from '@iris/shared';
+import type pg from 'pg';
 import type { InferencePool } from '../inference/inference-pool.js';
 
 /** Decoded pixels: 3 channels, RGB, row-major, no alpha. */
@@ -26,6 +27,8 @@ export interface AnalysisInput {
 
 export interface AnalysisContext {
   pool: InferencePool;
+  /** The region's PostgreSQL, for services that read operator data (registered logos). */
+  db?: pg.Pool;
 }
 
 /**

@@ -51,7 +51,7 @@ export async function runAnalysis(
   const analysisStarted = performance.now();
   let fields: Record<string, unknown>;
   try {
-    fields = await handler.run({ pool: input.pool ?? app.inference }, { rgb, encoded: input.bytes, params: input.params, lang: input.lang });
+    fields = await handler.run({ pool: input.pool ?? app.inference, db: app.db.pool }, { rgb, encoded: input.bytes, params: input.params, lang: input.lang });
   } catch (err) {
     if (isApiError(err)) throw err;
     app.log.error({ err, service: handler.serviceId }, 'analysis failed');
