@@ -7,7 +7,6 @@
  */
 import type pg from 'pg';
 import { ApiError, joinTags, secondsText } from '@iris/shared';
-import type { EmbedResult } from '../../embedding/embedder.js';
 import { EMBEDDING_VERSION } from '../../embedding/embedding-info.js';
 import { QueryImageError, type QueryImage } from '../../http/query-image.js';
 import type { RequestBody } from '../../http/request-body.js';
@@ -20,6 +19,11 @@ import { ServiceGoneError, type ServiceIndexes } from '../search-services/servic
 import { hasKeywords, inPriceRange } from './product-filter.js';
 import { parseSearchParams, type SearchParams } from './search-params.js';
 import { liveRecords, type HitRecord } from './search-records.repo.js';
+
+/** What the `embed` inference task returns (see inference/tasks/embed.task.ts). */
+interface EmbedOutput {
+  vector: Float32Array;
+}
 
 /** Longest side of the decoded query image (the embedder works at ≤ 1024 px, like the stored copies). */
 const QUERY_MAX_SIDE = 1024;
@@ -109,7 +113,7 @@ export class SearchQueryService {
       throw err;
     }
     try {
-      const result = await this.deps.inference.run<EmbedResult>('embed', { rgb, scenario }, { priority: 'interactive' });
+      const result = await this.deps.inference.run<EmbedOutput>('embed', { rgb, scenario }, { priority: 'interactive' });
       return result.vector;
     } catch (err) {
       if (err instanceof InferenceTaskError && (err.code === 'image_decode_failed' || err.code === 'invalid_embed_input')) {
