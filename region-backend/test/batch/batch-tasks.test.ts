@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INTERNAL_HEADERS, newResourceId } from '@iris/shared';
 import { photoJpeg } from '../../src/images/test-images.fixture.js';
 import { startImageServer, type ImageServer } from '../support/image-server.js';
-import { startTestBackend, type TestBackend } from '../support/test-app.js';
+import { multipart, startTestBackend, type TestBackend } from '../support/test-app.js';
 import { apply, expectBatchError, info, jsonLines, linkPath, prepare, waitForState, type TaskData } from './batch-helpers.js';
 
 const TIME_FORMAT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
@@ -182,6 +182,9 @@ describe('batch tasks', () => {
     expect(Object.keys(await list('?start=2024-03-01T10:00:01Z'))).toEqual([late.taskId]);
     expect(Object.keys(await list('?end=2024-03-01T10:00:00Z'))).toEqual([]);
     expect(Object.keys(await list('', { start: '2024-03-01T10:30:00Z', end: '2024-03-02T00:00:00Z' }))).toEqual([late.taskId]);
+    const form = multipart({ start: '2024-03-01T09:00:00Z', end: '2024-03-01T10:00:01Z' });
+    const viaMultipart = await queued.call({ method: 'GET', url: '/batch/_1000001/tasks', accountId: account, payload: form.payload, headers: form.headers });
+    expect(Object.keys(viaMultipart.json().data)).toEqual([early.taskId]);
 
     const bad = await queued.call({ method: 'GET', url: '/batch/_1000001/tasks?start=2024-03-01', accountId: account });
     expect(expectBatchError(bad, 1111).message).toMatch(/%Y-%m-%dT%H:%M:%SZ/);

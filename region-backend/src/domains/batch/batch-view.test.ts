@@ -33,15 +33,16 @@ const view = (queue: QueuedTask[] = []): ViewContext => ({
 });
 
 describe('estimates', () => {
-  it('use the measured rate of a service, else the initial value of its family', () => {
+  it('use the measured rate of a service, else its initial value, else the one of its family', () => {
     const rateOf = rateFunction(new Map([['_0000049', 2]]));
     expect(rateOf('_0000049')).toBe(2);
-    expect(rateOf('_0000039')).toBe(0.3);
+    expect(rateOf('_0000039')).toBe(1.3);
+    expect(rateOf('_0000188')).toBe(0.5);
     expect(rateFunction(new Map(), 7)('_0000039')).toBe(7);
     // Custom classifier ids are not in the catalogue: classify's initial value.
     expect(rateOf('abcdefghij0123456789')).toBe(0.3);
     expect(processingSeconds(3, '_0000049', rateOf)).toBe(6);
-    expect(processingSeconds(1, '_0000039', rateOf)).toBe(1);
+    expect(processingSeconds(1, '_0000039', rateOf)).toBe(2);
   });
 
   it('wait for the queued work ahead of a task, or for all of it when the task is not queued', () => {
