@@ -3,10 +3,12 @@ import type { Domain } from './domain.js';
 import { analysisDomain } from './analysis/analysis.routes.js';
 import { badCasesDomain } from './bad-cases/bad-case.routes.js';
 import { batchDomain } from './batch/batch.domain.js';
+import { customTrainingDomain } from './custom-training/custom-training.domain.js';
 import { downloadsDomain } from './downloads/downloads.domain.js';
 import { imageSetsDomain } from './image-sets/image-set.routes.js';
 import { productSetsDomain } from './product-sets/product-set.routes.js';
 import { SEARCH_DOMAINS } from './search-services/search.domain.js';
 import { trainingSetsDomain } from './training-sets/training-set.routes.js';
+import { logosDomain } from './logos/logo.routes.js';
 
-export const DOMAINS: Domain[] = [analysisDomain, badCasesDomain, downloadsDomain, imageSetsDomain, productSetsDomain, trainingSetsDomain, ...SEARCH_DOMAINS, batchDomain];
+export const DOMAINS: Domain[] = [analysisDomain, badCasesDomain, downloadsDomain, imageSetsDomain, productSetsDomain, trainingSetsDomain, customTrainingDomain, ...SEARCH_DOMAINS, batchDomain, logosDomain];

@@ -1,0 +1,89 @@
+/**
+ * Inference of a trained custom classifier: the service's model (read from PostgreSQL once per process and
+ * version, so any backend process can serve any service), applied to a query image inside a worker thread.
+ */
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+import { ApiError } from '@iris/shared';
+import type { InferencePool } from '../../inference/inference-pool.js';
+import type { ClassifierPrediction } from '../../inference/tasks/classifier-predict.task.js';
+import { CLASSIFIER_FEATURE_DIM, CLASSIFIER_FEATURE_PIPELINE } from '../../training/feature-info.js';
+import { bytesToFloat32 } from '../../training/float-bytes.js';
+import { assertClassifier, type LinearClassifier } from '../../training/linear-classifier.js';
+import { findModel, servingState } from './custom-service.repo.js';
+
+export interface ServedModel {
+  serviceId: string;
+  labels: string[];
+  model: LinearClassifier;
+  /** The `version` of inference answers: feature pipeline and training time. */
+  version: string;
+  trainedAt: number;
+}
+
+export interface RankedLabel {
+  category: string;
+  puid: string;
+  score: number;
+}
+
+/** A stable id per label text (the same label gets the same puid in every service and after retraining). */
+export function labelPuid(label: string): string {
+  return `custom.${createHash('sha256').update(label, 'utf8').digest('hex').slice(0, 16)}`;
+}
+
+/** Labels by descending probability (ties: label order), cut to `topk`; scores rounded to 6 decimals. */
+export function rankLabels(labels: string[], probabilities: ArrayLike<number>, topk: number): RankedLabel[] {
+  return labels
+    .map((label, i) => ({ label, p: probabilities[i] ?? 0, i }))
+    .sort((a, b) => b.p - a.p || a.i - b.i)
+    .slice(0, Math.max(0, topk))
+    .map(({ label, p }) => ({ category: label, puid: labelPuid(label), score: Math.round(p * 1e6) / 1e6 }));
+}
+
+export class ClassifierInference {
+  private readonly cache = new Map<string, ServedModel>();
+
+  constructor(private readonly deps: { pool: pg.Pool; inference: InferencePool; maxModels?: number }) {}
+
+  /** The model of a running service of the account: 404/2002 when unknown or deleted, 400/9005 when not running. */
+  async model(accountId: number, serviceId: string): Promise<ServedModel> {
+    const state = await servingState(this.deps.pool, accountId, serviceId);
+    if (!state || state.status === 'deleted') throw new ApiError('serviceNotFound', `service ${serviceId} does not exist`);
+    if (state.status !== 'running' || !state.trained_at) {
+      throw new ApiError('notReady', `service ${serviceId} is ${state.status}; only a running service can classify images`);
+    }
+    const cached = this.cache.get(serviceId);
+    if (cached && cached.trainedAt === state.trained_at.getTime()) return cached;
+    const stored = await findModel(this.deps.pool, serviceId);
+    if (!stored) throw new ApiError('notReady', `service ${serviceId} has no trained model`);
+    if (stored.feature_pipeline !== CLASSIFIER_FEATURE_PIPELINE || stored.dim !== CLASSIFIER_FEATURE_DIM) {
+      throw new ApiError('notReady', `service ${serviceId} was trained on features this version of Iris no longer computes; create it again`);
+    }
+    const classes = stored.labels.length;
+    const served: ServedModel = {
+      serviceId,
+      labels: stored.labels,
+      model: assertClassifier({
+        dim: stored.dim,
+        classes,
+        mean: bytesToFloat32(stored.mean, stored.dim),
+        scale: bytesToFloat32(stored.scale, stored.dim),
+        weights: bytesToFloat32(stored.weights, stored.dim * classes),
+        bias: bytesToFloat32(stored.bias, classes),
+      }),
+      version: `${stored.feature_pipeline}@${Math.floor(stored.trained_at.getTime() / 1000)}`,
+      trainedAt: stored.trained_at.getTime(),
+    };
+    this.cache.delete(serviceId);
+    this.cache.set(serviceId, served);
+    const max = this.deps.maxModels ?? 64;
+    while (this.cache.size > max) this.cache.delete(this.cache.keys().next().value!);
+    return served;
+  }
+
+  /** Class probabilities of an image (interactive priority: queries go before training work). */
+  async predict(served: ServedModel, image: Uint8Array): Promise<ClassifierPrediction> {
+    return this.deps.inference.run<ClassifierPrediction>('classifier-predict', { image, model: served.model }, { priority: 'interactive' });
+  }
+}

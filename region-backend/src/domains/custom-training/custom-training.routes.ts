@@ -1,0 +1,93 @@
+/**
+ * Custom training services (`/custom_training/_0000194/...services`) and classifier inference
+ * (`POST /custom_training/{service_id}`, answered in the classify envelope, errors in the analysis shape).
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { ApiError } from '@iris/shared';
+import { InferenceTaskError } from '../../inference/inference-pool.js';
+import { acquireQueryImage, QueryImageError } from '../../http/query-image.js';
+import { readBody } from '../../http/request-body.js';
+import { mintedId, reportRegistry } from '../../http/request-context.js';
+import { analysisError } from '../analysis/analysis-errors.js';
+import { buildEnvelope } from '../analysis/analysis-envelope.js';
+import { rankLabels, type ClassifierInference } from './classifier-inference.js';
+import type { CustomServiceService } from './custom-service.service.js';
+import { customServiceObject } from './custom-service-view.js';
+
+const BASE = '/custom_training/_0000194';
+
+type ById = FastifyRequest<{ Params: { id: string } }>;
+
+/** `topk`: a positive integer (default `fallback`); more than the labels means all of them. */
+export function parseTopk(raw: string | undefined, fallback: number): number {
+  const text = (raw ?? '').trim();
+  if (!text) return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new ApiError('analysisBadRequest', 'topk must be a positive integer');
+  return value;
+}
+
+export function customTrainingRoutes(deps: { services: CustomServiceService; inference: ClassifierInference; defaultTopk: number }): FastifyPluginAsync {
+  const { services, inference } = deps;
+  return async (app) => {
+    const fields = async (request: FastifyRequest) => (await readBody(request, { tmpDir: app.config.tmpDir })).fields;
+
+    app.post(`${BASE}/training_sets/:id/services`, async (request: ById, reply) => {
+      const row = await services.create(request.ctx.accountId, mintedId(request), request.params.id, await fields(request));
+      reportRegistry(reply, { live: [row.id] });
+      return customServiceObject(row, request.ctx.requestId);
+    });
+
+    app.get(`${BASE}/services`, async (request) => ({
+      request_id: request.ctx.requestId,
+      results: (await services.list(request.ctx.accountId)).map((row) => customServiceObject(row)),
+    }));
+
+    app.get(`${BASE}/services/:id`, async (request: ById) => customServiceObject(await services.get(request.ctx.accountId, request.params.id), request.ctx.requestId));
+
+    const rename = async (request: ById) =>
+      customServiceObject(await services.rename(request.ctx.accountId, request.params.id, await fields(request)), request.ctx.requestId);
+    app.put(`${BASE}/services/:id`, rename);
+    app.patch(`${BASE}/services/:id`, rename);
+
+    app.delete(`${BASE}/services/:id`, async (request: ById, reply) => {
+      const row = await services.delete(request.ctx.accountId, request.params.id);
+      reportRegistry(reply, { deleted: [row.id] });
+      return customServiceObject(row, request.ctx.requestId);
+    });
+
+    app.post('/custom_training/:id', async (request: ById) => {
+      const body = await readBody(request, { tmpDir: app.config.tmpDir });
+      const served = await inference.model(request.ctx.accountId, request.params.id);
+      const topk = parseTopk(body.fields.topk, deps.defaultTopk);
+      let image;
+      try {
+        image = await acquireQueryImage(app, body);
+      } catch (err) {
+        if (err instanceof QueryImageError) throw analysisError('classify', err.problem, err.message);
+        throw err;
+      }
+      const started = performance.now();
+      let prediction;
+      try {
+        prediction = await inference.predict(served, image.bytes);
+      } catch (err) {
+        if (err instanceof InferenceTaskError && err.code === 'image_decode_failed') throw analysisError('classify', 'undecodable', err.message);
+        if (err instanceof InferenceTaskError && err.code === 'invalid_feature_input') throw analysisError('classify', 'missing', err.message);
+        throw err;
+      }
+      const analysisMs = performance.now() - started;
+      return buildEnvelope(
+        'classify',
+        { results: rankLabels(served.labels, prediction.probabilities, topk) },
+        {
+          requestId: request.ctx.requestId,
+          version: served.version,
+          imageId: createHash('sha256').update(image.bytes).digest('hex').slice(0, 32),
+          timing: { downloadMs: image.downloadMs, analysisMs, totalMs: performance.now() - request.ctx.startedAt },
+        },
+      );
+    });
+  };
+}
