@@ -19,7 +19,7 @@ import { createTestDatabase } from '../support/test-database.js';
 import { startImageServer, type ImageServer } from '../support/image-server.js';
 
 const SAMPLES = packageFile('@vladmandic/human', 'assets/samples.jpg');
-/** The eight photos of the collage's top strip (x from, x to), 0–157 px high, and four regions of the big photo. */
+/** Seven photos of the collage's top strip (x from, x to; 157 px high; the party photo left out: the regions below come from it) and four regions of the big photo. */
 const STRIP = [
   [0, 157],
   [165, 314],
