@@ -6,8 +6,9 @@ import { VISION_DETECT_HANDLERS } from './detect/vision-detect.handlers.js';
 import { VISION_CLASSIFY_HANDLERS } from './classify/vision-classify.handlers.js';
 import { ocrTextHandler } from './ocr/ocr-text.handler.js';
 import { ocrReceiptHandler } from './ocr/ocr-receipt.handler.js';
+import { logoHandler } from './logo/logo.handler.js';
 
-const HANDLERS: AnalysisHandler[] = [...COLOR_HANDLERS, dressingHandler, ...VISION_DETECT_HANDLERS, ...VISION_CLASSIFY_HANDLERS, ocrTextHandler, ocrReceiptHandler];
+const HANDLERS: AnalysisHandler[] = [...COLOR_HANDLERS, dressingHandler, ...VISION_DETECT_HANDLERS, ...VISION_CLASSIFY_HANDLERS, ocrTextHandler, ocrReceiptHandler, logoHandler];
 
 let registered = false;
 

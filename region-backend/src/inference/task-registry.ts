@@ -15,6 +15,8 @@ export const TASKS: Record<string, () => Promise<{ default: TaskHandler }>> = {
   'ocr-recognise': () => import('./tasks/ocr-recognise.task.js'),
   'color-palette': () => import('./tasks/color-palette.task.js'),
   'dressing-analyse': () => import('./tasks/dressing-analyse.task.js'),
+  'logo-extract': () => import('./tasks/logo-extract.task.js'),
+  'logo-match': () => import('./tasks/logo-match.task.js'),
   'classifier-features': () => import('./tasks/classifier-features.task.js'),
   'classifier-train': () => import('./tasks/classifier-train.task.js'),
   'classifier-predict': () => import('./tasks/classifier-predict.task.js'),

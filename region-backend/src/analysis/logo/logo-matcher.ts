@@ -1,0 +1,170 @@
+/**
+ * Instance matching of a query against registered reference logos (runs on inference threads):
+ * brute-force Hamming k-NN from every query keypoint to each reference, Lowe's ratio test, RANSAC homography,
+ * checks on the projected outline, and repeated search with the found instance masked out.
+ */
+import { CvScope, type Cv } from './opencv-runtime.js';
+import type { FeatureSet } from './logo-features.js';
+import { descriptorWords, ratioMatches, type Match } from './hamming-knn.js';
+import { clippedBounds, insideQuad, intersectionOverSmaller, iou, isConvexSameTurn, projectOutline, sideStretch, signedArea, type Box, type Quad } from './logo-geometry.js';
+import { MATCHING, QUERY } from './logo-params.js';
+
+/** One reference image of the library, as posted to the inference threads. */
+export interface LibraryReference {
+  id: number;
+  brandId: number;
+  width: number;
+  height: number;
+  outline: [number, number, number, number];
+  /** First keypoint of this reference in the library's `points` / `descriptors`. */
+  offset: number;
+  count: number;
+}
+
+/**
+ * The whole reference library. `points` and `descriptors` live in SharedArrayBuffers, so posting the library
+ * with every query costs nothing and threads read it in place. `key` changes whenever the library does.
+ */
+export interface LibraryPayload {
+  key: string;
+  references: LibraryReference[];
+  points: Float32Array;
+  descriptors: Uint8Array;
+}
+
+export interface LogoDetection {
+  brandId: number;
+  referenceId: number;
+  /** Normalised [x, y, w, h] of the projected outline, clipped to the picture. */
+  box: Box;
+  /** Projected outline corners, normalised. */
+  quad: Quad;
+  inliers: number;
+  /** Ratio-test matches inside the projected outline. */
+  candidates: number;
+  score: number;
+}
+
+interface Hypothesis {
+  h: Float64Array;
+  inlierMask: Uint8Array;
+  inliers: number;
+}
+
+function homography(cv: Cv, matches: readonly Match[], query: FeatureSet, refPoints: Float32Array, threshold: number): Hypothesis | null {
+  const scope = new CvScope();
+  try {
+    const src = scope.keep(new cv.Mat(matches.length, 1, cv.CV_32FC2));
+    const dst = scope.keep(new cv.Mat(matches.length, 1, cv.CV_32FC2));
+    const s = src.data32F;
+    const d = dst.data32F;
+    matches.forEach(([q, r], i) => {
+      s[2 * i] = refPoints[2 * r]!;
+      s[2 * i + 1] = refPoints[2 * r + 1]!;
+      d[2 * i] = query.points[2 * q]!;
+      d[2 * i + 1] = query.points[2 * q + 1]!;
+    });
+    const mask = scope.keep(new cv.Mat());
+    const h = scope.keep(cv.findHomography(src, dst, cv.RANSAC, threshold, mask, MATCHING.ransacIterations, MATCHING.ransacConfidence));
+    if (h.empty() || mask.rows !== matches.length) return null;
+    const inlierMask = mask.data.slice(0, matches.length);
+    let inliers = 0;
+    for (const v of inlierMask) if (v) inliers++;
+    return { h: h.data64F.slice(0, 9), inlierMask, inliers };
+  } finally {
+    scope.release();
+  }
+}
+
+/** Inliers must cover a fair part of the outline: a homography resting on one corner of the artwork is not reliable. */
+function spreadOk(matches: readonly Match[], mask: Uint8Array, refPoints: Float32Array, outline: LibraryReference['outline']): boolean {
+  let x0 = Infinity;
+  let y0 = Infinity;
+  let x1 = -Infinity;
+  let y1 = -Infinity;
+  matches.forEach(([, r], i) => {
+    if (!mask[i]) return;
+    const x = refPoints[2 * r]!;
+    const y = refPoints[2 * r + 1]!;
+    x0 = Math.min(x0, x);
+    x1 = Math.max(x1, x);
+    y0 = Math.min(y0, y);
+    y1 = Math.max(y1, y);
+  });
+  return x1 - x0 >= MATCHING.minInlierSpread * (outline[2] - outline[0]) && y1 - y0 >= MATCHING.minInlierSpread * (outline[3] - outline[1]);
+}
+
+/** Grows with the inlier ratio inside the found outline and saturates with the number of inliers. */
+export function detectionScore(inliers: number, candidates: number): number {
+  const ratio = inliers / Math.max(inliers, candidates);
+  return ratio * (1 - Math.exp(-inliers / 15));
+}
+
+/** Every instance of one reference in the query. */
+export function matchReference(cv: Cv, query: FeatureSet, queryWords: Uint32Array, library: LibraryPayload, libraryWords: Uint32Array, reference: LibraryReference): LogoDetection[] {
+  const points = library.points.subarray(reference.offset * 2, (reference.offset + reference.count) * 2);
+  let matches = ratioMatches(queryWords, query.count, libraryWords, reference.offset, reference.count, MATCHING.ratio, MATCHING.maxDistance);
+  const threshold = Math.max(2, (MATCHING.ransacThreshold * Math.max(query.width, query.height)) / QUERY.maxSide);
+  const frameArea = query.width * query.height;
+  const found: LogoDetection[] = [];
+  for (let attempt = 0; attempt < MATCHING.maxInstancesPerReference * 2 && found.length < MATCHING.maxInstancesPerReference; attempt++) {
+    if (matches.length < MATCHING.minInliers) break;
+    const hypothesis = homography(cv, matches, query, points, threshold);
+    if (!hypothesis || hypothesis.inliers < MATCHING.minInliers) break;
+    const quad = projectOutline(hypothesis.h, reference.outline);
+    const bounds = quad && clippedBounds(quad, query.width, query.height);
+    const valid =
+      quad !== null &&
+      bounds !== null &&
+      isConvexSameTurn(quad) &&
+      signedArea(quad) <= 4 * frameArea &&
+      Math.min(bounds[2], bounds[3]) >= MATCHING.minBoxSide &&
+      sideStretch(quad, reference.outline) <= MATCHING.maxSideStretch &&
+      spreadOk(matches, hypothesis.inlierMask, points, reference.outline);
+    if (!valid || !quad || !bounds) {
+      // Drop this hypothesis' inliers and look again among the remaining matches.
+      matches = matches.filter((_, i) => !hypothesis.inlierMask[i]);
+      continue;
+    }
+    const inside = (m: Match) => insideQuad(quad, query.points[2 * m[0]]!, query.points[2 * m[0] + 1]!, 0.1);
+    const candidates = matches.filter(inside).length;
+    const { width, height } = query;
+    found.push({
+      brandId: reference.brandId,
+      referenceId: reference.id,
+      box: [bounds[0] / width, bounds[1] / height, bounds[2] / width, bounds[3] / height],
+      quad: quad.map(([x, y]) => [x / width, y / height]) as Quad,
+      inliers: hypothesis.inliers,
+      candidates,
+      score: detectionScore(hypothesis.inliers, candidates),
+    });
+    // Mask the found instance: matches inside it (and its inliers) take no part in the next search.
+    matches = matches.filter((m, i) => !hypothesis.inlierMask[i] && !inside(m));
+  }
+  return found;
+}
+
+/**
+ * One box per instance: detections with the most inliers first; a box is dropped when it repeats an accepted
+ * box of its brand (IoU) or lies mostly on an accepted box of another brand (a region shows one logo).
+ */
+export function resolveDetections(detections: readonly LogoDetection[]): LogoDetection[] {
+  const accepted: LogoDetection[] = [];
+  for (const d of [...detections].sort((a, b) => b.inliers - a.inliers || b.score - a.score)) {
+    const conflict = accepted.some((a) =>
+      a.brandId === d.brandId ? iou(a.box, d.box) > MATCHING.sameInstanceIou : intersectionOverSmaller(a.box, d.box) > MATCHING.crossBrandOverlap,
+    );
+    if (!conflict) accepted.push(d);
+    if (accepted.length >= MATCHING.maxDetections) break;
+  }
+  return accepted;
+}
+
+/** Instances of every reference of the library in the query. */
+export function matchLibrary(cv: Cv, query: FeatureSet, library: LibraryPayload): LogoDetection[] {
+  if (query.count < MATCHING.minInliers || !library.references.length) return [];
+  const queryWords = descriptorWords(query.descriptors);
+  const libraryWords = descriptorWords(library.descriptors);
+  const all = library.references.flatMap((reference) => matchReference(cv, query, queryWords, library, libraryWords, reference));
+  return resolveDetections(all);
+}

@@ -1,0 +1,59 @@
+/**
+ * Tuning of logo matching. Values were chosen on the generated evaluation set (`npm run eval -- logo`,
+ * docs/logos.md); change them together with a rerun of that evaluation.
+ */
+
+/** Name of the feature recipe stored with each reference; references of another recipe are re-extracted. */
+export const EXTRACTOR = 'orb-v1';
+
+/** ORB descriptors are 256 bits. */
+export const DESCRIPTOR_BYTES = 32;
+
+export const REFERENCE = {
+  /** Reference artwork is rescaled so its longest side has this many pixels (the frame of its keypoints). */
+  side: 480,
+  /** Keypoints are extracted at these scales of the reference (each with ORB's own 8-level pyramid): small logos in a query match the smaller copies. */
+  scales: [1, 0.5, 0.25] as const,
+  /** Keypoints kept per scale. */
+  featuresPerScale: [800, 500, 300] as const,
+  /** The artwork is padded with its own border colour so keypoints near its edges get a descriptor (ORB skips 31 px at the border). */
+  padding: 32,
+  /** A reference needs at least this many keypoints to be useful. */
+  minKeypoints: 40,
+  /** Smallest accepted artwork side, in pixels, after trimming transparent margins. */
+  minSide: 48,
+};
+
+export const QUERY = {
+  /** Queries are matched with their longest side at most this many pixels. */
+  maxSide: 1280,
+  /** Keypoints per query (scaled down with the image area below maxSide × maxSide). */
+  features: 5000,
+};
+
+export const MATCHING = {
+  /** Lowe's ratio test: best distance below this fraction of the second best. */
+  ratio: 0.8,
+  /** Hamming distance above which a nearest neighbour is not a match at all (of 256 bits). */
+  maxDistance: 90,
+  /** RANSAC reprojection threshold, in query pixels at maxSide (scaled with the image). */
+  ransacThreshold: 6,
+  ransacIterations: 2000,
+  ransacConfidence: 0.995,
+  /** A detection needs at least this many RANSAC inliers. */
+  minInliers: 12,
+  /** Smallest side of an accepted detection's box, in processed query pixels. */
+  minBoxSide: 16,
+  /** Projected sides may not be stretched more than this factor against each other (perspective limit). */
+  maxSideStretch: 4,
+  /** Inliers must spread over at least this fraction of the reference outline (width and height each). */
+  minInlierSpread: 0.2,
+  /** Instances of one reference searched for in one query (each found one is masked before the next search). */
+  maxInstancesPerReference: 6,
+  /** Boxes of one brand overlapping more than this (IoU) are the same instance. */
+  sameInstanceIou: 0.3,
+  /** A box lying on another brand's box by more than this fraction of its area (or of the other's): only the stronger is kept. */
+  crossBrandOverlap: 0.5,
+  /** Most boxes returned per query. */
+  maxDetections: 50,
+};

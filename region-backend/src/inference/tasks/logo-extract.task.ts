@@ -1,0 +1,17 @@
+/** Keypoints and descriptors of one reference logo (registration of brands through the operator API). */
+import { referenceFeatures, type ReferenceFeatures, type RgbaImage } from '../../analysis/logo/logo-features.js';
+import { cvError, opencv } from '../../analysis/logo/opencv-runtime.js';
+
+export interface LogoExtractPayload {
+  image: RgbaImage;
+}
+
+export default async function logoExtractTask(input: unknown): Promise<ReferenceFeatures> {
+  const { cv } = await opencv();
+  try {
+    return referenceFeatures(cv, (input as LogoExtractPayload).image);
+  } catch (err) {
+    if (err instanceof Error && err.name === 'ReferenceImageError') throw err;
+    throw cvError(cv, err);
+  }
+}

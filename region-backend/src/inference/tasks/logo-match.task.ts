@@ -1,0 +1,40 @@
+/** Finds instances of the registered reference logos in a query picture. */
+import type { RgbImage } from '../../analysis/analysis-registry.js';
+import { queryFeatures } from '../../analysis/logo/logo-features.js';
+import { matchLibrary, type LibraryPayload, type LogoDetection } from '../../analysis/logo/logo-matcher.js';
+import { cvError, opencv } from '../../analysis/logo/opencv-runtime.js';
+
+export interface LogoMatchPayload {
+  image: RgbImage;
+  library: LibraryPayload;
+}
+
+export interface LogoMatchResult {
+  detections: LogoDetection[];
+  /** Keypoints found in the query. */
+  keypoints: number;
+  timings: {
+    /** Time this thread spent loading OpenCV (only on its first call; 0 afterwards). */
+    opencvLoadMs: number;
+    featuresMs: number;
+    matchMs: number;
+  };
+}
+
+let loadReported = false;
+
+export default async function logoMatchTask(input: unknown): Promise<LogoMatchResult> {
+  const { image, library } = input as LogoMatchPayload;
+  const { cv, loadMs } = await opencv();
+  const opencvLoadMs = loadReported ? 0 : loadMs;
+  loadReported = true;
+  try {
+    const t0 = performance.now();
+    const query = queryFeatures(cv, image);
+    const t1 = performance.now();
+    const detections = matchLibrary(cv, query, library);
+    return { detections, keypoints: query.count, timings: { opencvLoadMs, featuresMs: t1 - t0, matchMs: performance.now() - t1 } };
+  } catch (err) {
+    throw cvError(cv, err);
+  }
+}
