@@ -1,8 +1,8 @@
 /**
  * Which services a batch task can run: the ready-made analysis services this region offers (registered
  * handlers whose catalogue entry lists the region, optionally narrowed by IRIS_BATCH_SERVICES), plus the
- * account's running custom classifiers when the custom-training domain provides them (see
- * `CustomClassifierSource`). Every service runs one image in and answers its full response envelope.
+ * account's running custom classifiers (`CustomClassifierSource`). Every service runs one image in and
+ * answers its full response envelope.
  */
 import type { FastifyInstance } from 'fastify';
 import { ApiError, serviceById, type Lang } from '@iris/shared';
@@ -36,23 +36,21 @@ export interface BatchService {
   run(input: BatchRunInput): Promise<Record<string, unknown>>;
 }
 
-/**
- * What batch needs from custom training. The custom-training domain provides it by decorating the app:
- * `app.decorate('batchCustomClassifiers', source)`; until then batch offers ready-made services only.
- */
+/** What batch needs from custom training (custom-classifiers.ts provides it). */
 export interface CustomClassifierSource {
   /** Ids of the account's custom classifier services whose status is running. */
   running(accountId: number): Promise<string[]>;
-  /** `running`, `unusable` (pending, preparing, failed, deleted) or null when the account has no such service. */
+  /** `running`, `unusable` (pending, preparing, failed) or null when the account has no such service (or deleted it). */
   status(accountId: number, serviceId: string): Promise<'running' | 'unusable' | null>;
+  /** Throws ApiError for parameters the classifier refuses (`topk`). */
+  validate(params: Record<string, string>): void;
   /** Classifies one image with the account's service; answers the classifier's full envelope. */
   classify(accountId: number, serviceId: string, input: BatchRunInput): Promise<Record<string, unknown>>;
 }
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    batchCustomClassifiers?: CustomClassifierSource;
-  }
+/** Thrown by a service that stopped existing (or running) while its task ran: the task ends in FAILURE. */
+export class ServiceGoneError extends Error {
+  override readonly name = 'ServiceGoneError';
 }
 
 export type Resolution = { ok: true; service: BatchService } | { ok: false; error: ApiError };
@@ -80,7 +78,7 @@ function custom(source: CustomClassifierSource, accountId: number, id: string): 
     id,
     envelope: 'classify',
     defaults: {},
-    validate: () => {},
+    validate: (params) => source.validate(params),
     run: (input) => source.classify(accountId, id, input),
   };
 }
@@ -89,6 +87,7 @@ export class BatchServices {
   constructor(
     private readonly app: FastifyInstance,
     private readonly allowed: ReadonlySet<string> | null,
+    private readonly custom: CustomClassifierSource | null,
   ) {
     registerAllAnalysisServices();
   }
@@ -99,7 +98,7 @@ export class BatchServices {
   }
 
   async list(accountId: number): Promise<string[]> {
-    const customIds = (await this.app.batchCustomClassifiers?.running(accountId)) ?? [];
+    const customIds = (await this.custom?.running(accountId)) ?? [];
     return [...this.readyMadeIds(), ...[...customIds].sort()];
   }
 
@@ -112,7 +111,7 @@ export class BatchServices {
     if (entry?.regions.includes(this.app.config.region as never)) return unsupported('is not offered for batch tasks in this region');
     if (OTHER_API_IDS.has(serviceId)) return unsupported('is not an analysis service; batch tasks run detect, classify, colour, fashion and custom classifier services');
 
-    const source = this.app.batchCustomClassifiers;
+    const source = this.custom;
     const status = source ? await source.status(accountId, serviceId) : null;
     if (source && status === 'running') return { ok: true, service: custom(source, accountId, serviceId) };
     if (status === 'unusable') return unsupported('is not running');

@@ -17,7 +17,7 @@ import type { BatchConfig } from './batch-config.js';
 import { claimItems, completeItem, deleteItems, releaseItem, renewLeases, unfinishedItems, type ClaimedItem } from './batch-item.repo.js';
 import { recordRate } from './batch-rate.repo.js';
 import { writeResultFiles } from './batch-result-files.js';
-import { lineError, type BatchServices, type BatchService } from './batch-services.js';
+import { lineError, ServiceGoneError, type BatchServices, type BatchService } from './batch-services.js';
 import { markFailed, markStarted, markSucceeded, taskById, taskQueue, type BatchTaskRow } from './batch-task.repo.js';
 
 export const BATCH_JOB = 'batch.run-task';
@@ -117,7 +117,13 @@ export class BatchWorker {
         }
       }
     };
-    await Promise.all(Array.from({ length: this.deps.config.concurrency }, work));
+    try {
+      await Promise.all(Array.from({ length: this.deps.config.concurrency }, work));
+    } catch (err) {
+      if (!(err instanceof ServiceGoneError)) throw err;
+      await this.fail(task, `service ${task.service_id} cannot run any more: ${err.message}`);
+      return { processed };
+    }
     if (processed >= MIN_RATE_SAMPLE) await recordRate(this.deps.pool, task.service_id, processed, (performance.now() - started) / 1000);
     if (this.closed) return { processed };
 
@@ -188,7 +194,7 @@ export class BatchWorker {
       return { output: JSON.stringify({ url: item.url, line: item.line, result }), failed: false };
     } catch (err) {
       if (isApiError(err)) return failed(err.code, err.message);
-      if (this.closed) throw err;
+      if (this.closed || err instanceof ServiceGoneError) throw err;
       this.deps.log.error({ err, task: task.id, line: item.line }, 'batch line failed');
       const error = lineError(service, 'failed', 'analysis failed');
       return failed(error.code, error.message);

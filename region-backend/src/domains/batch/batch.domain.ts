@@ -5,6 +5,7 @@
 import path from 'node:path';
 import fp from 'fastify-plugin';
 import { defineJob } from '../../jobs/job-registry.js';
+import { loadTrainingConfig } from '../custom-training/training-config.js';
 import type { Domain } from '../domain.js';
 import { backgroundPool, defaultBatchThreads } from './background-pool.js';
 import { loadBatchConfig } from './batch-config.js';
@@ -12,6 +13,7 @@ import { BatchServices } from './batch-services.js';
 import { BatchTaskService } from './batch-task.service.js';
 import { BATCH_JOB, BatchWorker, type BatchJobData } from './batch-worker.service.js';
 import { batchRoutes } from './batch.routes.js';
+import { customClassifierSource } from './custom-classifiers.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -23,13 +25,15 @@ const routes = fp(
   async (app) => {
     const config = loadBatchConfig(process.env);
     const filesDir = path.join(app.config.dataDir, 'batch');
-    const services = new BatchServices(app, config.services);
+    const inference = backgroundPool(app.inference, config.inferenceThreads ?? defaultBatchThreads(app.inference.size));
+    const custom = customClassifierSource({ pool: app.db.pool, inference, defaultTopk: loadTrainingConfig(process.env).defaultTopk });
+    const services = new BatchServices(app, config.services, custom);
     const worker = new BatchWorker({
       pool: app.db.pool,
       queue: app.queue,
       log: app.log.child({ domain: 'batch' }),
       services,
-      inference: backgroundPool(app.inference, config.inferenceThreads ?? defaultBatchThreads(app.inference.size)),
+      inference,
       fetch: app.config.images.fetch,
       config,
       taskDir: (taskId) => path.join(filesDir, taskId),

@@ -1,0 +1,63 @@
+/**
+ * The account's custom classifiers as batch services, through the custom-training domain's public pieces:
+ * its status query, `ClassifierInference` (model cache + prediction) and the classify envelope. The
+ * inference pool given here is batch's background view, so predictions queue behind interactive queries.
+ */
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+import { isApiError } from '@iris/shared';
+import { InferenceTaskError, type InferencePool } from '../../inference/inference-pool.js';
+import { analysisError } from '../analysis/analysis-errors.js';
+import { buildEnvelope } from '../analysis/analysis-envelope.js';
+import { ClassifierInference, rankLabels } from '../custom-training/classifier-inference.js';
+import { listCustomServices, servingState } from '../custom-training/custom-service.repo.js';
+import { parseTopk } from '../custom-training/custom-training.routes.js';
+import { ServiceGoneError, type CustomClassifierSource } from './batch-services.js';
+
+export function customClassifierSource(deps: { pool: pg.Pool; inference: InferencePool; defaultTopk: number }): CustomClassifierSource {
+  const classifier = new ClassifierInference({ pool: deps.pool, inference: deps.inference });
+  return {
+    async running(accountId) {
+      return (await listCustomServices(deps.pool, accountId)).filter((s) => s.status === 'running').map((s) => s.id);
+    },
+    async status(accountId, serviceId) {
+      const state = await servingState(deps.pool, accountId, serviceId);
+      if (!state || state.status === 'deleted') return null;
+      return state.status === 'running' && state.trained_at ? 'running' : 'unusable';
+    },
+    validate(params) {
+      parseTopk(params.topk, deps.defaultTopk);
+    },
+    async classify(accountId, serviceId, input) {
+      let served;
+      try {
+        served = await classifier.model(accountId, serviceId);
+      } catch (err) {
+        // Deleted or no longer running since the task started: the task cannot go on.
+        if (isApiError(err)) throw new ServiceGoneError(err.message);
+        throw err;
+      }
+      const topk = parseTopk(input.params.topk, deps.defaultTopk);
+      const started = performance.now();
+      let prediction;
+      try {
+        prediction = await classifier.predict(served, input.bytes);
+      } catch (err) {
+        if (err instanceof InferenceTaskError && err.code === 'image_decode_failed') throw analysisError('classify', 'undecodable', err.message);
+        if (err instanceof InferenceTaskError && err.code === 'invalid_feature_input') throw analysisError('classify', 'missing', err.message);
+        throw err;
+      }
+      const analysisMs = performance.now() - started;
+      return buildEnvelope(
+        'classify',
+        { results: rankLabels(served.labels, prediction.probabilities, topk) },
+        {
+          requestId: input.requestId,
+          version: served.version,
+          imageId: createHash('sha256').update(input.bytes).digest('hex').slice(0, 32),
+          timing: { downloadMs: input.downloadMs, analysisMs, totalMs: performance.now() - input.startedAt },
+        },
+      );
+    },
+  };
+}
