@@ -135,7 +135,7 @@ export class ExactVectorStore implements VectorStore {
       });
       if (!('manifest' in files)) return files;
       try {
-        this.state.restore(files);
+        await this.state.restore(files);
       } catch (err) {
         this.state.reset(new Float32Slab(this.dimension));
         return { status: 'corrupt', reason: (err as Error).message };

@@ -231,7 +231,7 @@ export class HnswVectorStore implements VectorStore {
         if (graph.getCurrentCount() !== files.manifest.slots) {
           throw new Error(`graph holds ${graph.getCurrentCount()} nodes, manifest says ${files.manifest.slots}`);
         }
-        this.state.restore(files);
+        await this.state.restore(files);
         this.graph = graph;
       } catch (err) {
         this.resetAll();

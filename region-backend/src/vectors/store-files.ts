@@ -62,10 +62,16 @@ export interface SaveInput {
   writeIndex?: (file: string) => Promise<void>;
 }
 
+export interface SectionLocation {
+  offset: number;
+  bytes: number;
+}
+
 export interface LoadedFiles {
   manifest: Manifest;
   header: Record<string, unknown>;
-  sections: Map<string, Uint8Array>;
+  sidecarFile: string;
+  sections: Map<string, SectionLocation>;
   indexFile: string | undefined;
 }
 
@@ -131,10 +137,12 @@ export async function loadStoreFiles(dir: string, expect: LoadExpectation): Prom
     if (problem) return { status: 'corrupt', reason: problem };
   }
   try {
-    const { header, sections } = parseSidecar(await readFile(path.join(dir, manifest.files.sidecar.name)));
+    const sidecarFile = path.join(dir, manifest.files.sidecar.name);
+    const { header, sections } = await readSidecarLayout(sidecarFile, manifest.files.sidecar.bytes);
     return {
       manifest,
       header,
+      sidecarFile,
       sections,
       indexFile: manifest.files.index ? path.join(dir, manifest.files.index.name) : undefined,
     };
@@ -214,35 +222,61 @@ async function writeSidecar(file: string, input: SaveInput): Promise<FileEntry> 
   return { name: path.basename(file), bytes, crc32: crc };
 }
 
-function parseSidecar(data: Buffer): { header: Record<string, unknown>; sections: Map<string, Uint8Array> } {
-  if (data.length < MAGIC.length + 4 || !data.subarray(0, MAGIC.length).equals(MAGIC)) throw new Error('bad magic');
-  const headerBytes = data.readUInt32LE(MAGIC.length);
-  let offset = MAGIC.length + 4;
-  const header = JSON.parse(data.subarray(offset, offset + headerBytes).toString('utf8')) as Record<string, unknown>;
-  offset = align8(offset + headerBytes);
-  const sections = new Map<string, Uint8Array>();
-  const list = header.sections;
-  if (!Array.isArray(list)) throw new Error('no section table');
-  for (const s of list as { name: string; bytes: number }[]) {
-    if (offset + s.bytes > data.length) throw new Error(`section ${s.name} runs past the end`);
-    sections.set(s.name, data.subarray(offset, offset + s.bytes));
-    offset = align8(offset + s.bytes);
+/** Reads the sidecar's header and section table; the sections themselves are read later, into place. */
+async function readSidecarLayout(file: string, fileBytes: number): Promise<{ header: Record<string, unknown>; sections: Map<string, SectionLocation> }> {
+  const handle = await open(file, constants.O_RDONLY);
+  try {
+    const lead = Buffer.alloc(MAGIC.length + 4);
+    await readExactly(handle, lead, 0);
+    if (!lead.subarray(0, MAGIC.length).equals(MAGIC)) throw new Error('bad magic');
+    const headerBytes = lead.readUInt32LE(MAGIC.length);
+    if (lead.length + headerBytes > fileBytes) throw new Error('header runs past the end');
+    const headerText = Buffer.alloc(headerBytes);
+    await readExactly(handle, headerText, lead.length);
+    const header = JSON.parse(headerText.toString('utf8')) as Record<string, unknown>;
+    let offset = align8(lead.length + headerBytes);
+    const sections = new Map<string, SectionLocation>();
+    const list = header.sections;
+    if (!Array.isArray(list)) throw new Error('no section table');
+    for (const s of list as { name: string; bytes: number }[]) {
+      if (!Number.isSafeInteger(s.bytes) || s.bytes < 0 || offset + s.bytes > fileBytes) throw new Error(`section ${s.name} runs past the end`);
+      sections.set(s.name, { offset, bytes: s.bytes });
+      offset = align8(offset + s.bytes);
+    }
+    if (offset !== fileBytes) throw new Error('trailing bytes after the last section');
+    return { header, sections };
+  } finally {
+    await handle.close();
   }
-  if (offset !== data.length) throw new Error('trailing bytes after the last section');
-  return { header, sections };
 }
 
-/** Copies a section into a fresh typed array of the given element type (file offsets need not be aligned). */
-export function sectionArray<T extends Float64Array | Uint32Array>(
-  bytes: Uint8Array | undefined,
-  Type: { new (length: number): T; BYTES_PER_ELEMENT: number },
-  length: number,
-  name: string,
-): T {
-  if (!bytes || bytes.length !== length * Type.BYTES_PER_ELEMENT) throw new Error(`section ${name} has the wrong size`);
-  const out = new Type(length);
-  new Uint8Array(out.buffer).set(bytes);
-  return out;
+/**
+ * Reads a sidecar section straight into the given arrays (filled in order; their total size must be the
+ * section's), so loading never holds a second copy of the vectors.
+ */
+export async function readSection(files: LoadedFiles, name: string, targets: readonly Uint8Array[]): Promise<void> {
+  const section = files.sections.get(name);
+  const wanted = byteLength(targets);
+  if (!section || section.bytes !== wanted) throw new Error(`section ${name} has ${section?.bytes ?? 'no'} bytes, expected ${wanted}`);
+  const handle = await open(files.sidecarFile, constants.O_RDONLY);
+  try {
+    let position = section.offset;
+    for (const target of targets) {
+      await readExactly(handle, target, position);
+      position += target.length;
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readExactly(handle: FileHandle, target: Uint8Array, position: number): Promise<void> {
+  const step = 16 << 20;
+  for (let done = 0; done < target.length; ) {
+    const { bytesRead } = await handle.read(target, done, Math.min(step, target.length - done), position + done);
+    if (bytesRead === 0) throw new Error('file ends early');
+    done += bytesRead;
+  }
 }
 
 export function bytesOf(array: Float64Array | Uint32Array | Float32Array): Uint8Array {

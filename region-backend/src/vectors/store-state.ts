@@ -6,7 +6,7 @@ import { normalizeTags } from './tag-filter.js';
 import { TagIndex, type TagMatch } from './tag-index.js';
 import { SlotDirectory } from './slot-directory.js';
 import { TopK } from './top-k.js';
-import { bytesOf, sectionArray, type LoadedFiles, type SidecarSection } from './store-files.js';
+import { bytesOf, readSection, type LoadedFiles, type SidecarSection } from './store-files.js';
 import type { VectorItem, VectorStoreMeta } from './vector-store.js';
 import type { VectorSlab } from './vector-slab.js';
 
@@ -153,20 +153,19 @@ export class StoreState<S extends VectorSlab> {
     };
   }
 
-  /** Restores from loaded files; throws when they do not fit together. */
-  restore(files: LoadedFiles): void {
+  /** Restores from loaded files; throws when they do not fit together (the caller then resets). */
+  async restore(files: LoadedFiles): Promise<void> {
     const slots = files.manifest.slots;
     if (!Number.isSafeInteger(slots) || slots < 0) throw new Error('bad slot count');
-    const ids = sectionArray(files.sections.get('ids'), Float64Array, slots, 'ids');
-    const slotTagset = sectionArray(files.sections.get('slotTagset'), Uint32Array, slots, 'slotTagset');
+    const ids = new Float64Array(slots);
+    await readSection(files, 'ids', [bytesOf(ids)]);
+    const slotTagset = new Uint32Array(slots);
+    await readSection(files, 'slotTagset', [bytesOf(slotTagset)]);
     const { tags, tagsets } = files.header as { tags?: unknown; tagsets?: unknown };
     if (!Array.isArray(tags) || !tags.every((t) => typeof t === 'string')) throw new Error('bad tag dictionary');
     if (!Array.isArray(tagsets) || !tagsets.every((s) => Array.isArray(s) && s.every((t) => Number.isInteger(t)))) {
       throw new Error('bad tag sets');
     }
-    const vectors = files.sections.get('vectors');
-    if (!vectors || vectors.length !== slots * this.slab.bytesPerSlot) throw new Error('section vectors has the wrong size');
-
     const directory = SlotDirectory.fromSnapshot(ids);
     if (directory.size !== files.manifest.size) throw new Error(`holds ${directory.size} items, manifest says ${files.manifest.size}`);
     const tagIndex = TagIndex.fromSnapshot({ tags: tags as string[], tagsets: tagsets as number[][], slotTagset });
@@ -174,7 +173,8 @@ export class StoreState<S extends VectorSlab> {
     this.tags = tagIndex;
     this.capacity = 0;
     this.reserve(slots);
-    this.slab.restore(slots, vectors);
+    // The slab's storage views, filled from the file in place.
+    await readSection(files, 'vectors', this.slab.chunks(slots));
     this.meta = { ...files.manifest.meta };
   }
 

@@ -26,10 +26,11 @@ export interface VectorSlab {
   scan(query: Float32Array, slots: Int32Array, count: number, top: TopK): void;
   /** The stored vector (a copy; dequantised for the int8 slab). */
   get(slot: number): Float32Array;
-  /** Raw storage of slots [0, slots) as byte chunks, for persistence. */
+  /**
+   * The storage of slots [0, slots) as byte views (not copies): written out by a save, filled in place by a
+   * load. The capacity must cover `slots`.
+   */
   chunks(slots: number): Uint8Array[];
-  /** Restores slots [0, slots) from the bytes produced by `chunks`. */
-  restore(slots: number, bytes: Uint8Array): void;
 }
 
 abstract class BlockSlab<T extends Float32Array | Int8Array> {
@@ -73,16 +74,6 @@ abstract class BlockSlab<T extends Float32Array | Int8Array> {
       out.push(new Uint8Array(block.buffer, block.byteOffset, n * bytes));
     }
     return out;
-  }
-
-  protected restoreData(slots: number, bytes: Uint8Array, elementBytes: number): void {
-    this.ensureCapacity(slots);
-    const perBlock = BLOCK_SLOTS * this.dimension * elementBytes;
-    for (let start = 0, b = 0; start < slots; start += BLOCK_SLOTS, b++) {
-      const n = Math.min(BLOCK_SLOTS, slots - start) * this.dimension * elementBytes;
-      const block = this.blocks[b]!;
-      new Uint8Array(block.buffer, block.byteOffset, n).set(bytes.subarray(b * perBlock, b * perBlock + n));
-    }
   }
 }
 
@@ -138,9 +129,6 @@ export class Float32Slab extends BlockSlab<Float32Array> implements VectorSlab {
     return this.dataChunks(slots);
   }
 
-  restore(slots: number, bytes: Uint8Array): void {
-    this.restoreData(slots, bytes, 4);
-  }
 }
 
 /**
@@ -219,12 +207,5 @@ export class Int8Slab extends BlockSlab<Int8Array> implements VectorSlab {
 
   chunks(slots: number): Uint8Array[] {
     return [...this.dataChunks(slots), new Uint8Array(this.scales.buffer, 0, slots * 4)];
-  }
-
-  restore(slots: number, bytes: Uint8Array): void {
-    const codeBytes = slots * this.dimension;
-    this.restoreData(slots, bytes.subarray(0, codeBytes), 1);
-    this.ensureCapacity(slots);
-    new Uint8Array(this.scales.buffer, 0, slots * 4).set(bytes.subarray(codeBytes, codeBytes + slots * 4));
   }
 }
