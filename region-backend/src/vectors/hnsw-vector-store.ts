@@ -55,7 +55,10 @@ export const DEFAULT_HNSW_PARAMS: HnswParams = {
 };
 
 const SPACE = 'cosine';
-const YIELD_EVERY_ITEMS = 2000;
+/** Long operations insert this many items between checks of the clock… */
+const INSERT_CHUNK = 64;
+/** …and let the event loop run once this many milliseconds have passed (an insert into 1M costs ~1 ms). */
+const YIELD_AFTER_MS = 20;
 
 export interface HnswStoreOptions extends StoreOptions {
   params?: Partial<HnswParams>;
@@ -151,14 +154,12 @@ export class HnswVectorStore implements VectorStore {
     this.assertOpen();
     await this.gate.exclusive(async () => {
       this.resetAll();
-      let sinceYield = 0;
+      const pause = pauser();
       for await (const batch of items) {
         const list: readonly VectorItem[] = Array.isArray(batch) ? batch : [batch as VectorItem];
-        this.insert(prepareItems(list, this.dimension));
-        sinceYield += list.length;
-        if (sinceYield >= YIELD_EVERY_ITEMS) {
-          sinceYield = 0;
-          await yieldToEventLoop();
+        for (let i = 0; i < list.length; i += INSERT_CHUNK) {
+          this.insert(prepareItems(list.slice(i, i + INSERT_CHUNK), this.dimension));
+          await pause();
         }
       }
       this.state.advance(seq);
@@ -177,14 +178,15 @@ export class HnswVectorStore implements VectorStore {
       this.state.directory.forEachLive((slot) => live.push(slot));
       const graph = this.newGraph(Math.max(live.length, this.params.initialCapacity));
       const state = new StoreState(this.dimension, this.options.embeddingVersion, new Int8Slab(this.dimension));
-      for (let i = 0; i < live.length; i += YIELD_EVERY_ITEMS) {
-        const batch: PreparedItem[] = live.slice(i, i + YIELD_EVERY_ITEMS).map((slot) => ({
+      const pause = pauser();
+      for (let i = 0; i < live.length; i += INSERT_CHUNK) {
+        const batch: PreparedItem[] = live.slice(i, i + INSERT_CHUNK).map((slot) => ({
           id: this.state.directory.idAt(slot),
           unit: Float32Array.from(this.graph.getPoint(slot)),
           tags: this.state.tags.tagsOf(slot),
         }));
         insertInto(state, graph, batch);
-        await yieldToEventLoop();
+        await pause();
       }
       state.meta = this.state.meta;
       this.state = state;
@@ -342,6 +344,12 @@ function dot(a: Float32Array, b: readonly number[]): number {
   return sum;
 }
 
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
+/** Returns a function that yields to the event loop when YIELD_AFTER_MS have passed since the last yield. */
+function pauser(): () => Promise<void> {
+  let last = performance.now();
+  return async () => {
+    if (performance.now() - last < YIELD_AFTER_MS) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    last = performance.now();
+  };
 }
