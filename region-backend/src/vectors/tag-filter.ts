@@ -2,7 +2,7 @@
  * The query `tags` parameter: a `|`-joined string (every tag must be present: AND), or JSON text of a nested
  * expression `{"and": [tag | expr, ...]}` / `{"or": [...]}` (PROTOCOL.md, "Tag filters").
  */
-import { ApiError } from '@iris/shared';
+import { ApiError, splitTags } from '@iris/shared';
 
 export type TagFilter =
   | { readonly kind: 'tag'; readonly tag: string }
@@ -24,12 +24,7 @@ export function normalizeTag(tag: string): string {
 /** Splits and cleans tags as they are stored: `|` inside a tag separates tags, blanks dropped, duplicates removed. */
 export function normalizeTags(tags: readonly string[]): string[] {
   const seen = new Set<string>();
-  for (const raw of tags) {
-    for (const part of raw.split('|')) {
-      const tag = normalizeTag(part);
-      if (tag) seen.add(tag);
-    }
-  }
+  for (const raw of tags) for (const tag of splitTags(raw)) seen.add(tag.normalize('NFC'));
   return [...seen];
 }
 
