@@ -1,7 +1,8 @@
 /**
  * Durability: a backend process running a batch task is killed (SIGKILL) part-way and started again; the
  * task finishes with every URL answered exactly once, in input order, and only the lines that were in
- * flight at the kill are downloaded a second time.
+ * flight at the kill are downloaded a second time. A backend that stops gracefully mid-task hands the rest
+ * of it to the next process through the queue.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -9,9 +10,11 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newResourceId } from '@iris/shared';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
 import { startChildBackend, type ChildBackend } from '../data-sets/child-backend.js';
 import { startImageServer, type ImageServer } from '../data-sets/image-server.js';
-import { multipart } from '../support/test-app.js';
+import { callSigned, multipart, TEST_SECRET } from '../support/test-app.js';
 import { createTestDatabase } from '../support/test-database.js';
 import { jsonLines, linkPath, type TaskData } from './batch-helpers.js';
 
@@ -92,5 +95,44 @@ describe('batch tasks survive a killed backend', () => {
     expect(fetched.reduce((sum, [, n]) => sum + n, 0)).toBeLessThanOrEqual(URLS + inFlight);
     expect(Number((await pool.query('SELECT count(*) AS n FROM batch_items WHERE task_id = $1', [taskId])).rows[0].n)).toBe(0);
     await second.kill('SIGTERM');
+  }, 300_000);
+
+  it('hands the rest of a task over when a backend stops gracefully mid-task', async () => {
+    const config = loadConfig({ DATABASE_URL: database.url, INTERNAL_SECRET: TEST_SECRET, IRIS_DATA_DIR: dataDir, IRIS_ALLOW_PRIVATE_URLS: '1', IRIS_INFERENCE_THREADS: '1', LOG_LEVEL: 'warn' });
+    const first = await buildApp(config, { logger: false });
+    await first.ready();
+    const urls = Array.from({ length: 80 }, (_, i) => images.url(1000 + i, 'png'));
+    const taskId = newResourceId();
+    const upload = multipart({ service_id: '_0000073', urls: { filename: 'urls.txt', content: urls.join('\n') } });
+    expect((await callSigned(first, { method: 'POST', url: '/batch/_1000001/task/prepare', resourceId: taskId, payload: upload.payload, headers: upload.headers })).statusCode).toBe(200);
+    expect((await callSigned(first, { method: 'POST', url: '/batch/_1000001/task/apply', payload: { task_id: taskId } })).statusCode).toBe(200);
+    const success = async () => Number((await pool.query('SELECT success FROM batch_tasks WHERE id = $1', [taskId])).rows[0].success);
+    const until = Date.now() + 60_000;
+    while ((await success()) < 5) {
+      if (Date.now() > until) throw new Error('the task did not progress');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await first.close();
+    expect(await success()).toBeLessThan(urls.length);
+    // Nothing left claimed by the stopped process, and a turn is waiting in the queue for the next one.
+    expect(Number((await pool.query(`SELECT count(*) AS n FROM batch_items WHERE task_id = $1 AND state = 'running'`, [taskId])).rows[0].n)).toBe(0);
+    const queued = await pool.query(`SELECT count(*) AS n FROM pgboss.job WHERE name = 'batch.run-task' AND state = 'created' AND data->>'taskId' = $1`, [taskId]);
+    expect(Number(queued.rows[0].n)).toBe(1);
+
+    const second = await buildApp(config, { logger: false });
+    await second.ready();
+    try {
+      let task: TaskData = { state: '' } as TaskData;
+      const deadline = Date.now() + 120_000;
+      while (task.state !== 'SUCCESS') {
+        if (Date.now() > deadline) throw new Error(`not finished: ${JSON.stringify(task)}`);
+        await new Promise((r) => setTimeout(r, 300));
+        task = (await callSigned(second, { method: 'GET', url: `/batch/_1000001/task/info/${taskId}` })).json().data as TaskData;
+      }
+      const lines = jsonLines((await callSigned(second, { method: 'GET', url: linkPath(task.download_urls![0]!) })).payload);
+      expect(lines.map((l) => l.url)).toEqual(urls);
+    } finally {
+      await second.close();
+    }
   }, 300_000);
 });

@@ -90,9 +90,13 @@ export class BatchWorker {
 
   /** One turn of work on a task (the job handler). */
   async runTurn(taskId: string): Promise<{ processed: number }> {
+    if (this.closed) {
+      await this.handOver(taskId);
+      return { processed: 0 };
+    }
     let task = await taskById(this.deps.pool, taskId);
     if (task?.state === 'PENDING') task = (await markStarted(this.deps.pool, taskId)) ?? (await taskById(this.deps.pool, taskId));
-    if (!task || task.state !== 'STARTED' || this.closed) return { processed: 0 };
+    if (!task || task.state !== 'STARTED') return { processed: 0 };
 
     const resolved = await this.deps.services.resolve(task.account_id, task.service_id);
     if (!resolved.ok) {
@@ -125,13 +129,21 @@ export class BatchWorker {
       return { processed };
     }
     if (processed >= MIN_RATE_SAMPLE) await recordRate(this.deps.pool, task.service_id, processed, (performance.now() - started) / 1000);
-    if (this.closed) return { processed };
+    if (this.closed) {
+      await this.handOver(taskId);
+      return { processed };
+    }
 
     const left = await unfinishedItems(this.deps.pool, taskId);
     if (left.n === 0) await this.finish(task);
     else if (Date.now() >= deadline) await this.enqueue(taskId);
     else await this.enqueue(taskId, new Date(Math.max(Date.now() + 1000, (left.leaseEnds?.getTime() ?? 0) + 500)));
     return { processed };
+  }
+
+  /** This process is stopping: the rest of the task goes to whichever process takes the next turn. */
+  private async handOver(taskId: string): Promise<void> {
+    await this.enqueue(taskId).catch((err: unknown) => this.deps.log.warn({ err, task: taskId }, 'could not queue the next batch turn'));
   }
 
   /** Stops claiming; lines in flight are given back if their analysis cannot finish. */

@@ -66,7 +66,8 @@ export const batchDomain: Domain = {
       name: BATCH_JOB,
       // One task per process at a time; its lines run IRIS_BATCH_CONCURRENCY at once.
       concurrency: 1,
-      queue: { policy: 'short', retryLimit: 5, retryDelay: 10, retryBackoff: true, expireInSeconds: 60 * 60 },
+      // A turn lasts IRIS_BATCH_JOB_SECONDS; the job of a process that died is retried once it expires.
+      queue: { policy: 'short', retryLimit: 5, retryDelay: 10, retryBackoff: true, expireInSeconds: loadBatchConfig(process.env).jobBudgetMs / 1000 + 600 },
       handler: async (data) => {
         await app.batchWorker.runTurn(data.taskId);
       },
