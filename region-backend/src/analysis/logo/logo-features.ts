@@ -7,7 +7,8 @@
  */
 import type { RgbImage } from '../analysis-registry.js';
 import { CvScope, type Cv, type CvMat } from './opencv-runtime.js';
-import { DESCRIPTOR_BYTES, QUERY, REFERENCE } from './logo-params.js';
+import { DESCRIPTOR_BYTES, QUERY, REFERENCE, VERIFY } from './logo-params.js';
+import type { GreyImage, Template } from './logo-verify.js';
 
 /** Keypoints (x, y pairs in the frame `width × height`) and their 32-byte descriptors, row by row. */
 export interface FeatureSet {
@@ -28,6 +29,13 @@ export interface RgbaImage {
 export interface ReferenceFeatures extends FeatureSet {
   /** Rectangle of the artwork in the feature frame: [x0, y0, x1, y1] (the whole frame after trimming). */
   outline: [number, number, number, number];
+  /** The artwork shrunk for the photometric check, covering the outline. */
+  template: Template;
+}
+
+export interface QueryFeatures extends FeatureSet {
+  /** The grey picture the keypoints were found in. */
+  grey: GreyImage;
 }
 
 export class ReferenceImageError extends Error {
@@ -62,6 +70,15 @@ export function greyOnWhite(image: RgbaImage, region: { x: number; y: number; wi
       const luma = 0.299 * image.data[i]! + 0.587 * image.data[i + 1]! + 0.114 * image.data[i + 2]!;
       out[y * region.width + x] = Math.round(luma * a + 255 * (1 - a));
     }
+  }
+  return out;
+}
+
+/** Alpha channel of a region of an RGBA image. */
+function alphaOf(image: RgbaImage, region: { x: number; y: number; width: number; height: number }): Uint8Array {
+  const out = new Uint8Array(region.width * region.height);
+  for (let y = 0; y < region.height; y++) {
+    for (let x = 0; x < region.width; x++) out[y * region.width + x] = image.data[((region.y + y) * image.width + region.x + x) * 4 + 3]!;
   }
   return out;
 }
@@ -148,14 +165,22 @@ export function referenceFeatures(cv: Cv, image: RgbaImage): ReferenceFeatures {
     if (features.count < REFERENCE.minKeypoints) {
       throw new ReferenceImageError(`the logo has too little texture to be recognised (${features.count} keypoints, at least ${REFERENCE.minKeypoints} needed)`);
     }
-    return { ...features, outline: [0, 0, width, height] };
+    const t = VERIFY.templateSide / Math.max(bounds.width, bounds.height);
+    const tw = Math.max(8, Math.round(bounds.width * t));
+    const th = Math.max(8, Math.round(bounds.height * t));
+    const templateGrey = resized(cv, scope, greyMat(cv, scope, grey, bounds.width, bounds.height), tw, th);
+    const templateMask = resized(cv, scope, greyMat(cv, scope, alphaOf(image, bounds), bounds.width, bounds.height), tw, th);
+    const pixels = new Uint8Array(tw * th * 2);
+    pixels.set(templateGrey.data.subarray(0, tw * th));
+    pixels.set(templateMask.data.subarray(0, tw * th), tw * th);
+    return { ...features, outline: [0, 0, width, height], template: { width: tw, height: th, pixels } };
   } finally {
     scope.release();
   }
 }
 
 /** Features of a query picture, in a frame of at most `QUERY.maxSide` pixels. */
-export function queryFeatures(cv: Cv, image: RgbImage): FeatureSet {
+export function queryFeatures(cv: Cv, image: RgbImage): QueryFeatures {
   const factor = Math.min(1, QUERY.maxSide / Math.max(image.width, image.height));
   const width = Math.max(1, Math.round(image.width * factor));
   const height = Math.max(1, Math.round(image.height * factor));
@@ -169,7 +194,7 @@ export function queryFeatures(cv: Cv, image: RgbImage): FeatureSet {
     const budget = Math.max(500, Math.round((QUERY.features * width * height) / (QUERY.maxSide * QUERY.maxSide)));
     const raw: RawFeatures = { points: [], descriptors: [] };
     orbInto(cv, scope, scaled, budget, 0, 1, raw);
-    return pack(raw, width, height);
+    return { ...pack(raw, width, height), grey: { data: scaled.data.slice(0, width * height), width, height } };
   } finally {
     scope.release();
   }

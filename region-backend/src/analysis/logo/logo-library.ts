@@ -22,27 +22,53 @@ export interface LogoLibrary {
   payload: LibraryPayload | null;
 }
 
-/** Packs stored rows into one shared buffer of points and one of descriptors. */
-export function packLibrary(
-  key: string,
-  rows: readonly { id: number; brand_id: number; width: number; height: number; outline: number[]; n_keypoints: number; points: Uint8Array; descriptors: Uint8Array }[],
-): LibraryPayload | null {
+export interface PackableReference {
+  id: number;
+  brand_id: number;
+  width: number;
+  height: number;
+  outline: number[];
+  n_keypoints: number;
+  points: Uint8Array;
+  descriptors: Uint8Array;
+  template_width: number;
+  template_height: number;
+  template: Uint8Array;
+}
+
+/** Packs stored rows into shared buffers: one of points, one of descriptors, one of templates. */
+export function packLibrary(key: string, rows: readonly PackableReference[]): LibraryPayload | null {
   if (!rows.length) return null;
   const total = rows.reduce((sum, r) => sum + r.n_keypoints, 0);
+  const templateBytes = rows.reduce((sum, r) => sum + 2 * r.template_width * r.template_height, 0);
   const points = new Float32Array(new SharedArrayBuffer(total * 8));
   const descriptors = new Uint8Array(new SharedArrayBuffer(total * DESCRIPTOR_BYTES));
+  const templates = new Uint8Array(new SharedArrayBuffer(templateBytes));
   const references: LibraryReference[] = [];
   let offset = 0;
+  let templateOffset = 0;
   for (const row of rows) {
     const n = row.n_keypoints;
+    const t = 2 * row.template_width * row.template_height;
     // bytea arrives as a Buffer that may not be 4-byte aligned: copy through a fresh Float32Array.
     points.set(new Float32Array(new Uint8Array(row.points.subarray(0, n * 8)).buffer), offset * 2);
     descriptors.set(row.descriptors.subarray(0, n * DESCRIPTOR_BYTES), offset * DESCRIPTOR_BYTES);
+    templates.set(row.template.subarray(0, t), templateOffset);
     const [x0 = 0, y0 = 0, x1 = row.width, y1 = row.height] = row.outline;
-    references.push({ id: row.id, brandId: row.brand_id, width: row.width, height: row.height, outline: [x0, y0, x1, y1], offset, count: n });
+    references.push({
+      id: row.id,
+      brandId: row.brand_id,
+      width: row.width,
+      height: row.height,
+      outline: [x0, y0, x1, y1],
+      offset,
+      count: n,
+      template: { offset: templateOffset, width: row.template_width, height: row.template_height },
+    });
     offset += n;
+    templateOffset += t;
   }
-  return { key, references, points, descriptors };
+  return { key, references, points, descriptors, templates };
 }
 
 class LibraryCache {

@@ -29,6 +29,10 @@ CREATE TABLE logo_references (
   points bytea NOT NULL,
   -- 32-byte ORB descriptor per keypoint
   descriptors bytea NOT NULL,
+  -- the artwork shrunk for the photometric check: grey bytes then coverage-mask bytes, template_width × template_height each
+  template_width integer NOT NULL,
+  template_height integer NOT NULL,
+  template bytea NOT NULL,
   created_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX logo_references_brand ON logo_references (brand_id);

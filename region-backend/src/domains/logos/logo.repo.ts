@@ -29,6 +29,7 @@ export interface NewReference {
   outline: number[];
   points: Float32Array;
   descriptors: Uint8Array;
+  template: { width: number; height: number; pixels: Uint8Array };
 }
 
 export interface LibraryRow {
@@ -41,6 +42,9 @@ export interface LibraryRow {
   n_keypoints: number;
   points: Buffer;
   descriptors: Buffer;
+  template_width: number;
+  template_height: number;
+  template: Buffer;
 }
 
 export interface LibraryBrandRow {
@@ -80,9 +84,9 @@ export async function upsertBrand(client: pg.PoolClient, name: string, nameZh: s
 
 export async function insertReference(client: pg.PoolClient, brandId: number, ref: NewReference): Promise<void> {
   await client.query(
-    `INSERT INTO logo_references (brand_id, filename, image, extractor, width, height, outline, n_keypoints, points, descriptors)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [brandId, ref.filename, ref.image, ref.extractor, ref.width, ref.height, ref.outline, ref.points.length / 2, bytesOf(ref.points), bytesOf(ref.descriptors)],
+    `INSERT INTO logo_references (brand_id, filename, image, extractor, width, height, outline, n_keypoints, points, descriptors, template_width, template_height, template)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+    [brandId, ref.filename, ref.image, ref.extractor, ref.width, ref.height, ref.outline, ref.points.length / 2, bytesOf(ref.points), bytesOf(ref.descriptors), ref.template.width, ref.template.height, bytesOf(ref.template.pixels)],
   );
 }
 
@@ -123,7 +127,8 @@ export async function loadLibrary(pool: pg.Pool): Promise<{ version: number; bra
     const version = (await client.query<{ version: number }>('SELECT version FROM logo_library')).rows[0]?.version ?? 0;
     const brands = (await client.query<LibraryBrandRow>('SELECT id, name, name_zh FROM logo_brands ORDER BY id')).rows;
     const references = (
-      await client.query<LibraryRow>('SELECT id, brand_id, extractor, width, height, outline, n_keypoints, points, descriptors FROM logo_references ORDER BY brand_id, id')
+      await client.query<LibraryRow>(`SELECT id, brand_id, extractor, width, height, outline, n_keypoints, points, descriptors, template_width, template_height, template
+         FROM logo_references ORDER BY brand_id, id`)
     ).rows;
     await client.query('COMMIT');
     return { version, brands, references };
@@ -142,8 +147,10 @@ export async function staleReferences(pool: pg.Pool, extractor: string): Promise
 
 export async function updateReferenceFeatures(client: pg.PoolClient, id: number, ref: Omit<NewReference, 'filename' | 'image'>): Promise<void> {
   await client.query(
-    `UPDATE logo_references SET extractor = $2, width = $3, height = $4, outline = $5, n_keypoints = $6, points = $7, descriptors = $8 WHERE id = $1`,
-    [id, ref.extractor, ref.width, ref.height, ref.outline, ref.points.length / 2, bytesOf(ref.points), bytesOf(ref.descriptors)],
+    `UPDATE logo_references SET extractor = $2, width = $3, height = $4, outline = $5, n_keypoints = $6, points = $7, descriptors = $8,
+       template_width = $9, template_height = $10, template = $11
+     WHERE id = $1`,
+    [id, ref.extractor, ref.width, ref.height, ref.outline, ref.points.length / 2, bytesOf(ref.points), bytesOf(ref.descriptors), ref.template.width, ref.template.height, bytesOf(ref.template.pixels)],
   );
 }
 

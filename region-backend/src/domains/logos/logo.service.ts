@@ -126,6 +126,7 @@ export class LogoService {
       outline: features.outline,
       points: features.points,
       descriptors: features.descriptors,
+      template: features.template,
     };
   }
 }

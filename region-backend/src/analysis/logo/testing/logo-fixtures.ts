@@ -33,6 +33,89 @@ export interface LogoArtwork {
 
 const pick = <T>(items: readonly T[], rand: () => number): T => items[Math.floor(rand() * items.length)]!;
 
+const EMBLEMS = ['star-ring', 'sunburst', 'chevrons', 'hex-grid', 'monogram', 'waves'] as const;
+type Emblem = (typeof EMBLEMS)[number];
+
+function polygon(cx: number, cy: number, radii: number[], turn: number): string {
+  return radii.map((rr, i) => {
+    const a = (2 * Math.PI * i) / radii.length + turn;
+    return `${(cx + rr * Math.cos(a)).toFixed(1)},${(cy + rr * Math.sin(a)).toFixed(1)}`;
+  }).join(' ');
+}
+
+function emblem(kind: Emblem, cx: number, cy: number, r: number, c: { base: string; accent: string; light: string }, word: string, rand: () => number): string {
+  const parts: string[] = [];
+  switch (kind) {
+    case 'star-ring': {
+      parts.push(`<circle cx="${cx}" cy="${cy}" r="${r}" fill="${c.light}" stroke="${c.accent}" stroke-width="${r * 0.12}"/>`);
+      for (let i = 0; i < 5; i++) parts.push(`<rect x="${cx - r * 0.62}" y="${cy - r * 0.55 + i * r * 0.24}" width="${r * 1.24}" height="${r * 0.1}" fill="${i % 2 ? c.base : c.accent}" opacity="0.85"/>`);
+      const spikes = 5 + Math.floor(rand() * 4);
+      parts.push(`<polygon points="${polygon(cx, cy, Array.from({ length: spikes * 2 }, (_, i) => (i % 2 ? r * 0.3 : r * 0.72)), -Math.PI / 2)}" fill="${c.base}" stroke="#fff" stroke-width="${r * 0.04}"/>`);
+      break;
+    }
+    case 'sunburst': {
+      parts.push(`<circle cx="${cx}" cy="${cy}" r="${r}" fill="${c.accent}"/>`);
+      const rays = 10 + Math.floor(rand() * 8);
+      for (let i = 0; i < rays; i++) {
+        const a = (2 * Math.PI * i) / rays;
+        parts.push(`<polygon points="${cx},${cy} ${cx + r * Math.cos(a - 0.12)},${cy + r * Math.sin(a - 0.12)} ${cx + r * Math.cos(a + 0.12)},${cy + r * Math.sin(a + 0.12)}" fill="${i % 2 ? c.light : c.base}"/>`);
+      }
+      parts.push(`<circle cx="${cx}" cy="${cy}" r="${r * 0.32}" fill="${c.light}" stroke="${c.base}" stroke-width="${r * 0.06}"/>`);
+      break;
+    }
+    case 'chevrons': {
+      parts.push(`<path d="M ${cx - r} ${cy - r} h ${2 * r} v ${r} q 0 ${r} ${-r} ${r * 1.1} q ${-r} ${-r * 0.1} ${-r} ${-r * 1.1} z" fill="${c.light}"/>`);
+      for (let i = 0; i < 3; i++) {
+        const y = cy - r * 0.6 + i * r * 0.45;
+        parts.push(`<polyline points="${cx - r * 0.7},${y} ${cx},${y + r * 0.35} ${cx + r * 0.7},${y}" fill="none" stroke="${i === 1 ? c.accent : c.base}" stroke-width="${r * 0.16}"/>`);
+      }
+      break;
+    }
+    case 'hex-grid': {
+      parts.push(`<polygon points="${polygon(cx, cy, [r, r, r, r, r, r], Math.PI / 6)}" fill="${c.base}"/>`);
+      const cell = r * 0.28;
+      for (let gy = -2; gy <= 2; gy++) {
+        for (let gx = -2; gx <= 2; gx++) {
+          const hx = cx + gx * cell * 1.75 + (gy % 2 ? cell * 0.87 : 0);
+          const hy = cy + gy * cell * 1.5;
+          if (Math.hypot(hx - cx, hy - cy) > r * 0.75) continue;
+          parts.push(`<polygon points="${polygon(hx, hy, [cell * 0.8, cell * 0.8, cell * 0.8, cell * 0.8, cell * 0.8, cell * 0.8], Math.PI / 6)}" fill="${rand() < 0.5 ? c.accent : c.light}"/>`);
+        }
+      }
+      break;
+    }
+    case 'monogram': {
+      parts.push(`<rect x="${cx - r}" y="${cy - r}" width="${2 * r}" height="${2 * r}" rx="${r * 0.2}" fill="${c.light}" stroke="${c.accent}" stroke-width="${r * 0.1}"/>`);
+      parts.push(`<text x="${cx - r * 0.55}" y="${cy + r * 0.55}" font-family="DejaVu Serif" font-weight="bold" font-size="${r * 1.5}" fill="${c.base}">${word[0]}</text>`);
+      parts.push(`<circle cx="${cx + r * 0.6}" cy="${cy - r * 0.6}" r="${r * 0.18}" fill="${c.accent}"/>`);
+      break;
+    }
+    case 'waves': {
+      parts.push(`<circle cx="${cx}" cy="${cy}" r="${r}" fill="${c.base}"/>`);
+      for (let i = 0; i < 4; i++) {
+        const y = cy - r * 0.5 + i * r * 0.33;
+        parts.push(`<path d="M ${cx - r * 0.8} ${y} q ${r * 0.2} ${-r * 0.25} ${r * 0.4} 0 t ${r * 0.4} 0 t ${r * 0.4} 0 t ${r * 0.4} 0" fill="none" stroke="${i % 2 ? c.light : c.accent}" stroke-width="${r * 0.1}"/>`);
+      }
+      break;
+    }
+  }
+  // Marks at random places make every emblem unique, even between brands that drew the same kind.
+  const marks = 4 + Math.floor(rand() * 4);
+  for (let i = 0; i < marks; i++) {
+    const a = rand() * 2 * Math.PI;
+    const d = r * (0.2 + 0.6 * rand());
+    const mx = cx + d * Math.cos(a);
+    const my = cy + d * Math.sin(a);
+    const size = r * (0.08 + 0.12 * rand());
+    const fill = [c.base, c.accent, c.light, '#ffffff', '#111111'][Math.floor(rand() * 5)];
+    const shape = Math.floor(rand() * 3);
+    if (shape === 0) parts.push(`<circle cx="${mx.toFixed(1)}" cy="${my.toFixed(1)}" r="${size.toFixed(1)}" fill="${fill}"/>`);
+    else if (shape === 1) parts.push(`<rect x="${(mx - size).toFixed(1)}" y="${(my - size).toFixed(1)}" width="${(2 * size).toFixed(1)}" height="${(2 * size).toFixed(1)}" fill="${fill}" transform="rotate(${Math.floor(rand() * 90)} ${mx.toFixed(1)} ${my.toFixed(1)})"/>`);
+    else parts.push(`<polygon points="${polygon(mx, my, [size * 1.3, size * 1.3, size * 1.3], rand() * Math.PI)}" fill="${fill}"/>`);
+  }
+  return `<g transform="rotate(${Math.round((rand() - 0.5) * 50)} ${cx.toFixed(1)} ${cy.toFixed(1)})">${parts.join('')}</g>`;
+}
+
 /**
  * A textured logo: a badge (rounded rectangle, circle or shield), an emblem of stars, rings and stripes, the
  * brand word and a tagline. `transparent` leaves the area outside the badge transparent.
@@ -52,28 +135,15 @@ export async function renderLogo(seed: string, options: { width?: number; transp
   const badge = pick(['rect', 'circle', 'shield'], rand);
   if (badge === 'rect' || !wide) parts.push(`<rect x="3" y="3" width="${width - 6}" height="${height - 6}" rx="${e * 0.12}" fill="${base}"/>`);
   else parts.push(`<rect x="${e * 0.3}" y="${height * 0.1}" width="${width - e * 0.35}" height="${height * 0.8}" rx="${e * 0.06}" fill="${base}"/>`);
-  // Emblem: a ring with a star, spokes and stripes, on the left (wide) or top (tall).
+  // Emblem, on the left (wide) or top (tall): one of several designs, so different brands differ.
   const cx = wide ? e * 0.5 : width / 2;
   const cy = wide ? height / 2 : height * 0.36;
   const r = e * (wide ? 0.42 : 0.28);
-  parts.push(`<circle cx="${cx}" cy="${cy}" r="${r}" fill="${light}" stroke="${accent}" stroke-width="${r * 0.12}"/>`);
-  for (let i = 0; i < 5; i++) {
-    const y = cy - r * 0.55 + i * r * 0.24;
-    parts.push(`<rect x="${cx - r * 0.62}" y="${y}" width="${r * 1.24}" height="${r * 0.1}" fill="${i % 2 ? base : accent}" opacity="0.85"/>`);
-  }
-  const spikes = 5 + Math.floor(rand() * 4);
-  const star: string[] = [];
-  for (let i = 0; i < spikes * 2; i++) {
-    const a = (Math.PI * i) / spikes - Math.PI / 2 + rand() * 0.1;
-    const rr = i % 2 ? r * 0.3 : r * 0.72;
-    star.push(`${(cx + rr * Math.cos(a)).toFixed(1)},${(cy + rr * Math.sin(a)).toFixed(1)}`);
-  }
-  parts.push(`<polygon points="${star.join(' ')}" fill="${base}" stroke="#fff" stroke-width="${r * 0.04}"/>`);
-  parts.push(`<circle cx="${cx + r * 0.05}" cy="${cy - r * 0.08}" r="${r * 0.12}" fill="${accent}"/>`);
+  parts.push(emblem(pick(EMBLEMS, rand), cx, cy, r, { base, accent, light }, word, rand));
   // Text: the brand word and a tagline.
   const tx = wide ? e * 1.02 : width * 0.08;
   const ty = wide ? height * 0.5 : height * 0.78;
-  const size = wide ? Math.min(height * 0.3, ((width - tx) / word.length) * 1.35) : Math.min(height * 0.16, (width * 0.84 / word.length) * 1.35);
+  const size = wide ? Math.min(height * 0.3, ((width - tx) / word.length) * 1.15) : Math.min(height * 0.16, (width * 0.84 / word.length) * 1.2);
   const font = pick(['DejaVu Sans', 'DejaVu Serif', 'Liberation Sans', 'Liberation Serif'], rand);
   parts.push(`<text x="${tx}" y="${ty}" font-family="${font}" font-weight="bold" font-size="${size.toFixed(1)}" fill="#fff">${word}</text>`);
   parts.push(`<text x="${tx}" y="${ty + size * 0.62}" font-family="DejaVu Sans" font-size="${(size * 0.36).toFixed(1)}" fill="${light}">${pick(TAGLINES, rand)}</text>`);
