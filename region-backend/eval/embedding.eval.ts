@@ -15,13 +15,14 @@
  * `npm run eval -- embedding --fit` also rewrites the shipped whitening file of the production configuration.
  * Embeddings are cached per image and view under IRIS_EVAL_CACHE (default .iris/eval-cache).
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { printTable } from '../../scripts/table.js';
 import { l2normalise, POOLINGS, type Pooling } from '../src/embedding/feature-pooling.js';
 import { decodeImage, type ViewSpec } from '../src/embedding/image-views.js';
-import { applyWhitening, encodeWhitening, pcaBasis, whiteningFromBasis, type PcaBasis, type Whitening } from '../src/embedding/pca-whitening.js';
+import { applyWhitening, decodeWhitening, encodeWhitening, pcaBasis, whiteningFromBasis, type PcaBasis, type Whitening } from '../src/embedding/pca-whitening.js';
 import { EMBEDDING_PIPELINE } from '../src/embedding/embedding-info.js';
+import { SCENARIO_CONFIGS, type ScenarioConfig } from '../src/embedding/scenario-config.js';
 import {
   balancedSample,
   FASHION_MNIST_CLASSES,
@@ -32,7 +33,7 @@ import {
   loadTestPhotos,
   type MissingPackage,
 } from './lib/debian-datasets.js';
-import { BACKBONES, backboneDescriptors, histogramDescriptor, itemKey, type BackboneId, type DescriptorSet, type EvalItem } from './lib/embedding-candidates.js';
+import { BACKBONES, backboneDescriptors, cachedPcaBasis, histogramDescriptor, itemKey, type BackboneId, type DescriptorSet, type EvalItem } from './lib/embedding-candidates.js';
 import { loadPhoto, makeDistractorCrops, makeQuery, makeTrainingViews, QUERY_TRANSFORMS, type QueryTransform } from './lib/image-variants.js';
 import { dot, precisionAtK, rankOf } from './lib/retrieval-metrics.js';
 
@@ -45,7 +46,7 @@ interface Config {
 const SQ224: ViewSpec = { size: 224, fit: 'squash' };
 const ASP224: ViewSpec = { size: 224, fit: 'aspect' };
 const SLOW = process.env.IRIS_EVAL_SLOW === '1';
-/** In order of interest: partial results are printed after each one. IRIS_EVAL_CONFIGS=a,b keeps configs whose id contains a or b. */
+/** In order of interest: partial results are printed after each one. IRIS_EVAL_CONFIGS=id,id keeps only those (and the baseline). */
 const ALL_CONFIGS: Config[] = [
   { id: 'colour histogram', backbone: 'hist', views: [] },
   { id: 'mnv2mid asp224', backbone: 'mnv2mid', views: [ASP224] },
@@ -62,7 +63,7 @@ const ALL_CONFIGS: Config[] = [
     : []),
 ];
 const ONLY = process.env.IRIS_EVAL_CONFIGS?.split(',').map((s) => s.trim()).filter(Boolean);
-const CONFIGS = ONLY?.length ? ALL_CONFIGS.filter((c) => c.backbone === 'hist' || ONLY.some((o) => c.id.includes(o))) : ALL_CONFIGS;
+const CONFIGS = ONLY?.length ? ALL_CONFIGS.filter((c) => c.backbone === 'hist' || ONLY.includes(c.id)) : ALL_CONFIGS;
 
 type Whiten = 'raw' | 'pca256' | 'pcaw256' | 'pcaw128';
 const WHITENINGS: { id: Whiten; dim: number; power: number }[] = [
@@ -139,9 +140,11 @@ function buildFashion(): FashionSet | MissingPackage {
     const rgb = fashionMnistRgb(data, i);
     return { key: itemKey('fashion-mnist-test', String(i)), width: 28, height: 28, load: async () => rgb };
   };
-  const perClass = Math.min(100, Math.ceil(LIMIT / 2));
+  // Per class: IRIS_EVAL_FASHION=gallery,queries (default 60,20: 600 vs 200 images, a few minutes per candidate).
+  const [g = 60, q = 20] = (process.env.IRIS_EVAL_FASHION ?? '').split(',').filter(Boolean).map(Number);
+  const perClass = Math.min(g, Math.ceil(LIMIT / 2));
   const gallery = balancedSample(data.labels, perClass);
-  const queries = balancedSample(data.labels, Math.ceil(perClass / 4), perClass);
+  const queries = balancedSample(data.labels, Math.min(q, Math.ceil(perClass / 3)), perClass);
   return {
     gallery: gallery.map(item),
     galleryLabels: gallery.map((i) => data.labels[i]!),
@@ -255,7 +258,7 @@ export default async function run(): Promise<void> {
       if (pooling !== 'hist' && keptHeldOut?.length) {
         const key = `${config.id}/${pooling}`;
         const samples = keptHeldOut.map((i) => l2normalise(Float32Array.from(heldOut[i]![pooling]!)));
-        const basis = bases.get(key) ?? pcaBasis(samples, 256);
+        const basis = bases.get(key) ?? cachedPcaBasis(samples, 256, () => pcaBasis(samples, 256));
         bases.set(key, basis);
         for (const spec of WHITENINGS) whitenings.push({ id: spec.id, w: whiteningFromBasis(basis, { dim: spec.dim, power: spec.power, shrink: SHRINK }) });
       }
@@ -282,6 +285,30 @@ export default async function run(): Promise<void> {
     }
   }
   report(rows, nd.set, isMissing(fashion) ? null : fashion, started, (line) => console.log(line));
+  if (process.env.IRIS_EVAL_SCENARIOS !== '0') await scenarioReport(nd.set, isMissing(fashion) ? null : fashion);
+}
+
+/** The shipped pipeline (pooling + whitening file) under each scenario's views. */
+async function scenarioReport(set: NearDupSet, fashion: FashionSet | null): Promise<void> {
+  const file = fileURLToPath(new URL(`../src/embedding/${EMBEDDING_PIPELINE.whitening.file}`, import.meta.url));
+  if (!existsSync(file)) {
+    console.log(`Scenario table skipped: ${file} does not exist yet (npm run eval -- embedding --fit).`);
+    return;
+  }
+  const { whitening } = decodeWhitening(readFileSync(file));
+  const groups = new Map<ScenarioConfig, string[]>();
+  for (const [name, config] of Object.entries(SCENARIO_CONFIGS)) groups.set(config, [...(groups.get(config) ?? []), name]);
+  const rows: (string | number)[][] = [];
+  for (const [scenario, names] of groups) {
+    const config: Config = { id: `scenario ${names[0]}`, backbone: 'mnv2mid', views: scenario.views };
+    const vectors = async (items: EvalItem[], label: string) =>
+      (await describeAll(config, items, label)).map((d) => applyWhitening(whitening, l2normalise(Float32Array.from(d[EMBEDDING_PIPELINE.pooling]!))));
+    const m = nearDupMetrics(set, await vectors(set.gallery, 'gallery'), await vectors(set.queries.map((q) => q.item), 'queries'));
+    const f = fashion ? precisionAtK(await vectors(fashion.queries, 'fashion queries'), fashion.queryLabels, await vectors(fashion.gallery, 'fashion gallery'), fashion.galleryLabels, 10) : null;
+    rows.push([names.join(', '), scenario.summary, scenario.views.length, m.r1, m.r10, f?.overall ?? '—']);
+  }
+  console.log(`Scenarios (shipped file ${EMBEDDING_PIPELINE.whitening.file}, pooling ${EMBEDDING_PIPELINE.pooling}):\n`);
+  printTable(['scenarios', 'views', 'forward passes', 'near-dup R@1', 'near-dup R@10', 'Fashion-MNIST P@10'], rows);
 }
 
 function report(rows: Row[], set: NearDupSet, fashion: FashionSet | null, started: number, out: (text: string) => void): void {

@@ -12,6 +12,7 @@ import sharp from 'sharp';
 import { featureMaps } from '../../src/embedding/backbone.js';
 import { POOLINGS, pool, type FeatureMap, type Pooling } from '../../src/embedding/feature-pooling.js';
 import { renderView, type ViewSpec } from '../../src/embedding/image-views.js';
+import type { PcaBasis } from '../../src/embedding/pca-whitening.js';
 import { loadNsfwjsModel, nsfwjsModelFile } from '../../src/inference/runtime/nsfwjs-models.js';
 import type { Rgb } from '../../src/inference/runtime/pixels.js';
 import { loadGraphModelFile, packageFile, tfjs } from '../../src/inference/runtime/tfjs.js';
@@ -191,4 +192,34 @@ export async function colourHistogram(rgb: Rgb): Promise<DescriptorSet> {
   }
   for (let i = 0; i < 256; i++) hist[i] = Math.sqrt(hist[i]!);
   return { hist };
+}
+
+/** PCA bases are the slow part of a rerun: cached by what they were learned from. */
+export function cachedPcaBasis(samples: Float32Array[], keep: number, compute: () => PcaBasis): PcaBasis {
+  const h = createHash('sha1');
+  h.update(String(keep));
+  for (const s of samples) h.update(new Uint8Array(s.buffer, s.byteOffset, s.byteLength));
+  const file = cachePath('pca', h.digest('hex'));
+  if (existsSync(file)) {
+    const buf = readFileSync(file);
+    const [inputDim, rows] = [buf.readUInt32LE(0), buf.readUInt32LE(4)];
+    const f64 = new Float64Array(buf.buffer.slice(buf.byteOffset + 8, buf.byteOffset + buf.length));
+    return {
+      inputDim,
+      mean: Float32Array.from(f64.subarray(0, inputDim)),
+      values: f64.slice(inputDim, inputDim + rows),
+      vectors: f64.slice(inputDim + rows, inputDim + rows + rows * inputDim),
+    };
+  }
+  const basis = compute();
+  const rows = basis.values.length;
+  const head = Buffer.alloc(8);
+  head.writeUInt32LE(basis.inputDim, 0);
+  head.writeUInt32LE(rows, 4);
+  const body = new Float64Array(basis.inputDim + rows + rows * basis.inputDim);
+  body.set(Float64Array.from(basis.mean), 0);
+  body.set(basis.values, basis.inputDim);
+  body.set(basis.vectors.subarray(0, rows * basis.inputDim), basis.inputDim + rows);
+  writeFileSync(file, Buffer.concat([head, Buffer.from(body.buffer)]));
+  return basis;
 }

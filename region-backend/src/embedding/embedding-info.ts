@@ -7,13 +7,13 @@ import type { Pooling } from './feature-pooling.js';
 export const EMBEDDING_PIPELINE = {
   /** nsfwjs@4.4.0 MobileNetV2-Mid, last conv map (1792 channels). */
   model: 'nsfwjs-4.4.0-mobilenet_v2_mid-conv1',
-  pooling: 'rmac' as Pooling,
+  pooling: 'gem' as Pooling,
   whitening: {
     /** Relative to this module. Regenerate with `npm run eval -- embedding --fit`. */
-    file: 'assets/mnv2mid-rmac-pcaw256.bin',
+    file: 'assets/mnv2mid-gem-pcaw256.bin',
     dim: 256,
     power: 0.5,
-    shrink: 0.1,
+    shrink: 0,
   },
   /** The evaluation rows this pipeline corresponds to. */
   evalConfig: 'mnv2mid asp224',
@@ -23,4 +23,4 @@ export const EMBEDDING_PIPELINE = {
 export const EMBEDDING_DIM = EMBEDDING_PIPELINE.whitening.dim;
 
 /** Stored with every vector: an index built under another version must be rebuilt. */
-export const EMBEDDING_VERSION = 'mnv2mid-conv1.rmac.pcaw256.v1';
+export const EMBEDDING_VERSION = 'mnv2mid-conv1.asp224.gem.pcaw256.v1';

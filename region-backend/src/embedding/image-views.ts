@@ -60,21 +60,25 @@ export async function decodeImage(input: ImageInput, loc?: readonly number[]): P
       image = sharp(input.data, { raw: { width: input.width, height: input.height, channels: 3 } });
       ({ width, height } = input);
     } else {
-      // Orientation is applied to the pixels first so `loc` refers to the image as a viewer shows it.
-      const oriented = await sharp(input, { failOn: 'error' }).rotate().removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
-      ({ width, height } = oriented.info);
-      image = sharp(oriented.data, { raw: { width, height, channels: oriented.info.channels } });
+      const meta = await sharp(input).metadata();
+      if (!meta.width || !meta.height) throw new Error('image has no size');
+      // EXIF orientations 5–8 swap width and height; `loc` refers to the image as a viewer shows it.
+      const swap = (meta.orientation ?? 1) >= 5;
+      width = swap ? meta.height : meta.width;
+      height = swap ? meta.width : meta.height;
+      // Truncated files are refused; minor warnings (common in web JPEGs) are not.
+      image = sharp(input, { failOn: 'truncated' }).rotate();
     }
     if (loc) image = image.extract(locToPixels(loc, width, height));
     const { data, info } = await image
       .resize({ width: MAX_WORKING_SIDE, height: MAX_WORKING_SIDE, fit: 'inside', withoutEnlargement: true })
       .removeAlpha()
+      .toColourspace('srgb')
       .raw()
       .toBuffer({ resolveWithObject: true });
     if (info.channels !== 3) throw new Error(`expected 3 channels, got ${info.channels}`);
     return { rgb: { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height }, width, height };
   } catch (err) {
-    if (err instanceof ImageDecodeError) throw err;
     throw new ImageDecodeError(`cannot decode image: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
 }

@@ -1,0 +1,101 @@
+/**
+ * The production image embedder (see embedding-info.ts for what it is and docs/embedding.md for why):
+ * decode → scenario views → MobileNetV2-Mid conv map → pooling → sum over views → PCA-whitening → L2.
+ * Runs inside inference worker threads only; the model and the whitening matrix load once per thread.
+ */
+import { readFile } from 'node:fs/promises';
+import type { Rgb } from '../inference/runtime/pixels.js';
+import { featureMaps, warmUpBackbone } from './backbone.js';
+import { EMBEDDING_DIM, EMBEDDING_PIPELINE } from './embedding-info.js';
+import { l2normalise, pool } from './feature-pooling.js';
+import { decodeImage, type ImageInput } from './image-views.js';
+import { renderView } from './image-views.js';
+import { applyWhitening, decodeWhitening, type Whitening } from './pca-whitening.js';
+import { scenarioViews } from './scenario-config.js';
+
+export interface EmbedRequest {
+  /** Encoded JPEG/PNG/WebP/GIF bytes; or `rgb` with already decoded pixels. */
+  image?: Uint8Array;
+  rgb?: Rgb;
+  /** Normalised crop [x, y, w, h] of the region to embed. */
+  loc?: readonly number[];
+  scenario?: string;
+}
+
+export interface EmbedResult {
+  /** L2-normalised, EMBEDDING_DIM values. */
+  vector: Float32Array;
+  /** Size of the whole image after orientation. */
+  width: number;
+  height: number;
+}
+
+export class EmbedInputError extends Error {
+  readonly code = 'invalid_embed_input';
+  constructor(message: string) {
+    super(message);
+    this.name = 'EmbedInputError';
+  }
+}
+
+let whitening: Promise<Whitening> | null = null;
+
+function loadWhitening(): Promise<Whitening> {
+  whitening ??= (async () => {
+    const file = new URL(EMBEDDING_PIPELINE.whitening.file, import.meta.url);
+    const { whitening: w } = decodeWhitening(await readFile(file));
+    if (w.outputDim !== EMBEDDING_DIM) throw new Error(`${file.pathname} has ${w.outputDim} dimensions, expected ${EMBEDDING_DIM}`);
+    return w;
+  })();
+  return whitening;
+}
+
+/** Loads the backbone and the whitening matrix (so the first request does not pay for it). */
+export async function warmUpEmbedder(): Promise<void> {
+  await Promise.all([warmUpBackbone(), loadWhitening()]);
+}
+
+function checkLoc(loc: unknown): readonly number[] | undefined {
+  if (loc === undefined || loc === null) return undefined;
+  const ok =
+    Array.isArray(loc) &&
+    loc.length === 4 &&
+    loc.every((v) => typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 1) &&
+    loc[2] > 0 &&
+    loc[3] > 0;
+  if (!ok) throw new EmbedInputError('loc must be [x, y, w, h] with values in 0..1 and w, h > 0');
+  return loc as number[];
+}
+
+function inputOf(request: EmbedRequest): ImageInput {
+  if (request.image instanceof Uint8Array) {
+    if (!request.image.length) throw new EmbedInputError('image is empty');
+    return request.image;
+  }
+  const rgb = request.rgb;
+  if (rgb && rgb.data instanceof Uint8Array && Number.isInteger(rgb.width) && Number.isInteger(rgb.height) && rgb.width > 0 && rgb.height > 0) {
+    if (rgb.data.length !== rgb.width * rgb.height * 3) throw new EmbedInputError('rgb.data must hold width × height × 3 bytes');
+    return rgb;
+  }
+  throw new EmbedInputError('embed needs image bytes or rgb pixels');
+}
+
+/** Sum of the L2-normalised pooled descriptors of the views (before whitening), for evaluation and tests. */
+export async function pooledDescriptor(rgb: Rgb, scenario?: string): Promise<Float32Array> {
+  const views = await Promise.all(scenarioViews(scenario).map((v) => renderView(rgb, v)));
+  const maps = await featureMaps(views);
+  let sum: Float32Array | null = null;
+  for (const map of maps) {
+    const v = l2normalise(pool(map, EMBEDDING_PIPELINE.pooling));
+    sum ??= new Float32Array(v.length);
+    for (let i = 0; i < v.length; i++) sum[i] = sum[i]! + v[i]!;
+  }
+  return l2normalise(sum!);
+}
+
+export async function embed(request: EmbedRequest): Promise<EmbedResult> {
+  const loc = checkLoc(request.loc);
+  const decoded = await decodeImage(inputOf(request), loc);
+  const [descriptor, w] = await Promise.all([pooledDescriptor(decoded.rgb, request.scenario), loadWhitening()]);
+  return { vector: applyWhitening(w, descriptor), width: decoded.width, height: decoded.height };
+}

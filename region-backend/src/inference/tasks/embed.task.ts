@@ -1,0 +1,9 @@
+import { embed, type EmbedRequest, type EmbedResult } from '../../embedding/embedder.js';
+
+/**
+ * `embed`: `{image: Uint8Array} | {rgb: {data, width, height}}` (+ optional `loc` [x, y, w, h] normalised and
+ * `scenario`) → `{vector: Float32Array (L2-normalised, EMBEDDING_DIM), width, height}`.
+ */
+export default function embedTask(payload: unknown): Promise<EmbedResult> {
+  return embed((payload ?? {}) as EmbedRequest);
+}
