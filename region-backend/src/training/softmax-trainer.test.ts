@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { assembleTrainingData } from './classifier-training.js';
+import { InferencePool } from '../inference/inference-pool.js';
+import { assembleTrainingData, trainClassifier } from './classifier-training.js';
 import { float32ToBytes, bytesToFloat32 } from './float-bytes.js';
 import { classProbabilities, predictImage } from './linear-classifier.js';
 import { seededRandom } from './seeded-random.js';
@@ -118,5 +119,23 @@ describe('predictImage and storage form', () => {
     const back = bytesToFloat32(float32ToBytes(model.weights), model.weights.length);
     expect(Array.from(back)).toEqual(Array.from(model.weights));
     expect(() => bytesToFloat32(Buffer.alloc(6))).toThrow(RangeError);
+  });
+});
+
+describe('trainClassifier', () => {
+  it('fits the L2 candidates on worker threads and gives exactly the single-thread result', async () => {
+    const { rows } = blobs([40, 40, 40], 12, 1.5, 8);
+    const pool = new InferencePool(2);
+    try {
+      const parallel = await trainClassifier(pool, rows, { seed: 11 });
+      const single = trainSoftmax(assembleTrainingData(rows).data, { seed: 11 });
+      expect(parallel.labels).toEqual(['class-0', 'class-1', 'class-2']);
+      expect(parallel.result.grid).toEqual(single.grid);
+      expect(parallel.result.perClass).toEqual(single.perClass);
+      expect(Array.from(parallel.result.model.weights)).toEqual(Array.from(single.model.weights));
+      expect(Array.from(parallel.result.model.bias)).toEqual(Array.from(single.model.bias));
+    } finally {
+      await pool.close();
+    }
   });
 });

@@ -43,8 +43,6 @@ export interface TrainOptions {
   standardise: boolean;
   /** Train again on every image (for the best epoch count) after model selection. */
   refit: boolean;
-  /** Called after each epoch (progress reporting); must be cheap. */
-  onEpoch?: (done: number, planned: number) => void;
 }
 
 export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
@@ -119,10 +117,11 @@ function fitNormalisation(data: TrainingData, rows: number[], standardise: boole
   return { mean, scale };
 }
 
-function normalisedRows(data: TrainingData, norm: Normalisation): Float64Array {
+function normalisedRows(data: TrainingData, norm: Normalisation): Float32Array {
   const { dim, features } = data;
   const rows = features.length / dim;
-  const out = new Float64Array(features.length);
+  // Float32 halves the memory the epochs stream through; sums still run in doubles.
+  const out = new Float32Array(features.length);
   for (let r = 0; r < rows; r++) {
     const base = r * dim;
     for (let j = 0; j < dim; j++) out[base + j] = (features[base + j]! - norm.mean[j]!) * norm.scale[j]!;
@@ -136,7 +135,7 @@ interface FitState {
 }
 
 interface FitInput {
-  x: Float64Array;
+  x: Float32Array;
   dim: number;
   classes: number;
   labels: Int32Array;
@@ -156,12 +155,15 @@ interface FitOutcome {
   correct: Int32Array;
 }
 
-function logitsInto(z: Float64Array, state: FitState, x: Float64Array, row: number, dim: number): void {
+function logitsInto(z: Float64Array, state: FitState, x: Float32Array, row: number, dim: number): void {
+  // Locals keep V8's hot loop free of property loads.
+  const w = state.w;
+  const b = state.b;
   const base = row * dim;
   for (let c = 0; c < z.length; c++) {
-    let s = state.b[c]!;
+    let s = b[c]!;
     const wr = c * dim;
-    for (let j = 0; j < dim; j++) s += state.w[wr + j]! * x[base + j]!;
+    for (let j = 0; j < dim; j++) s += w[wr + j]! * x[base + j]!;
     z[c] = s;
   }
 }
@@ -190,6 +192,7 @@ function evaluate(input: FitInput, state: FitState): { loss: number; accuracy: n
 const BETA1 = 0.9;
 const BETA2 = 0.999;
 const EPS = 1e-8;
+const MIN_IMPROVEMENT = 1e-3;
 
 function fit(input: FitInput, options: TrainOptions, random: Random): FitOutcome {
   const { dim, classes, x, labels, classWeight, l2 } = input;
@@ -233,11 +236,16 @@ function fit(input: FitInput, options: TrainOptions, random: Random): FitOutcome
       const inv = 1 / Math.max(1e-12, weightSum);
       step++;
       const lr = (options.learningRate * Math.sqrt(1 - BETA2 ** step)) / (1 - BETA1 ** step);
+      const w = state.w;
+      const mw = m.w;
+      const vw = v.w;
       for (let k = 0; k < size; k++) {
-        const g = gw[k]! * inv + l2 * state.w[k]!;
-        m.w[k] = BETA1 * m.w[k]! + (1 - BETA1) * g;
-        v.w[k] = BETA2 * v.w[k]! + (1 - BETA2) * g * g;
-        state.w[k] = state.w[k]! - (lr * m.w[k]!) / (Math.sqrt(v.w[k]!) + EPS);
+        const g = gw[k]! * inv + l2 * w[k]!;
+        const mk = BETA1 * mw[k]! + (1 - BETA1) * g;
+        const vk = BETA2 * vw[k]! + (1 - BETA2) * g * g;
+        mw[k] = mk;
+        vw[k] = vk;
+        w[k] = w[k]! - (lr * mk) / (Math.sqrt(vk) + EPS);
       }
       for (let c = 0; c < classes; c++) {
         const g = gb[c]! * inv;
@@ -246,10 +254,10 @@ function fit(input: FitInput, options: TrainOptions, random: Random): FitOutcome
         state.b[c] = state.b[c]! - (lr * m.b[c]!) / (Math.sqrt(v.b[c]!) + EPS);
       }
     }
-    options.onEpoch?.(epoch, planned);
     if (!early) continue;
     const scored = evaluate(input, state);
-    if (!best || scored.loss < best.loss - 1e-6) {
+    // Improvements below 0.1 % do not count: the loss of an easy problem creeps down for hundreds of epochs.
+    if (!best || scored.loss < best.loss * (1 - MIN_IMPROVEMENT)) {
       best = { state: { w: state.w.slice(), b: state.b.slice() }, epochs: epoch, ...scored };
       sinceBest = 0;
     } else if (++sinceBest >= options.patience) {
@@ -270,7 +278,7 @@ function classWeights(labels: Int32Array, rows: number[], classes: number): Floa
   return weights;
 }
 
-function checkData(data: TrainingData): number {
+function checkData(data: TrainingData, checkValues: boolean): number {
   const { dim, classes, features, labels, groups } = data;
   if (!Number.isInteger(dim) || dim <= 0) throw new RangeError('dim must be a positive integer');
   if (!Number.isInteger(classes) || classes < 2) throw new RangeError('at least two classes are needed');
@@ -282,15 +290,29 @@ function checkData(data: TrainingData): number {
     const y = labels[r]!;
     if (!Number.isInteger(y) || y < 0 || y >= classes) throw new RangeError(`row ${r} has label ${y} outside 0..${classes - 1}`);
   }
-  for (let i = 0; i < features.length; i++) if (!Number.isFinite(features[i]!)) throw new RangeError(`feature value ${i} is not finite`);
+  if (checkValues) for (let i = 0; i < features.length; i++) if (!Number.isFinite(features[i]!)) throw new RangeError(`feature value ${i} is not finite`);
   return rows;
 }
 
-export function trainSoftmax(data: TrainingData, partial: Partial<TrainOptions> = {}): TrainResult {
-  const options: TrainOptions = { ...DEFAULT_TRAIN_OPTIONS, ...partial };
-  const rows = checkData(data);
-  const { dim, classes, labels, groups } = data;
+interface Plan {
+  dim: number;
+  classes: number;
+  labels: Int32Array;
+  groupLabel: Int32Array;
+  rowsOfGroup: number[][];
+  trainGroups: number[];
+  validationGroups: number[];
+  trainRows: number[];
+  validationRows: number[];
+}
 
+/**
+ * Checks the data and splits its images (the same split for the same data and seed, in every thread).
+ * `checkValues` scans every feature value: fitting does it; the bookkeeping on the calling thread does not.
+ */
+function plan(data: TrainingData, options: TrainOptions, checkValues = true): Plan {
+  const rows = checkData(data, checkValues);
+  const { dim, classes, labels, groups } = data;
   // One label per image (group); images are numbered densely from 0.
   const groupCount = groups.reduce((max, g) => Math.max(max, g + 1), 0);
   const groupLabel = new Int32Array(groupCount).fill(-1);
@@ -301,79 +323,108 @@ export function trainSoftmax(data: TrainingData, partial: Partial<TrainOptions> 
     groupLabel[g] = labels[r]!;
     rowsOfGroup[g]!.push(r);
   }
-  const split = stratifiedSplit(
-    Array.from(groupLabel).map((l) => (l < 0 ? -1 : l)),
-    options.validationFraction,
-    options.seed,
-  );
+  const split = stratifiedSplit(groupLabel, options.validationFraction, options.seed);
   const usable = (g: number) => groupLabel[g]! >= 0;
   const trainGroups = split.train.filter(usable);
   const validationGroups = split.validation.filter(usable);
-  const trainRows = trainGroups.flatMap((g) => rowsOfGroup[g]!);
-  const validationRows = validationGroups.flatMap((g) => rowsOfGroup[g]!.filter((r) => !data.primary || data.primary[r] === 1));
+  return {
+    dim,
+    classes,
+    labels,
+    groupLabel,
+    rowsOfGroup,
+    trainGroups,
+    validationGroups,
+    trainRows: trainGroups.flatMap((g) => rowsOfGroup[g]!),
+    validationRows: validationGroups.flatMap((g) => rowsOfGroup[g]!.filter((r) => !data.primary || data.primary[r] === 1)),
+  };
+}
 
-  const norm = fitNormalisation(data, trainRows, options.standardise);
-  const x = normalisedRows(data, norm);
-  const base = { x, dim, classes, labels, trainRows, classWeight: classWeights(labels, trainRows, classes), validationRows };
+/** One model-selection fit: a model trained on the training images at one L2 strength, scored on the held-out ones. */
+export interface Candidate {
+  l2: number;
+  loss: number;
+  accuracy: number;
+  epochs: number;
+  /** Held-out images classified right, per class. */
+  correct: number[];
+  model: LinearClassifier;
+}
 
-  const grid: TrainResult['grid'] = [];
-  let chosen: { l2: number; outcome: FitOutcome } | null = null;
-  const l2Grid = validationRows.length ? options.l2Grid : [options.l2Grid[Math.floor(options.l2Grid.length / 2)] ?? 1e-3];
-  const stepsPerFit = options.maxEpochs;
-  const planned = stepsPerFit * (l2Grid.length + (options.refit ? 1 : 0));
-  let fitsDone = 0;
-  const report = (epoch: number) => options.onEpoch?.(fitsDone * stepsPerFit + epoch, planned);
+const withDefaults = (partial: Partial<TrainOptions>): TrainOptions => ({ ...DEFAULT_TRAIN_OPTIONS, ...partial });
 
-  for (const l2 of l2Grid) {
-    const outcome = fit({ ...base, l2 }, { ...options, onEpoch: report }, seededRandom(options.seed ^ 0x9e3779b9));
-    fitsDone++;
-    grid.push({ l2, loss: outcome.loss, accuracy: outcome.accuracy, epochs: outcome.epochs });
-    if (!chosen || outcome.loss < chosen.outcome.loss) chosen = { l2, outcome };
-  }
-  const selected = chosen!;
+/** The L2 strengths model selection tries (only the middle one when no image can be held out). */
+export function candidateGrid(data: TrainingData, partial: Partial<TrainOptions> = {}): number[] {
+  const options = withDefaults(partial);
+  const p = plan(data, options, false);
+  return p.validationRows.length ? options.l2Grid : [options.l2Grid[Math.floor(options.l2Grid.length / 2)] ?? 1e-3];
+}
 
-  let model: LinearClassifier;
-  if (options.refit && validationRows.length) {
-    const allRows = [...trainRows, ...validationGroups.flatMap((g) => rowsOfGroup[g]!)].sort((a, b) => a - b);
-    const allNorm = fitNormalisation(data, allRows, options.standardise);
-    const refit = fit(
-      {
-        x: normalisedRows(data, allNorm),
-        dim,
-        classes,
-        labels,
-        trainRows: allRows,
-        classWeight: classWeights(labels, allRows, classes),
-        validationRows: [],
-        l2: selected.l2,
-        epochs: selected.outcome.epochs,
-      },
-      { ...options, onEpoch: report },
-      seededRandom(options.seed ^ 0x85ebca6b),
-    );
-    model = toModel(allNorm, refit.state, dim, classes);
-  } else {
-    model = toModel(norm, selected.outcome.state, dim, classes);
-  }
-  options.onEpoch?.(planned, planned);
+export function fitCandidate(data: TrainingData, partial: Partial<TrainOptions>, l2: number): Candidate {
+  const options = withDefaults(partial);
+  const p = plan(data, options);
+  const norm = fitNormalisation(data, p.trainRows, options.standardise);
+  const outcome = fit(
+    { x: normalisedRows(data, norm), dim: p.dim, classes: p.classes, labels: p.labels, trainRows: p.trainRows, classWeight: classWeights(p.labels, p.trainRows, p.classes), validationRows: p.validationRows, l2 },
+    options,
+    seededRandom(options.seed ^ 0x9e3779b9),
+  );
+  return { l2, loss: outcome.loss, accuracy: outcome.accuracy, epochs: outcome.epochs, correct: Array.from(outcome.correct), model: toModel(norm, outcome.state, p.dim, p.classes) };
+}
 
-  const perClass: LabelMetrics[] = Array.from({ length: classes }, () => ({ trainImages: 0, validationImages: 0, validationCorrect: 0 }));
-  for (const g of trainGroups) perClass[groupLabel[g]!]!.trainImages++;
-  for (const g of validationGroups) perClass[groupLabel[g]!]!.validationImages++;
-  for (let c = 0; c < classes; c++) perClass[c]!.validationCorrect = selected.outcome.correct[c]!;
+/** The lowest validation loss (the first of equals, in grid order). */
+export function chooseCandidate(candidates: Candidate[]): Candidate {
+  if (!candidates.length) throw new RangeError('no candidates');
+  return candidates.reduce((best, c) => (c.loss < best.loss ? c : best));
+}
 
-  const hasValidation = validationRows.length > 0;
+/** Trains on every image (training and held-out) at the chosen strength for the chosen number of epochs. */
+export function refitAll(data: TrainingData, partial: Partial<TrainOptions>, l2: number, epochs: number): LinearClassifier {
+  const options = withDefaults(partial);
+  const p = plan(data, options);
+  const allRows = [...p.trainRows, ...p.validationGroups.flatMap((g) => p.rowsOfGroup[g]!)].sort((a, b) => a - b);
+  const norm = fitNormalisation(data, allRows, options.standardise);
+  const outcome = fit(
+    { x: normalisedRows(data, norm), dim: p.dim, classes: p.classes, labels: p.labels, trainRows: allRows, classWeight: classWeights(p.labels, allRows, p.classes), validationRows: [], l2, epochs },
+    options,
+    seededRandom(options.seed ^ 0x85ebca6b),
+  );
+  return toModel(norm, outcome.state, p.dim, p.classes);
+}
+
+/** Whether the final model is a refit on every image (else the chosen candidate's model). */
+export function refits(data: TrainingData, partial: Partial<TrainOptions> = {}): boolean {
+  const options = withDefaults(partial);
+  return options.refit && plan(data, options, false).validationRows.length > 0;
+}
+
+/** The training report of a model selection (candidates) and the final model. */
+export function summarise(data: TrainingData, partial: Partial<TrainOptions>, candidates: Candidate[], model: LinearClassifier): TrainResult {
+  const p = plan(data, withDefaults(partial), false);
+  const chosen = chooseCandidate(candidates);
+  const perClass: LabelMetrics[] = Array.from({ length: p.classes }, (_, c) => ({ trainImages: 0, validationImages: 0, validationCorrect: chosen.correct[c] ?? 0 }));
+  for (const g of p.trainGroups) perClass[p.groupLabel[g]!]!.trainImages++;
+  for (const g of p.validationGroups) perClass[p.groupLabel[g]!]!.validationImages++;
+  const hasValidation = p.validationRows.length > 0;
   return {
     model,
-    validationAccuracy: hasValidation ? selected.outcome.accuracy : null,
-    validationLoss: hasValidation ? selected.outcome.loss : null,
+    validationAccuracy: hasValidation ? chosen.accuracy : null,
+    validationLoss: hasValidation ? chosen.loss : null,
     perClass,
-    l2: selected.l2,
-    epochs: selected.outcome.epochs,
-    trainImages: trainGroups.length,
-    validationImages: validationGroups.length,
-    grid,
+    l2: chosen.l2,
+    epochs: chosen.epochs,
+    trainImages: p.trainGroups.length,
+    validationImages: p.validationGroups.length,
+    grid: candidates.map((c) => ({ l2: c.l2, loss: c.loss, accuracy: c.accuracy, epochs: c.epochs })),
   };
+}
+
+/** The whole training in one thread: model selection over the L2 grid, then the refit. */
+export function trainSoftmax(data: TrainingData, partial: Partial<TrainOptions> = {}): TrainResult {
+  const candidates = candidateGrid(data, partial).map((l2) => fitCandidate(data, partial, l2));
+  const chosen = chooseCandidate(candidates);
+  const model = refits(data, partial) ? refitAll(data, partial, chosen.l2, chosen.epochs) : chosen.model;
+  return summarise(data, partial, candidates, model);
 }
 
 function toModel(norm: Normalisation, state: FitState, dim: number, classes: number): LinearClassifier {
