@@ -37,6 +37,8 @@ export interface TrainOptions {
   maxEpochs: number;
   /** Epochs without a better validation loss before stopping. */
   patience: number;
+  /** Relative decrease of the validation loss that counts as better (smaller gains do not reset patience). */
+  minImprovement: number;
   batchSize: number;
   learningRate: number;
   /** Standardise each feature dimension (else only centre it). */
@@ -51,6 +53,7 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   l2Grid: [0.003, 0.01, 0.03, 0.1],
   maxEpochs: 150,
   patience: 10,
+  minImprovement: 1e-3,
   batchSize: 32,
   learningRate: 0.001,
   standardise: true,
@@ -192,7 +195,6 @@ function evaluate(input: FitInput, state: FitState): { loss: number; accuracy: n
 const BETA1 = 0.9;
 const BETA2 = 0.999;
 const EPS = 1e-8;
-const MIN_IMPROVEMENT = 1e-3;
 
 function fit(input: FitInput, options: TrainOptions, random: Random): FitOutcome {
   const { dim, classes, x, labels, classWeight, l2 } = input;
@@ -256,8 +258,8 @@ function fit(input: FitInput, options: TrainOptions, random: Random): FitOutcome
     }
     if (!early) continue;
     const scored = evaluate(input, state);
-    // Improvements below 0.1 % do not count: the loss of an easy problem creeps down for hundreds of epochs.
-    if (!best || scored.loss < best.loss * (1 - MIN_IMPROVEMENT)) {
+    // Tiny gains do not count: the loss of an easy problem creeps down for hundreds of epochs.
+    if (!best || scored.loss < best.loss * (1 - options.minImprovement)) {
       best = { state: { w: state.w.slice(), b: state.b.slice() }, epochs: epoch, ...scored };
       sinceBest = 0;
     } else if (++sinceBest >= options.patience) {
