@@ -55,7 +55,7 @@ describe('batch tasks survive a killed backend', () => {
     expect(applied.status).toBe(200);
 
     const progress = async () => (await pool.query<{ success: number; state: string }>('SELECT success, state FROM batch_tasks WHERE id = $1', [taskId])).rows[0]!;
-    const until = Date.now() + 60_000;
+    const until = Date.now() + 180_000;
     while ((await progress()).success < 60) {
       if (Date.now() > until) throw new Error(`the task did not progress: ${JSON.stringify(await progress())}`);
       await new Promise((r) => setTimeout(r, 50));
@@ -107,7 +107,7 @@ describe('batch tasks survive a killed backend', () => {
     expect((await callSigned(first, { method: 'POST', url: '/batch/_1000001/task/prepare', resourceId: taskId, payload: upload.payload, headers: upload.headers })).statusCode).toBe(200);
     expect((await callSigned(first, { method: 'POST', url: '/batch/_1000001/task/apply', payload: { task_id: taskId } })).statusCode).toBe(200);
     const success = async () => Number((await pool.query('SELECT success FROM batch_tasks WHERE id = $1', [taskId])).rows[0].success);
-    const until = Date.now() + 60_000;
+    const until = Date.now() + 180_000;
     while ((await success()) < 5) {
       if (Date.now() > until) throw new Error('the task did not progress');
       await new Promise((r) => setTimeout(r, 50));
