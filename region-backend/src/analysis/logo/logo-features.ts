@@ -181,7 +181,7 @@ export function referenceFeatures(cv: Cv, image: RgbaImage): ReferenceFeatures {
 
 /** Features of a query picture, in a frame of at most `QUERY.maxSide` pixels. */
 export function queryFeatures(cv: Cv, image: RgbImage): QueryFeatures {
-  const factor = Math.min(1, QUERY.maxSide / Math.max(image.width, image.height));
+  const factor = Math.min(QUERY.maxUpscale, QUERY.maxSide / Math.max(image.width, image.height));
   const width = Math.max(1, Math.round(image.width * factor));
   const height = Math.max(1, Math.round(image.height * factor));
   const scope = new CvScope();

@@ -27,8 +27,13 @@ export const REFERENCE = {
 export const QUERY = {
   /** Queries are matched with their longest side at most this many pixels. */
   maxSide: 1280,
-  /** Keypoints per query (scaled down with the image area below maxSide × maxSide). */
-  features: 5000,
+  /**
+   * Smaller queries are enlarged up to this factor (towards maxSide), so small logos get keypoints
+   * (evaluation, logos 9–18% of an 800 px picture's width: recall 61% → 74%, query time ×1.6).
+   */
+  maxUpscale: 1.6,
+  /** Keypoints per query at maxSide × maxSide (proportionally fewer for smaller frames). */
+  features: 3500,
 };
 
 export const VERIFY = {
