@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { descriptorWords, hammingDistance, ratioMatches } from './hamming-knn.js';
+import { descriptorWords, hammingDistance, matchesFromNearestTwo, ratioMatches } from './hamming-knn.js';
+import { SimdHamming } from './hamming-simd.js';
 
 function descriptors(rows: number[][]): Uint32Array {
   const bytes = new Uint8Array(rows.length * 32);
@@ -35,5 +36,29 @@ describe('Hamming k-NN with the ratio test', () => {
     expect(ratioMatches(query, 3, library, 3, 2, 0.8, 64)).toEqual([]);
     // The absolute cap applies too.
     expect(ratioMatches(query, 3, library, 0, 3, 0.8, 0)).toEqual([]);
+  });
+});
+
+describe('WebAssembly SIMD nearest neighbours', () => {
+  it('gives exactly the JavaScript results, per reference range', () => {
+    const simd = SimdHamming.create();
+    expect(simd).not.toBeNull();
+    let seed = 7;
+    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 24);
+    const library = new Uint8Array(300 * 32).map(random);
+    const query = new Uint8Array(120 * 32).map(random);
+    // Plant near copies of some query descriptors in the second reference (rows 100..299).
+    for (let i = 0; i < 40; i++) {
+      library.set(query.subarray(i * 32, i * 32 + 32), (100 + 3 * i) * 32);
+      library[(100 + 3 * i) * 32]! ^= 0b101;
+    }
+    simd!.useLibrary('test', library);
+    const knn = simd!.useQuery(query);
+    const words = { q: descriptorWords(query), r: descriptorWords(library) };
+    for (const [offset, count] of [[0, 100], [100, 200]] as const) {
+      const fromSimd = matchesFromNearestTwo(knn.nearestTwo(offset, count), 0.8, 90);
+      expect(fromSimd).toEqual(ratioMatches(words.q, 120, words.r, offset, count, 0.8, 90));
+      if (offset === 100) expect(fromSimd.slice(0, 40)).toEqual(Array.from({ length: 40 }, (_, i) => [i, 3 * i]));
+    }
   });
 });

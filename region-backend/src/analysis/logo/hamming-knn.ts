@@ -1,7 +1,7 @@
 /**
  * Brute-force nearest neighbours of 256-bit binary descriptors under the Hamming distance, with Lowe's ratio
- * test applied per reference. Plain JavaScript over 32-bit words: measured as fast as OpenCV's wasm BFMatcher
- * on this workload, without copying the library into every thread's wasm heap or crossing embind per match.
+ * test applied per reference. Plain JavaScript over 32-bit words (as fast as OpenCV's wasm BFMatcher on this
+ * workload); the SIMD module (hamming-simd.ts) is used instead wherever WebAssembly SIMD exists.
  */
 import { DESCRIPTOR_BYTES } from './logo-params.js';
 
@@ -61,6 +61,17 @@ export function ratioMatches(query: Uint32Array, queryCount: number, library: Ui
       }
     }
     if (bestIndex >= 0 && best <= maxDistance && best < ratio * second) matches.push([i, bestIndex]);
+  }
+  return matches;
+}
+
+/** Ratio-test matches from [best index, best distance, second distance] triples per query descriptor. */
+export function matchesFromNearestTwo(triples: Int32Array, ratio: number, maxDistance: number): Match[] {
+  const matches: Match[] = [];
+  for (let i = 0, n = triples.length / 3; i < n; i++) {
+    const index = triples[3 * i]!;
+    const best = triples[3 * i + 1]!;
+    if (index >= 0 && best <= maxDistance && best < ratio * triples[3 * i + 2]!) matches.push([i, index]);
   }
   return matches;
 }

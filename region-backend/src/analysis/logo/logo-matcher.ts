@@ -1,11 +1,13 @@
 /**
  * Instance matching of a query against registered reference logos (runs on inference threads):
  * brute-force Hamming k-NN from every query keypoint to each reference, Lowe's ratio test, RANSAC homography,
- * checks on the projected outline, and repeated search with the found instance masked out.
+ * checks on the projected outline, a photometric check of the artwork, and repeated search with the found
+ * instance masked out.
  */
-import { CvScope, type Cv } from './opencv-runtime.js';
 import type { QueryFeatures } from './logo-features.js';
-import { descriptorWords, ratioMatches, type Match } from './hamming-knn.js';
+import { descriptorWords, matchesFromNearestTwo, ratioMatches, type Match } from './hamming-knn.js';
+import { SimdHamming } from './hamming-simd.js';
+import { ransacHomography, type HomographyFit } from './homography-ransac.js';
 import { clippedBounds, insideQuad, intersectionOverSmaller, iou, isConvexSameTurn, projectOutline, sideStretch, signedArea, type Box, type Quad } from './logo-geometry.js';
 import { MATCHING, QUERY, VERIFY } from './logo-params.js';
 import { GreyPyramid, templateCorrelation } from './logo-verify.js';
@@ -53,35 +55,16 @@ export interface LogoDetection {
   score: number;
 }
 
-interface Hypothesis {
-  h: Float64Array;
-  inlierMask: Uint8Array;
-  inliers: number;
-}
-
-function homography(cv: Cv, matches: readonly Match[], query: QueryFeatures, refPoints: Float32Array, threshold: number): Hypothesis | null {
-  const scope = new CvScope();
-  try {
-    const src = scope.keep(new cv.Mat(matches.length, 1, cv.CV_32FC2));
-    const dst = scope.keep(new cv.Mat(matches.length, 1, cv.CV_32FC2));
-    const s = src.data32F;
-    const d = dst.data32F;
-    matches.forEach(([q, r], i) => {
-      s[2 * i] = refPoints[2 * r]!;
-      s[2 * i + 1] = refPoints[2 * r + 1]!;
-      d[2 * i] = query.points[2 * q]!;
-      d[2 * i + 1] = query.points[2 * q + 1]!;
-    });
-    const mask = scope.keep(new cv.Mat());
-    const h = scope.keep(cv.findHomography(src, dst, cv.RANSAC, threshold, mask, MATCHING.ransacIterations, MATCHING.ransacConfidence));
-    if (h.empty() || mask.rows !== matches.length) return null;
-    const inlierMask = mask.data.slice(0, matches.length);
-    let inliers = 0;
-    for (const v of inlierMask) if (v) inliers++;
-    return { h: h.data64F.slice(0, 9), inlierMask, inliers };
-  } finally {
-    scope.release();
-  }
+function homography(matches: readonly Match[], query: QueryFeatures, refPoints: Float32Array, threshold: number): HomographyFit | null {
+  const src = new Float64Array(matches.length * 2);
+  const dst = new Float64Array(matches.length * 2);
+  matches.forEach(([q, r], i) => {
+    src[2 * i] = refPoints[2 * r]!;
+    src[2 * i + 1] = refPoints[2 * r + 1]!;
+    dst[2 * i] = query.points[2 * q]!;
+    dst[2 * i + 1] = query.points[2 * q + 1]!;
+  });
+  return ransacHomography(src, dst, { threshold, maxIterations: MATCHING.ransacIterations, confidence: MATCHING.ransacConfidence, seed: matches.length });
 }
 
 /** Inliers must cover a fair part of the outline: a homography resting on one corner of the artwork is not reliable. */
@@ -127,29 +110,21 @@ function templateHomography(h: Float64Array, reference: LibraryReference): Float
 }
 
 /** Every instance of one reference in the query. */
-export function matchReference(
-  cv: Cv,
-  query: QueryFeatures,
-  pyramid: GreyPyramid,
-  queryWords: Uint32Array,
-  library: LibraryPayload,
-  libraryWords: Uint32Array,
-  reference: LibraryReference,
-): LogoDetection[] {
+export function matchReference(query: QueryFeatures, pyramid: GreyPyramid, library: LibraryPayload, nearest: NearestMatches, reference: LibraryReference): LogoDetection[] {
   const template = {
     width: reference.template.width,
     height: reference.template.height,
     pixels: library.templates.subarray(reference.template.offset, reference.template.offset + 2 * reference.template.width * reference.template.height),
   };
   const points = library.points.subarray(reference.offset * 2, (reference.offset + reference.count) * 2);
-  let matches = ratioMatches(queryWords, query.count, libraryWords, reference.offset, reference.count, MATCHING.ratio, MATCHING.maxDistance);
+  let matches = nearest(reference);
   const threshold = Math.max(2, (MATCHING.ransacThreshold * Math.max(query.width, query.height)) / QUERY.maxSide);
   const frameArea = query.width * query.height;
   const found: LogoDetection[] = [];
   let rejected = 0;
   while (found.length < MATCHING.maxInstancesPerReference && rejected < MATCHING.maxRejectedInARow) {
     if (matches.length < MATCHING.minInliers) break;
-    const hypothesis = homography(cv, matches, query, points, threshold);
+    const hypothesis = homography(matches, query, points, threshold);
     if (!hypothesis || hypothesis.inliers < MATCHING.minInliers) break;
     const quad = projectOutline(hypothesis.h, reference.outline);
     const bounds = quad && clippedBounds(quad, query.width, query.height);
@@ -207,12 +182,29 @@ export function resolveDetections(detections: readonly LogoDetection[]): LogoDet
   return accepted;
 }
 
-/** Instances of every reference of the library in the query. */
-export function matchLibrary(cv: Cv, query: QueryFeatures, library: LibraryPayload): LogoDetection[] {
-  if (query.count < MATCHING.minInliers || !library.references.length) return [];
+/** Ratio-test matches of the query's keypoints with one reference's. */
+export type NearestMatches = (reference: LibraryReference) => Match[];
+
+let simd: SimdHamming | null | undefined;
+
+/** Brute-force matching of one query against the library: WebAssembly SIMD when available, else JavaScript. */
+export function nearestMatcher(query: QueryFeatures, library: LibraryPayload): NearestMatches {
+  if (simd === undefined) simd = SimdHamming.create();
+  if (simd) {
+    simd.useLibrary(library.key, library.descriptors);
+    const knn = simd.useQuery(query.descriptors);
+    return (reference) => (reference.count < 2 ? [] : matchesFromNearestTwo(knn.nearestTwo(reference.offset, reference.count), MATCHING.ratio, MATCHING.maxDistance));
+  }
   const queryWords = descriptorWords(query.descriptors);
   const libraryWords = descriptorWords(library.descriptors);
+  return (reference) => ratioMatches(queryWords, query.count, libraryWords, reference.offset, reference.count, MATCHING.ratio, MATCHING.maxDistance);
+}
+
+/** Instances of every reference of the library in the query. */
+export function matchLibrary(query: QueryFeatures, library: LibraryPayload): LogoDetection[] {
+  if (query.count < MATCHING.minInliers || !library.references.length) return [];
+  const nearest = nearestMatcher(query, library);
   const pyramid = new GreyPyramid(query.grey);
-  const all = library.references.flatMap((reference) => matchReference(cv, query, pyramid, queryWords, library, libraryWords, reference));
+  const all = library.references.flatMap((reference) => matchReference(query, pyramid, library, nearest, reference));
   return resolveDetections(all);
 }

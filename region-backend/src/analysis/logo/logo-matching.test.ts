@@ -29,7 +29,7 @@ async function place(image: RgbImage, logo: Buffer, placement: Placement) {
   return placeLogo(image, logo, placement);
 }
 
-const detect = (image: RgbImage) => matchLibrary(cv, queryFeatures(cv, image), library);
+const detect = (image: RgbImage) => matchLibrary(queryFeatures(cv, image), library);
 
 beforeAll(async () => {
   cv = (await opencv()).cv;

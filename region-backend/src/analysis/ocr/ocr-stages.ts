@@ -34,7 +34,13 @@ const ctcOptionsSchema = z.object({
   dictionary: z.string().min(1),
   useSpaceChar: z.boolean().default(true),
   maxWidth: z.number().int().positive().default(2400),
-  batchSize: z.number().int().positive().default(6),
+  /** Strips per model run. On the CPU one at a time is fastest: a batch is padded to its widest strip. */
+  batchSize: z.number().int().positive().default(1),
+  /**
+   * Strips narrower than this are padded to it (PaddleOCR pads to the training width, `inputSize[0]`, when
+   * omitted). Padding short strips costs time and did not help accuracy in the evaluation.
+   */
+  padTo: z.number().int().min(0).optional(),
   /** Re-insert spaces at wide ink gaps between Latin characters (see space-recovery.ts); 0 turns it off. */
   spaceGap: z.number().min(0).default(0.4),
 });
@@ -121,8 +127,9 @@ export async function recogniseStrips(strips: Rgb[]): Promise<Decoded[]> {
     charsets.set(key, charset);
   }
   const model = await loadManifestModel(manifest);
-  const [minWidth, height] = manifest.inputSize;
-  // Similar widths share a batch so little padding is computed.
+  const [trainedWidth, height] = manifest.inputSize;
+  const minWidth = options.padTo ?? trainedWidth;
+  // Similar widths share a batch (when batches are used) so little padding is computed.
   const order = strips.map((_, i) => i).sort((a, b) => strips[a]!.width / strips[a]!.height - strips[b]!.width / strips[b]!.height);
   const results: Decoded[] = new Array(strips.length);
   for (let start = 0; start < order.length; start += options.batchSize) {

@@ -32,7 +32,7 @@ export default async function logoMatchTask(input: unknown): Promise<LogoMatchRe
     const t0 = performance.now();
     const query = queryFeatures(cv, image);
     const t1 = performance.now();
-    const detections = matchLibrary(cv, query, library);
+    const detections = matchLibrary(query, library);
     return { detections, keypoints: query.count, timings: { opencvLoadMs, featuresMs: t1 - t0, matchMs: performance.now() - t1 } };
   } catch (err) {
     throw cvError(cv, err);

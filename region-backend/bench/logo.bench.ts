@@ -1,0 +1,114 @@
+/**
+ * `npm run bench -- logo`: costs of logo detection (_0000188) on the inference tasks.
+ *
+ * (a) OpenCV start-up per inference thread: a fresh single-thread pool per run, the thread's own load time
+ *     (wasm compile + runtime init) and the wall time of its first task, plus the process's memory growth.
+ * (b) Query latency against libraries of 1, 4, 16 and 32 reference images (synthetic emblems), on 800×600
+ *     and 1600×1200 pictures that each show one registered logo: median and p90 over the queries, and the
+ *     cost per reference image (brute-force matching grows linearly with the library).
+ */
+import os from 'node:os';
+import { median, percentile, printTable } from '../../scripts/table.js';
+import type { RgbImage } from '../src/analysis/analysis-registry.js';
+import { sharedImage } from '../src/analysis/detect/vision-calls.js';
+import type { ReferenceFeatures } from '../src/analysis/logo/logo-features.js';
+import { packLibrary, type PackableReference } from '../src/analysis/logo/logo-library.js';
+import { decodeReference } from '../src/analysis/logo/reference-image.js';
+import { clutterBackground, placeLogo, renderLogo } from '../src/analysis/logo/testing/logo-fixtures.js';
+import { InferencePool } from '../src/inference/inference-pool.js';
+import type { LogoMatchResult } from '../src/inference/tasks/logo-match.task.js';
+
+const LOADS = 5;
+const QUERIES = 8;
+const SIZES = [1, 4, 16, 32];
+
+async function reference(pool: InferencePool, id: number, png: Buffer): Promise<PackableReference> {
+  const f = await pool.run<ReferenceFeatures>('logo-extract', { image: (await decodeReference(png)).rgba });
+  return {
+    id,
+    brand_id: id,
+    width: f.width,
+    height: f.height,
+    outline: f.outline,
+    n_keypoints: f.count,
+    points: new Uint8Array(f.points.buffer, f.points.byteOffset, f.points.byteLength),
+    descriptors: f.descriptors,
+    template_width: f.template.width,
+    template_height: f.template.height,
+    template: f.template.pixels,
+  };
+}
+
+async function startup(logo: Buffer): Promise<void> {
+  const rows: (string | number)[][] = [];
+  const loads: number[] = [];
+  const firsts: number[] = [];
+  const grows: number[] = [];
+  for (let i = 0; i < LOADS; i++) {
+    const before = process.memoryUsage().rss;
+    const pool = new InferencePool(1);
+    try {
+      const t0 = performance.now();
+      const row = await reference(pool, 1, logo);
+      firsts.push(performance.now() - t0);
+      const library = packLibrary(`load-${i}`, [row])!;
+      const tiny: RgbImage = { data: new Uint8Array(64 * 64 * 3), width: 64, height: 64 };
+      const result = await pool.run<LogoMatchResult>('logo-match', { image: sharedImage(tiny), library });
+      loads.push(result.timings.opencvLoadMs);
+      grows.push((process.memoryUsage().rss - before) / 1024 / 1024);
+    } finally {
+      await pool.close();
+    }
+  }
+  rows.push([Math.round(median(loads)), Math.round(Math.max(...loads)), Math.round(median(firsts)), Math.round(median(grows))]);
+  printTable(['OpenCV load on a thread, median ms', 'max ms', 'first task on a fresh thread (start + load + one extraction), median ms', 'process memory growth per loaded thread, median MB'], rows);
+}
+
+export default async function run(): Promise<void> {
+  console.log(`${os.cpus()[0]?.model ?? 'cpu'}, load average ${os.loadavg().map((v) => v.toFixed(2)).join(' ')}\n`);
+  const logos = await Promise.all(Array.from({ length: Math.max(...SIZES) }, (_, i) => renderLogo(`bench-${i}`, { transparent: i % 2 === 1 })));
+  await startup(logos[0]!.png);
+
+  const pool = new InferencePool(1);
+  try {
+    const references: PackableReference[] = [];
+    const extractMs: number[] = [];
+    for (const [i, logo] of logos.entries()) {
+      const t0 = performance.now();
+      references.push(await reference(pool, i + 1, logo.png));
+      extractMs.push(performance.now() - t0);
+    }
+    printTable(['reference extraction (decode + features), median ms', 'p90 ms', 'keypoints per reference, median'], [[Math.round(median(extractMs)), Math.round(percentile(extractMs, 90)), median(references.map((r) => r.n_keypoints))]]);
+
+    const rows: (string | number)[][] = [];
+    for (const [width, height] of [[800, 600], [1600, 1200]] as const) {
+      const pictures: RgbImage[] = [];
+      for (let q = 0; q < QUERIES; q++) {
+        const background = await clutterBackground(`bench-${width}-${q}`, width, height);
+        // Always the first brand: it is part of every library size.
+        pictures.push(sharedImage((await placeLogo(background, logos[0]!.png, { cx: 0.3 + 0.05 * q, cy: 0.5, width: 0.3, rotation: 5 * q - 20 })).image));
+      }
+      let previous: { size: number; ms: number } | null = null;
+      for (const size of SIZES) {
+        const library = packLibrary(`bench-${size}`, references.slice(0, size))!;
+        await pool.run('logo-match', { image: pictures[0], library });
+        const ms: number[] = [];
+        const features: number[] = [];
+        let found = 0;
+        for (const image of pictures) {
+          const t0 = performance.now();
+          const result = await pool.run<LogoMatchResult>('logo-match', { image, library });
+          ms.push(performance.now() - t0);
+          features.push(result.timings.featuresMs);
+          if (result.detections.some((d) => d.brandId === 1)) found++;
+        }
+        const m = median(ms);
+        rows.push([`${width}×${height}`, size, Math.round(m), Math.round(percentile(ms, 90)), Math.round(median(features)), previous ? Math.round((m - previous.ms) / (size - previous.size)) : '–', `${found}/${pictures.length}`]);
+        previous = { size, ms: m };
+      }
+    }
+    printTable(['picture', 'reference images', 'query median ms', 'p90 ms', 'features median ms', 'ms per added reference', 'logo found'], rows);
+  } finally {
+    await pool.close();
+  }
+}
