@@ -6,21 +6,28 @@
  * (b) Query latency against libraries of 1, 4, 16 and 32 reference images (synthetic emblems), on 800×600
  *     and 1600×1200 pictures that each show one registered logo: median and p90 over the queries, and the
  *     cost per reference image (brute-force matching grows linearly with the library).
+ * (c) The service's figures for a 640-pixel JPEG with a library of 4 brands: decode as the route does, then the
+ *     match task on a pool with one thread per core; p50/p99 of sequential requests and images/s with all cores
+ *     busy (the handler adds only the library's version check, one small query).
  */
 import os from 'node:os';
+import sharp from 'sharp';
 import { median, percentile, printTable } from '../../scripts/table.js';
 import type { RgbImage } from '../src/analysis/analysis-registry.js';
 import { sharedImage } from '../src/analysis/detect/vision-calls.js';
 import type { ReferenceFeatures } from '../src/analysis/logo/logo-features.js';
 import { packLibrary, type PackableReference } from '../src/analysis/logo/logo-library.js';
 import { decodeReference } from '../src/analysis/logo/reference-image.js';
-import { clutterBackground, placeLogo, renderLogo } from '../src/analysis/logo/testing/logo-fixtures.js';
+import { clutterBackground, encodeJpeg, placeLogo, renderLogo } from '../src/analysis/logo/testing/logo-fixtures.js';
+import { decodeImage } from '../src/images/image-decoder.js';
 import { InferencePool } from '../src/inference/inference-pool.js';
 import type { LogoMatchResult } from '../src/inference/tasks/logo-match.task.js';
 
 const LOADS = 5;
 const QUERIES = 8;
 const SIZES = [1, 4, 16, 32];
+const SERVICE_RUNS = 30;
+const SERVICE_THROUGHPUT = 40;
 
 async function reference(pool: InferencePool, id: number, png: Buffer): Promise<PackableReference> {
   const f = await pool.run<ReferenceFeatures>('logo-extract', { image: (await decodeReference(png)).rgba });
@@ -108,6 +115,47 @@ export default async function run(): Promise<void> {
       }
     }
     printTable(['picture', 'reference images', 'query median ms', 'p90 ms', 'features median ms', 'ms per added reference', 'logo found'], rows);
+    await service(references.slice(0, 4), logos[0]!.png);
+  } finally {
+    await pool.close();
+  }
+}
+
+async function service(references: PackableReference[], logo: Buffer): Promise<void> {
+  const background = await clutterBackground('bench-service', 640, 480);
+  const placed = await placeLogo(background, logo, { cx: 0.45, cy: 0.5, width: 0.35, rotation: 8 });
+  const jpeg = new Uint8Array(await encodeJpeg(placed.image, 90));
+  const library = packLibrary('bench-service', references)!;
+  const pool = new InferencePool();
+  let found = 0;
+  const once = async () => {
+    const rgb = await decodeImage(jpeg);
+    const result = await pool.run<LogoMatchResult>('logo-match', { image: sharedImage(rgb), library });
+    if (result.detections.some((d) => d.brandId === 1)) found++;
+  };
+  try {
+    await Promise.all(Array.from({ length: pool.size * 2 }, once));
+    found = 0;
+    const ms: number[] = [];
+    for (let i = 0; i < SERVICE_RUNS; i++) {
+      const t0 = performance.now();
+      await once();
+      ms.push(performance.now() - t0);
+    }
+    const t0 = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: pool.size * 2 }, async () => {
+        while (next < SERVICE_THROUGHPUT) {
+          next++;
+          await once();
+        }
+      }),
+    );
+    const perSecond = SERVICE_THROUGHPUT / ((performance.now() - t0) / 1000);
+    const { width, height } = await sharp(jpeg).metadata();
+    console.log(`\n_0000188 on a ${width}×${height} JPEG, 4 registered brands, ${pool.size} inference threads on ${os.availableParallelism()} cores; ${SERVICE_RUNS} sequential requests, then ${SERVICE_THROUGHPUT} with ${pool.size * 2} in flight.\n`);
+    printTable(['service', 'p50 ms', 'p99 ms', 'images/s (all cores)', 'logo found'], [['_0000188 logos', Math.round(median(ms)), Math.round(percentile(ms, 99)), perSecond, `${found}/${SERVICE_RUNS + SERVICE_THROUGHPUT}`]]);
   } finally {
     await pool.close();
   }
