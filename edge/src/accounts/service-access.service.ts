@@ -1,5 +1,5 @@
 /** Ready-made analysis services: offered in the region (catalogue) and granted to the account. */
-import { ApiError, serviceById } from '@iris/shared';
+import { ApiError, isAnalysisServiceId, serviceById } from '@iris/shared';
 import type { EdgeConfig } from '../config.js';
 import type { Database } from '../db/database.js';
 import type { Scope } from '../registry/ownership.service.js';
@@ -14,6 +14,18 @@ export async function requireServiceAccess(db: Database, config: EdgeConfig, sco
   if (!serviceById(serviceId) || !regionOffers(config, scope.region, serviceId)) {
     throw new ApiError('classifyServiceUnknown', `service ${serviceId} does not exist`);
   }
+  if (!(await isGranted(db, config, scope.accountId, serviceId))) {
+    throw new ApiError('serviceNotGranted', `the account is not authorized for service ${serviceId}`);
+  }
+}
+
+/**
+ * The service a batch task is to run: a ready-made service this region offers must be granted to the account
+ * (403/2005), so a revoked grant cannot be worked around in bulk. Other ids (custom classifiers, unknown or
+ * unsupported ids) are the backend's to judge (400007 / 400008).
+ */
+export async function requireBatchServiceGrant(db: Database, config: EdgeConfig, scope: Scope, serviceId: string): Promise<void> {
+  if (!isAnalysisServiceId(serviceId) || !regionOffers(config, scope.region, serviceId)) return;
   if (!(await isGranted(db, config, scope.accountId, serviceId))) {
     throw new ApiError('serviceNotGranted', `the account is not authorized for service ${serviceId}`);
   }

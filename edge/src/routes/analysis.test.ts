@@ -52,6 +52,24 @@ describe('ready-made analysis services', () => {
     expect((await callJson('/classify/_0000024', { method: 'POST', headers, body: 'url=x' })).status).toBe(200);
   });
 
+  it('refuses a batch task for a ready-made service the account is not granted (403/2005, batch shape)', async () => {
+    const other = await newAccount();
+    const prepare = (serviceId: string) => {
+      const form = new FormData();
+      form.append('service_id', serviceId);
+      form.append('urls', new Blob(['https://example.com/a.jpg\nhttps://example.com/b.jpg\n']), 'urls.txt');
+      return callJson<BackendEcho & { is_error?: number; data?: { error_code: number } }>('/batch/_1000001/task/prepare', { method: 'POST', headers: keyHeaders(other), body: form });
+    };
+    expect((await prepare('_0000024')).status).toBe(200);
+    await admin('DELETE', `/accounts/${other.accountId}/grants/_0000024`);
+    const refused = await prepare('_0000024');
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ is_error: 1, data: { error_code: 2005 } });
+    expect(refused.body.url).toBeUndefined();
+    // Still granted, unknown and custom ids go on to the backend, which judges them (400007 / 400008).
+    for (const id of ['_0000039', '_0000999', 'cls_2f1c']) expect((await prepare(id)).status, id).toBe(200);
+  });
+
   it('with DEFAULT_GRANTS=none only explicit grants pass', async () => {
     const other = await newAccount();
     const headers = { ...keyHeaders(other), 'content-type': 'application/x-www-form-urlencoded' };

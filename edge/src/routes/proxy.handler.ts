@@ -5,7 +5,7 @@
  */
 import type { Context, Handler } from 'hono';
 import { ApiError, type ForwardContext, type ResourceKind } from '@iris/shared';
-import { requireServiceAccess } from '../accounts/service-access.service.js';
+import { requireBatchServiceGrant, requireServiceAccess } from '../accounts/service-access.service.js';
 import { database } from '../db/database.js';
 import type { AppEnv } from '../env.js';
 import { forwardToBackend } from '../forward/forward.service.js';
@@ -22,6 +22,8 @@ export interface ProxyRule {
   create?: CreateRule;
   /** The route parameter holding a ready-made analysis service id. */
   analysisParam?: string;
+  /** The body field naming the service a batch task will run (its grant is checked). */
+  batchServiceField?: string;
 }
 
 export function forwardCall(c: Context<AppEnv>, extra: Partial<ForwardContext> = {}) {
@@ -51,6 +53,7 @@ export function proxy(rule: ProxyRule = {}): Handler<AppEnv> {
     const scope = { accountId: caller.accountId, region: c.get('region') };
 
     if (rule.analysisParam) await requireServiceAccess(db, config, scope, c.req.param(rule.analysisParam) ?? '');
+    if (rule.batchServiceField) await requireBatchServiceGrant(db, config, scope, c.get('body').param(rule.batchServiceField)?.trim() ?? '');
     if (rule.owned) {
       const id = rule.owned.field ? c.get('body').param(rule.owned.field)?.trim() : c.req.param(rule.owned.param ?? 'id');
       await requireOwned(db, rule.owned.kind, id, scope);
