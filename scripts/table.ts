@@ -1,4 +1,6 @@
-/** Prints a Markdown table (used by eval and bench suites so the README can carry their output as is). */
+/** Tables and measurements shared by the eval and bench suites. */
+
+/** Prints a Markdown table (so the README can carry a suite's output as is). */
 export function printTable(headers: string[], rows: (string | number)[][]): void {
   const cells = rows.map((r) => r.map((c) => (typeof c === 'number' ? formatNumber(c) : c)));
   console.log(`| ${headers.join(' | ')} |`);
@@ -21,3 +23,15 @@ export function percentile(values: number[], p: number): number {
 }
 
 export const median = (values: number[]): number => percentile(values, 50);
+
+/** Runs `work` `total` times with `inFlight` calls always outstanding (closed loop); answers calls per second. */
+export async function closedLoopRate(total: number, inFlight: number, work: (index: number) => Promise<void>): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < total) await work(next++);
+    }),
+  );
+  return total / ((performance.now() - started) / 1000);
+}

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import sharp from 'sharp';
-import { median, percentile, printTable } from '../../scripts/table.js';
+import { closedLoopRate, median, percentile, printTable } from '../../scripts/table.js';
 import { InferencePool } from '../src/inference/inference-pool.js';
 import type { AnalysisContext, AnalysisHandler } from '../src/analysis/analysis-registry.js';
 import { colorEverythingHandler, colorForegroundHandler, colorOutfitHandler } from '../src/analysis/color/color.handlers.js';
@@ -62,17 +62,7 @@ export default async function run(): Promise<void> {
       for (let i = 0; i < runs; i++) times.push(await once(ctx, handler, params, jpeg));
       const inFlight = threads * 2;
       const total = Math.max(inFlight, runs);
-      let next = 0;
-      const start = performance.now();
-      await Promise.all(
-        Array.from({ length: inFlight }, async () => {
-          while (next < total) {
-            next++;
-            await once(ctx, handler, params, jpeg);
-          }
-        }),
-      );
-      const perSecond = total / ((performance.now() - start) / 1000);
+      const perSecond = await closedLoopRate(total, inFlight, () => once(ctx, handler, params, jpeg));
       rows.push([label, runs, median(times), percentile(times, 99), perSecond]);
     }
     printTable(['service', 'runs', 'p50 ms', 'p99 ms', `images/s (${threads} threads busy)`], rows);

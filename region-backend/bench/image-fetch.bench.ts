@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { median, percentile, printTable } from '../../scripts/table.js';
+import { closedLoopRate, median, percentile, printTable } from '../../scripts/table.js';
 import { FileSystemBlobStore, putContent } from '../src/images/blob-store.js';
 import { decodeImage, normaliseForStorage, probeImage } from '../src/images/image-decoder.js';
 import { fetchImage } from '../src/images/image-fetcher.js';
@@ -27,19 +27,12 @@ async function intake(url: string, store: FileSystemBlobStore): Promise<void> {
 
 async function runAtConcurrency(urls: string[], store: FileSystemBlobStore, concurrency: number) {
   const latencies: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < IMAGES_PER_RUN) {
-        const url = urls[next++ % urls.length]!;
-        const t = performance.now();
-        await intake(url, store);
-        latencies.push(performance.now() - t);
-      }
-    }),
-  );
-  return { imagesPerSecond: IMAGES_PER_RUN / ((performance.now() - started) / 1000), latencies };
+  const imagesPerSecond = await closedLoopRate(IMAGES_PER_RUN, concurrency, async (i) => {
+    const t = performance.now();
+    await intake(urls[i % urls.length]!, store);
+    latencies.push(performance.now() - t);
+  });
+  return { imagesPerSecond, latencies };
 }
 
 export default async function run(): Promise<void> {

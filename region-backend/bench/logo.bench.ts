@@ -12,11 +12,11 @@
  */
 import os from 'node:os';
 import sharp from 'sharp';
-import { median, percentile, printTable } from '../../scripts/table.js';
+import { closedLoopRate, median, percentile, printTable } from '../../scripts/table.js';
 import type { RgbImage } from '../src/analysis/analysis-registry.js';
 import { sharedImage } from '../src/analysis/detect/vision-calls.js';
 import type { ReferenceFeatures } from '../src/analysis/logo/logo-features.js';
-import { packLibrary, type PackableReference } from '../src/analysis/logo/logo-library.js';
+import { packableReference, packLibrary, type PackableReference } from '../src/analysis/logo/logo-library.js';
 import { decodeReference } from '../src/analysis/logo/reference-image.js';
 import { clutterBackground, encodeJpeg, placeLogo, renderLogo } from '../src/analysis/logo/testing/logo-fixtures.js';
 import { decodeImage } from '../src/images/image-decoder.js';
@@ -31,19 +31,7 @@ const SERVICE_THROUGHPUT = 40;
 
 async function reference(pool: InferencePool, id: number, png: Buffer): Promise<PackableReference> {
   const f = await pool.run<ReferenceFeatures>('logo-extract', { image: (await decodeReference(png)).rgba });
-  return {
-    id,
-    brand_id: id,
-    width: f.width,
-    height: f.height,
-    outline: f.outline,
-    n_keypoints: f.count,
-    points: new Uint8Array(f.points.buffer, f.points.byteOffset, f.points.byteLength),
-    descriptors: f.descriptors,
-    template_width: f.template.width,
-    template_height: f.template.height,
-    template: f.template.pixels,
-  };
+  return packableReference(id, id, f);
 }
 
 async function startup(logo: Buffer): Promise<void> {
@@ -142,17 +130,7 @@ async function service(references: PackableReference[], logo: Buffer): Promise<v
       await once();
       ms.push(performance.now() - t0);
     }
-    const t0 = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: pool.size * 2 }, async () => {
-        while (next < SERVICE_THROUGHPUT) {
-          next++;
-          await once();
-        }
-      }),
-    );
-    const perSecond = SERVICE_THROUGHPUT / ((performance.now() - t0) / 1000);
+    const perSecond = await closedLoopRate(SERVICE_THROUGHPUT, pool.size * 2, once);
     const { width, height } = await sharp(jpeg).metadata();
     console.log(`\n_0000188 on a ${width}×${height} JPEG, 4 registered brands, ${pool.size} inference threads on ${os.availableParallelism()} cores; ${SERVICE_RUNS} sequential requests, then ${SERVICE_THROUGHPUT} with ${pool.size * 2} in flight.\n`);
     printTable(['service', 'p50 ms', 'p99 ms', 'images/s (all cores)', 'logo found'], [['_0000188 logos', Math.round(median(ms)), Math.round(percentile(ms, 99)), perSecond, `${found}/${SERVICE_RUNS + SERVICE_THROUGHPUT}`]]);

@@ -10,7 +10,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { median, percentile, printTable } from '../../scripts/table.js';
+import { closedLoopRate, median, percentile, printTable } from '../../scripts/table.js';
 import type { AnalysisContext, AnalysisHandler } from '../src/analysis/analysis-registry.js';
 import { ocrReceiptHandler } from '../src/analysis/ocr/ocr-receipt.handler.js';
 import { ocrTextHandler } from '../src/analysis/ocr/ocr-text.handler.js';
@@ -61,17 +61,7 @@ export default async function run(): Promise<void> {
           await once(ctx, handler, picture.jpeg);
           ms.push(performance.now() - t0);
         }
-        const t0 = performance.now();
-        let next = 0;
-        await Promise.all(
-          Array.from({ length: pool.size * 2 }, async () => {
-            while (next < THROUGHPUT_IMAGES) {
-              next++;
-              await once(ctx, handler, picture.jpeg);
-            }
-          }),
-        );
-        const perSecond = THROUGHPUT_IMAGES / ((performance.now() - t0) / 1000);
+        const perSecond = await closedLoopRate(THROUGHPUT_IMAGES, pool.size * 2, () => once(ctx, handler, picture.jpeg));
         rows.push([handler.serviceId, picture.name, Math.round(median(ms)), Math.round(percentile(ms, 99)), perSecond]);
       }
     }

@@ -21,7 +21,7 @@ import type { RgbImage } from '../src/analysis/analysis-registry.js';
 import { sharedImage } from '../src/analysis/detect/vision-calls.js';
 import type { ReferenceFeatures } from '../src/analysis/logo/logo-features.js';
 import { iou, type Box } from '../src/analysis/logo/logo-geometry.js';
-import { packLibrary, type PackableReference } from '../src/analysis/logo/logo-library.js';
+import { packableReference, packLibrary, type PackableReference } from '../src/analysis/logo/logo-library.js';
 import type { LibraryPayload, LogoDetection } from '../src/analysis/logo/logo-matcher.js';
 import { decodeReference } from '../src/analysis/logo/reference-image.js';
 import { InferencePool } from '../src/inference/inference-pool.js';
@@ -52,22 +52,7 @@ async function register(pool: InferencePool, id: number, bytes: Buffer): Promise
   const t0 = performance.now();
   const f = await pool.run<ReferenceFeatures>('logo-extract', { image: decoded.rgba });
   const ms = performance.now() - t0;
-  return {
-    ms,
-    row: {
-      id: id * 100,
-      brand_id: id,
-      width: f.width,
-      height: f.height,
-      outline: f.outline,
-      n_keypoints: f.count,
-      points: new Uint8Array(f.points.buffer, f.points.byteOffset, f.points.byteLength),
-      descriptors: f.descriptors,
-      template_width: f.template.width,
-      template_height: f.template.height,
-      template: f.template.pixels,
-    },
-  };
+  return { ms, row: packableReference(id * 100, id, f) };
 }
 
 function score(query: EvalQuery, detections: LogoDetection[]): Pick<Outcome, 'truths' | 'falsePositives'> {

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { libraryVersion, loadLibrary } from '../../domains/logos/logo.repo.js';
+import type { ReferenceFeatures } from './logo-features.js';
 import type { LibraryPayload, LibraryReference } from './logo-matcher.js';
 import { DESCRIPTOR_BYTES, EXTRACTOR } from './logo-params.js';
 
@@ -34,6 +35,23 @@ export interface PackableReference {
   template_width: number;
   template_height: number;
   template: Uint8Array;
+}
+
+/** Freshly extracted features as a packable row (tools that match without the database: eval, bench). */
+export function packableReference(id: number, brandId: number, f: ReferenceFeatures): PackableReference {
+  return {
+    id,
+    brand_id: brandId,
+    width: f.width,
+    height: f.height,
+    outline: f.outline,
+    n_keypoints: f.count,
+    points: new Uint8Array(f.points.buffer, f.points.byteOffset, f.points.byteLength),
+    descriptors: f.descriptors,
+    template_width: f.template.width,
+    template_height: f.template.height,
+    template: f.template.pixels,
+  };
 }
 
 /** Packs stored rows into shared buffers: one of points, one of descriptors, one of templates. */
