@@ -25,7 +25,7 @@ export function percentile(values: number[], p: number): number {
 export const median = (values: number[]): number => percentile(values, 50);
 
 /** Runs `work` `total` times with `inFlight` calls always outstanding (closed loop); answers calls per second. */
-export async function closedLoopRate(total: number, inFlight: number, work: (index: number) => Promise<void>): Promise<number> {
+export async function closedLoopRate(total: number, inFlight: number, work: (index: number) => Promise<unknown>): Promise<number> {
   let next = 0;
   const started = performance.now();
   await Promise.all(

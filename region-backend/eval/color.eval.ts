@@ -27,7 +27,7 @@ import { printTable } from '../../scripts/table.js';
 import { InferencePool } from '../src/inference/inference-pool.js';
 import type { AnalysisContext, RgbImage } from '../src/analysis/analysis-registry.js';
 import { colorEverythingHandler, colorForegroundHandler, colorOutfitHandler } from '../src/analysis/color/color.handlers.js';
-import { seededRandom } from '../src/analysis/color/color-clustering.js';
+import { seededRandom } from '../src/util/seeded-random.js';
 import { ciede2000, hexToLab, hexToRgb, rgbToLab } from '../src/analysis/color/color-space.js';
 import { dressingHandler } from '../src/analysis/dressing/dressing.handler.js';
 import * as P from '../src/analysis/dressing/synthetic-patterns.js';

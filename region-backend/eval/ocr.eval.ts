@@ -22,7 +22,8 @@ import { ocrTextHandler } from '../src/analysis/ocr/ocr-text.handler.js';
 import { ocrReceiptHandler } from '../src/analysis/ocr/ocr-receipt.handler.js';
 import { resolveManifest } from '../src/analysis/model-config.js';
 import type { AnalysisContext, AnalysisHandler, RgbImage } from '../src/analysis/analysis-registry.js';
-import { encode, makeReceipt, renderLines, rng, type ReceiptTruth } from '../src/analysis/ocr/fixtures/render-receipt.js';
+import { encode, makeReceipt, renderLines, type ReceiptTruth } from '../src/analysis/ocr/fixtures/render-receipt.js';
+import { seededRandom } from '../src/util/seeded-random.js';
 import { RECEIPT_FIELD_TYPES } from '@iris/shared';
 import { debianPackage, isMissing } from './lib/debian-datasets.js';
 import { ocrFonts } from './lib/ocr-fonts.js';
@@ -135,7 +136,7 @@ async function slips(ctx: AnalysisContext, lang: 'zh' | 'en', count: number): Pr
   };
   for (let i = 0; i < count; i++) {
     const doc = makeReceipt(100 + i, lang);
-    const r = rng(1000 + i + (lang === 'zh' ? 0 : 500));
+    const r = seededRandom(1000 + i + (lang === 'zh' ? 0 : 500));
     // Degradations grow with the index: the first slips are clean scans, the last ones poor photos.
     const level = count > 1 ? i / (count - 1) : 0;
     const style = {

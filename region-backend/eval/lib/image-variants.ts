@@ -5,19 +5,8 @@
  * reruns produce the same bytes (and hit embedding caches).
  */
 import sharp from 'sharp';
+import { seededRandom } from '../../src/util/seeded-random.js';
 
-export function seededRandom(seed: string): () => number {
-  let h = 2166136261;
-  for (let i = 0; i < seed.length; i++) h = Math.imul(h ^ seed.charCodeAt(i), 16777619);
-  let a = h >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface Photo {
   /** Oriented, alpha-free, at most 1024 px on the longer side, encoded as PNG (lossless master copy). */

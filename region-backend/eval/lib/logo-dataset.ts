@@ -9,7 +9,8 @@ import path from 'node:path';
 import sharp from 'sharp';
 import type { RgbImage } from '../../src/analysis/analysis-registry.js';
 import type { Box } from '../../src/analysis/logo/logo-geometry.js';
-import { clutterBackground, decodeRgb, encodeJpeg, placeLogo, renderLogo, seededRandom } from '../../src/analysis/logo/testing/logo-fixtures.js';
+import { clutterBackground, decodeRgb, encodeJpeg, placeLogo, renderLogo } from '../../src/analysis/logo/testing/logo-fixtures.js';
+import { seededRandom } from '../../src/util/seeded-random.js';
 import { debianPackage, isMissing, loadTestPhotos } from './debian-datasets.js';
 
 export interface EvalLogo {

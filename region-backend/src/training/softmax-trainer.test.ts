@@ -3,7 +3,7 @@ import { InferencePool } from '../inference/inference-pool.js';
 import { assembleTrainingData, trainClassifier } from './classifier-training.js';
 import { float32ToBytes, bytesToFloat32 } from './float-bytes.js';
 import { classProbabilities, predictImage } from './linear-classifier.js';
-import { seededRandom } from './seeded-random.js';
+import { seededRandom } from '../util/seeded-random.js';
 import { trainSoftmax, type TrainingData } from './softmax-trainer.js';
 import { stratifiedSplit } from './stratified-split.js';
 

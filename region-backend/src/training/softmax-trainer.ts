@@ -12,7 +12,7 @@
  * CPU-heavy: call it inside a worker thread (the `classifier-train` inference task), never on the event loop.
  */
 import { softmaxInPlace, type LinearClassifier } from './linear-classifier.js';
-import { seededRandom, shuffleInPlace, type Random } from './seeded-random.js';
+import { seededRandom, shuffleInPlace, type Random } from '../util/seeded-random.js';
 import { stratifiedSplit } from './stratified-split.js';
 
 export interface TrainingData {

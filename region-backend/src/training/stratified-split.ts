@@ -3,7 +3,7 @@
  * stratified by label: each label keeps the same fraction of its images for validation (at least one when it
  * has two or more), chosen by a seeded shuffle.
  */
-import { seededRandom, shuffleInPlace } from './seeded-random.js';
+import { seededRandom, shuffleInPlace } from '../util/seeded-random.js';
 
 export interface Split {
   /** Image (group) indexes used for fitting, ascending. */

@@ -13,6 +13,7 @@
  * in the range reported for real image descriptors (SIFT, MNIST-like sets), cos to the 10th neighbour ~0.56.
  * Any item can be generated alone from (seed, i), so huge sets are streamed in chunks.
  */
+import { seededRandom } from '../util/seeded-random.js';
 
 export interface SyntheticOptions {
   count: number;
@@ -51,7 +52,7 @@ export class SyntheticVectors {
     this.products = Math.max(1, Math.round(options.count * PRODUCTS_PER_ITEM));
     const d = this.dimension;
 
-    const rand = prng(hash(this.seed, 0x5eed));
+    const rand = seededRandom(hash(this.seed, 0x5eed));
     this.centres = new Float32Array(this.clusters * d);
     for (let k = 0; k < this.clusters; k++) {
       const c = this.centres.subarray(k * d, (k + 1) * d);
@@ -87,14 +88,14 @@ export class SyntheticVectors {
   /** Item i's unit vector. */
   vector(i: number, out = new Float32Array(this.dimension)): Float32Array {
     this.productVector(this.productOf(i), out);
-    addNoise(out, prng(hash(this.seed, i, 3)), SIGMA_DUP / Math.sqrt(this.dimension));
+    addNoise(out, seededRandom(hash(this.seed, i, 3)), SIGMA_DUP / Math.sqrt(this.dimension));
     return normalise(out);
   }
 
   /** A query near item i: the item's product photographed once more (fresh noise), normalised. */
   query(i: number, variant = 0): Float32Array {
     const out = this.productVector(this.productOf(i), new Float32Array(this.dimension));
-    addNoise(out, prng(hash(this.seed ^ 0x9e3779b9, i, 4 + variant)), SIGMA_DUP / Math.sqrt(this.dimension));
+    addNoise(out, seededRandom(hash(this.seed ^ 0x9e3779b9, i, 4 + variant)), SIGMA_DUP / Math.sqrt(this.dimension));
     return normalise(out);
   }
 
@@ -116,7 +117,7 @@ export class SyntheticVectors {
     const L = this.latent;
     const k = this.clusterOfProduct(p);
     out.set(this.centres.subarray(k * d, (k + 1) * d));
-    const rand = prng(hash(this.seed, p, 7));
+    const rand = seededRandom(hash(this.seed, p, 7));
     const z = new Float64Array(L);
     for (let j = 0; j < L; j++) z[j] = (gaussian(rand) * SIGMA_LATENT) / Math.pow(j + 1, LATENT_DECAY);
     for (let r = 0; r < d; r++) {
@@ -147,18 +148,6 @@ export function hash(...parts: number[]): number {
 
 function unit(h: number): number {
   return h / 4294967296;
-}
-
-/** mulberry32 */
-export function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function gaussian(rand: () => number): number {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { Float32Slab, Int8Slab } from './vector-slab.js';
 import { TopK } from './top-k.js';
-import { prng } from './synthetic-vectors.js';
+import { seededRandom } from '../util/seeded-random.js';
 
 function unitVectors(count: number, dim: number, seed: number): Float32Array[] {
-  const rand = prng(seed);
+  const rand = seededRandom(seed);
   return Array.from({ length: count }, () => {
     const v = Float32Array.from({ length: dim }, () => rand() - 0.5);
     const n = Math.hypot(...v);

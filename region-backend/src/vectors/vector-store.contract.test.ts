@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ExactVectorStore } from './exact-vector-store.js';
 import { HnswVectorStore } from './hnsw-vector-store.js';
-import { prng } from './synthetic-vectors.js';
+import { seededRandom } from '../util/seeded-random.js';
 import { matchesTags, parseTagFilter, type TagFilter } from './tag-filter.js';
 import type { VectorItem, VectorStore } from './vector-store.js';
 
@@ -27,7 +27,7 @@ function randomUnit(rand: () => number): Float32Array {
 }
 
 function dataset(count: number, seed: number, firstId = 1): VectorItem[] {
-  const rand = prng(seed);
+  const rand = seededRandom(seed);
   return Array.from({ length: count }, (_, i) => ({
     id: firstId + i,
     vector: randomUnit(rand),
@@ -71,7 +71,7 @@ describe.each(factories)('%s vector store', (_kind, make) => {
     const items = dataset(500, 2);
     store.upsert(items);
     const byId = new Map(items.map((i) => [i.id, i]));
-    const rand = prng(99);
+    const rand = seededRandom(99);
     const filters = [undefined, parseTagFilter('odd')!, parseTagFilter('rare')!, parseTagFilter('{"or": ["rare", "七"]}')!];
     for (let q = 0; q < 20; q++) {
       const query = randomUnit(rand);
@@ -85,13 +85,13 @@ describe.each(factories)('%s vector store', (_kind, make) => {
 
   it('returns fewer hits when fewer items match, and none for an unknown tag, k = 0 or an empty store', () => {
     const store = make();
-    expect(store.search(randomUnit(prng(1)), 5)).toEqual([]);
+    expect(store.search(randomUnit(seededRandom(1)), 5)).toEqual([]);
     store.upsert(dataset(100, 3));
-    const rare = store.search(randomUnit(prng(2)), 50, parseTagFilter('rare'));
+    const rare = store.search(randomUnit(seededRandom(2)), 50, parseTagFilter('rare'));
     expect(rare.map((h) => h.id).sort((a, b) => a - b)).toEqual([1, 26, 51, 76]);
-    expect(store.search(randomUnit(prng(2)), 10, parseTagFilter('nope'))).toEqual([]);
-    expect(store.search(randomUnit(prng(2)), 0)).toEqual([]);
-    expect(store.search(randomUnit(prng(2)), 1000)).toHaveLength(100);
+    expect(store.search(randomUnit(seededRandom(2)), 10, parseTagFilter('nope'))).toEqual([]);
+    expect(store.search(randomUnit(seededRandom(2)), 0)).toEqual([]);
+    expect(store.search(randomUnit(seededRandom(2)), 1000)).toHaveLength(100);
   });
 
   it('grows far beyond its initial capacity', () => {
@@ -137,7 +137,7 @@ describe.each(factories)('%s vector store', (_kind, make) => {
     expect(store.search(moved.vector, 5, parseTagFilter('moved')).map((h) => h.id)).toEqual([5]);
     expect(store.search(moved.vector, 200, parseTagFilter('even')).map((h) => h.id)).not.toContain(5);
     // Within one batch the later duplicate wins.
-    const [first, second] = [randomUnit(prng(70)), randomUnit(prng(71))];
+    const [first, second] = [randomUnit(seededRandom(70)), randomUnit(seededRandom(71))];
     store.upsert([
       { id: 6, vector: first, tags: ['first'] },
       { id: 6, vector: second, tags: ['second'] },
@@ -148,7 +148,7 @@ describe.each(factories)('%s vector store', (_kind, make) => {
 
   it('validates its input', () => {
     const store = make();
-    const v = randomUnit(prng(1));
+    const v = randomUnit(seededRandom(1));
     expect(() => store.upsert([{ id: 1, vector: new Float32Array(D + 1), tags: [] }])).toThrow(/dimensions/);
     expect(() => store.upsert([{ id: 1, vector: new Float32Array(D), tags: [] }])).toThrow(/non-zero/);
     expect(() => store.upsert([{ id: -1, vector: v, tags: [] }])).toThrow(/non-negative integer/);
@@ -184,7 +184,7 @@ describe.each(factories)('%s vector store', (_kind, make) => {
     const copy = make(dir);
     const result = await copy.load();
     expect(result).toEqual({ status: 'loaded', meta: { embeddingVersion: 'v1', dimension: D, changeSeq: 8 }, size: 597 });
-    const rand = prng(11);
+    const rand = seededRandom(11);
     for (let q = 0; q < 15; q++) {
       const query = randomUnit(rand);
       for (const filter of [undefined, parseTagFilter('odd')!, parseTagFilter('{"or": ["rare", "七"]}')!]) {
@@ -254,7 +254,7 @@ describe.each(factories)('%s vector store', (_kind, make) => {
     const store = make();
     store.upsert(dataset(5, 16));
     await store.close();
-    expect(() => store.search(randomUnit(prng(1)), 1)).toThrow(/closed/);
+    expect(() => store.search(randomUnit(seededRandom(1)), 1)).toThrow(/closed/);
     expect(() => store.upsert(dataset(1, 17))).toThrow(/closed/);
   });
 });

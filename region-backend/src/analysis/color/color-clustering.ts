@@ -3,6 +3,7 @@
  * clusters closer than a CIEDE2000 threshold are merged so one perceived colour is not split in shades.
  */
 import { ciede2000, type Lab } from './color-space.js';
+import { seededRandom } from '../../util/seeded-random.js';
 
 export interface ColorCluster {
   lab: [number, number, number];
@@ -18,17 +19,6 @@ export interface ClusterOptions {
   seed?: number;
 }
 
-/** Small deterministic PRNG (mulberry32). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * `samples` holds L,a,b triples; `weights` one weight per sample. Returns clusters sorted by weight

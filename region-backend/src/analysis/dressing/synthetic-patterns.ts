@@ -5,7 +5,7 @@
  * Every pattern gets mild shading and pixel noise so that "plain" is not trivially flat.
  */
 import type { RgbImage } from '../analysis-registry.js';
-import { seededRandom } from '../color/color-clustering.js';
+import { seededRandom } from '../../util/seeded-random.js';
 
 export type Color = readonly [number, number, number];
 

@@ -7,19 +7,8 @@
 import sharp, { type OutputInfo } from 'sharp';
 import type { RgbImage } from '../../analysis-registry.js';
 import type { Box, Point, Quad } from '../logo-geometry.js';
+import { seededRandom } from '../../../util/seeded-random.js';
 
-export function seededRandom(seed: string): () => number {
-  let h = 2166136261;
-  for (let i = 0; i < seed.length; i++) h = Math.imul(h ^ seed.charCodeAt(i), 16777619);
-  let a = h >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ['ACME', 'NOVA', 'ORBIT', 'KESTREL', 'VANTA', 'LUMEN', 'ZEPHYR', 'QUILL', 'MARLIN', 'TORQUE', 'BRIO', 'SOLACE'];
 const TAGLINES = ['QUALITY SINCE 1987', 'ENGINEERED TO LAST', 'FRESH EVERY DAY', 'MADE IN HANGZHOU', 'TRUSTED WORLDWIDE', 'ORIGINAL FORMULA'];

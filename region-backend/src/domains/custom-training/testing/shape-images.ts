@@ -4,7 +4,7 @@
  * sharp from SVG. Deterministic for a (family, index).
  */
 import sharp from 'sharp';
-import { seededRandom, seedOf } from '../../../training/seeded-random.js';
+import { seededRandom, seedOf } from '../../../util/seeded-random.js';
 
 export const SHAPE_FAMILIES = ['disc', 'square', 'stripes', 'ring', 'cross', 'triangle', 'dots', 'checker', 'diagonal', 'bar'] as const;
 export type ShapeFamily = (typeof SHAPE_FAMILIES)[number];

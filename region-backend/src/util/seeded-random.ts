@@ -1,9 +1,12 @@
-/** A small seeded PRNG (mulberry32) and helpers, so training runs are reproducible bit for bit. */
+/**
+ * A small seeded PRNG (mulberry32) and helpers: training runs, colour clustering, generated test pictures and
+ * evaluation sets are reproducible bit for bit.
+ */
 export type Random = () => number;
 
-/** Uniform numbers in [0, 1) from a 32-bit seed. */
-export function seededRandom(seed: number): Random {
-  let a = seed >>> 0;
+/** Uniform numbers in [0, 1) from a 32-bit seed, or from a text (hashed with `seedOf`). */
+export function seededRandom(seed: number | string): Random {
+  let a = (typeof seed === 'string' ? seedOf(seed) : seed) >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
     let t = a;
