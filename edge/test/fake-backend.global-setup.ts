@@ -2,7 +2,8 @@
  * Two real HTTP servers on 127.0.0.1 standing in for the region backends (Node side of the test run).
  * Each verifies the edge's internal signature with `verifyInternal` and answers with what it received, so
  * tests in the Workers runtime can assert on the forwarded request. A test steers a response with the
- * `x-test-backend` request header (the edge forwards client headers): see `respond()`.
+ * `x-test-backend` request header (the edge forwards client headers): see `respond()`. Registry checks
+ * (`/internal/registry/{kind}/{id}`) find every id except those starting with `gone`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -40,6 +41,14 @@ async function respond(region: keyof typeof SECRETS, req: IncomingMessage, res: 
     headers: req.headers,
     body_base64: body.toString('base64'),
   };
+  const registryCheck = verification.ok && /^\/internal\/registry\/[a-z_]+\/([a-z0-9]+)$/.exec(req.url ?? '');
+  if (registryCheck) {
+    const id = registryCheck[1]!;
+    const exists = !id.startsWith('gone');
+    res.writeHead(200, { 'content-type': 'application/json', 'x-iris-registry': JSON.stringify(exists ? { live: [id] } : { deleted: [id] }) });
+    res.end(JSON.stringify({ ...echo, exists }));
+    return;
+  }
   const mode = header('x-test-backend') ?? '';
   const colon = mode.indexOf(':');
   const [action, arg] = colon === -1 ? [mode, undefined] : [mode.slice(0, colon), mode.slice(colon + 1)];

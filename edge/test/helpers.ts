@@ -76,9 +76,13 @@ export async function signedHeaders(account: TestAccount, options: SignOptions =
 }
 
 /** Registers a resource directly in D1 (as if created earlier). */
-export async function seedResource(kind: ResourceKind, accountId: number, options: { region?: RegionId; state?: 'pending' | 'live' | 'deleted' } = {}): Promise<string> {
-  const id = newResourceId();
-  const now = Date.now();
+export async function seedResource(
+  kind: ResourceKind,
+  accountId: number,
+  options: { region?: RegionId; state?: 'pending' | 'live' | 'deleted'; id?: string; createdAt?: number } = {},
+): Promise<string> {
+  const id = options.id ?? newResourceId();
+  const now = options.createdAt ?? Date.now();
   await env.DB.prepare('INSERT INTO resources (id, kind, account_id, region, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
     .bind(id, kind, accountId, options.region ?? 'cn-east', options.state ?? 'live', now, now)
     .run();

@@ -35,14 +35,34 @@ export interface Scope {
 }
 
 /**
+ * Settles a create whose answer never arrived: asks the region's backend whether the caller's resource
+ * exists and applies its registry report (the row turns live, or is retired).
+ */
+export type Reconcile = (kind: ResourceKind, id: string) => Promise<void>;
+
+export interface OwnershipOptions {
+  /** Pending rows older than this may still have been created by the backend: they are reconciled. */
+  pendingWindowMs: number;
+  reconcile: Reconcile;
+  now?: number;
+}
+
+/**
  * Passes only for a live resource of this kind, owned by the caller, in the region of the request.
  * Another region's resource does not exist here; another account's answers with the kind's "foreign" code.
+ * The caller's own row left pending by a timed-out create is settled with the backend first.
  */
-export async function requireOwned(db: Database, kind: ResourceKind, id: string | undefined, scope: Scope): Promise<void> {
+export async function requireOwned(db: Database, kind: ResourceKind, id: string | undefined, scope: Scope, options?: OwnershipOptions): Promise<void> {
   const rules = KIND_RULES[kind];
   const unknown = () => new ApiError(rules.unknown, id ? `${rules.label} ${id} does not exist` : `${rules.label} does not exist`);
   if (!id || !RESOURCE_ID_PATTERN.test(id)) throw unknown();
-  const row = await findResource(db, id);
+  let row = await findResource(db, id);
+  const now = options?.now ?? Date.now();
+  const unsettled = row?.state === 'pending' && row.kind === kind && row.accountId === scope.accountId && row.region === scope.region;
+  if (options && unsettled && row!.createdAt < now - options.pendingWindowMs) {
+    await options.reconcile(kind, id);
+    row = await findResource(db, id);
+  }
   if (!row || row.kind !== kind || row.state !== 'live' || row.region !== scope.region) throw unknown();
   if (row.accountId !== scope.accountId) throw new ApiError(rules.foreign, `${rules.label} ${id} is not owned by the caller`);
 }

@@ -139,6 +139,34 @@ describe('creates', () => {
     expect((await callJson('/image_sets/_0000014', json(account, { name: 'x' }))).status).toBe(200);
   });
 
+  it('settles a create whose answer was lost: an old pending row is checked with the backend on first use', async () => {
+    const old = Date.now() - 10 * 60_000;
+    const created = await seedResource('image_set', owner.accountId, { state: 'pending', createdAt: old, id: 'made00000000000000001' });
+    const found = await callJson<BackendEcho>(`/image_sets/_0000014/${created}`, { headers: keyHeaders(owner) });
+    expect(found.status).toBe(200);
+    expect(found.body.url).toBe(`/image_sets/_0000014/${created}`);
+    expect((await resourceRow(created))?.state).toBe('live');
+
+    const lost = await seedResource('image_set', owner.accountId, { state: 'pending', createdAt: old, id: 'gone00000000000000001' });
+    const missing = await callJson(`/image_sets/_0000014/${lost}`, { headers: keyHeaders(owner) });
+    expect([missing.status, codeOf(missing.body)]).toEqual([404, 2001]);
+    expect((await resourceRow(lost))?.state).toBe('deleted');
+
+    // A create still within its time is not settled early; another account's pending row is never checked.
+    const recent = await seedResource('image_set', owner.accountId, { state: 'pending', id: 'made00000000000000002' });
+    expect((await callJson(`/image_sets/_0000014/${recent}`, { headers: keyHeaders(owner) })).status).toBe(404);
+    expect((await resourceRow(recent))?.state).toBe('pending');
+    const foreign = await seedResource('image_set', stranger.accountId, { state: 'pending', createdAt: old, id: 'made00000000000000003' });
+    expect((await callJson(`/image_sets/_0000014/${foreign}`, { headers: keyHeaders(owner) })).status).toBe(404);
+    expect((await resourceRow(foreign))?.state).toBe('pending');
+  });
+
+  it('does not forward internal backend paths', async () => {
+    const res = await callJson<BackendEcho>('/internal/registry/image_set/made00000000000000001', { headers: keyHeaders(owner) });
+    expect(res.status).toBe(404);
+    expect(res.body.url).toBeUndefined();
+  });
+
   it('applies deletions reported by the backend, only for the caller', async () => {
     const mine = await seedResource('image_set', owner.accountId);
     const theirs = await seedResource('image_set', stranger.accountId);

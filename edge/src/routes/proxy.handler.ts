@@ -10,7 +10,7 @@ import { database } from '../db/database.js';
 import type { AppEnv } from '../env.js';
 import { forwardToBackend } from '../forward/forward.service.js';
 import { applyRegistryChanges, discardPending } from '../registry/registry.repo.js';
-import { requireOwned, reserveResource, type CreateRule } from '../registry/ownership.service.js';
+import { requireOwned, reserveResource, type CreateRule, type Reconcile } from '../registry/ownership.service.js';
 
 /** How long a pending create may still be in flight (it counts against the quota meanwhile). */
 const PENDING_GRACE_MS = 60_000;
@@ -45,6 +45,27 @@ export function forwardCall(c: Context<AppEnv>, extra: Partial<ForwardContext> =
   });
 }
 
+/** Asks the backend about the caller's resource whose create answer was lost, and applies its registry report. */
+function reconcileWith(c: Context<AppEnv>): Reconcile {
+  return async (kind, id) => {
+    const config = c.get('config');
+    const region = c.get('region');
+    const caller = c.get('caller');
+    const answer = await forwardToBackend({
+      region,
+      backend: config.backends[region],
+      timeoutMs: config.backendTimeoutMs,
+      method: 'GET',
+      pathWithQuery: `/internal/registry/${kind}/${id}`,
+      headers: new Headers(),
+      body: null,
+      accountId: caller.accountId,
+      context: { requestId: c.get('requestId'), lang: c.get('lang') },
+    });
+    if (answer.registry) await applyRegistryChanges(database(c.env.DB), caller.accountId, region, answer.registry);
+  };
+}
+
 export function proxy(rule: ProxyRule = {}): Handler<AppEnv> {
   return async function proxyToRegion(c) {
     const db = database(c.env.DB);
@@ -56,7 +77,7 @@ export function proxy(rule: ProxyRule = {}): Handler<AppEnv> {
     if (rule.batchServiceField) await requireBatchServiceGrant(db, config, scope, c.get('body').param(rule.batchServiceField)?.trim() ?? '');
     if (rule.owned) {
       const id = rule.owned.field ? c.get('body').param(rule.owned.field)?.trim() : c.req.param(rule.owned.param ?? 'id');
-      await requireOwned(db, rule.owned.kind, id, scope);
+      await requireOwned(db, rule.owned.kind, id, scope, { pendingWindowMs: config.backendTimeoutMs + PENDING_GRACE_MS, reconcile: reconcileWith(c) });
     }
     const resourceId = rule.create
       ? await reserveResource(db, rule.create, { ...scope, quotas: caller.quotas, pendingWindowMs: config.backendTimeoutMs + PENDING_GRACE_MS })

@@ -1,5 +1,9 @@
-/** The public API: authentication, then one sub-app per domain; anything else goes to the backend as is. */
+/**
+ * The public API: authentication, then one sub-app per domain; anything else goes to the backend as is,
+ * except the backends' internal paths.
+ */
 import { Hono } from 'hono';
+import { ApiError } from '@iris/shared';
 import { accessKey, requestBody, signature } from '../auth/auth.middleware.js';
 import type { AppEnv } from '../env.js';
 import { analysisRoutes } from './analysis.routes.js';
@@ -18,4 +22,7 @@ export const publicRoutes = new Hono<AppEnv>()
   .route('/batch/_1000001', batchRoutes)
   .route('/', searchRoutes)
   .route('/', analysisRoutes)
+  .all('/internal/*', () => {
+    throw new ApiError('notFound', 'no such endpoint');
+  })
   .all('*', proxy());

@@ -10,5 +10,6 @@ import { productSetsDomain } from './product-sets/product-set.routes.js';
 import { SEARCH_DOMAINS } from './search-services/search.domain.js';
 import { trainingSetsDomain } from './training-sets/training-set.routes.js';
 import { logosDomain } from './logos/logo.routes.js';
+import { registryDomain } from './registry/registry.routes.js';
 
-export const DOMAINS: Domain[] = [analysisDomain, badCasesDomain, downloadsDomain, imageSetsDomain, productSetsDomain, trainingSetsDomain, customTrainingDomain, ...SEARCH_DOMAINS, batchDomain, logosDomain];
+export const DOMAINS: Domain[] = [analysisDomain, badCasesDomain, downloadsDomain, imageSetsDomain, productSetsDomain, trainingSetsDomain, customTrainingDomain, ...SEARCH_DOMAINS, batchDomain, logosDomain, registryDomain];
