@@ -2,46 +2,33 @@
  * Durability: a backend process is killed (SIGKILL) in the middle of a 1,000-image bulk add and started
  * again; the downloads finish with correct counts and no duplicate records.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newResourceId } from '@iris/shared';
 import { FileSystemBlobStore } from '../../src/images/blob-store.js';
 import { multipart } from '../support/test-app.js';
-import { createTestDatabase } from '../support/test-database.js';
-import { startChildBackend, type ChildBackend } from './child-backend.js';
+import { startCrashHarness, type CrashHarness } from '../support/crash-harness.js';
 import { startImageServer, type ImageServer } from './image-server.js';
 
 const IMAGES = 1000;
 
 describe('downloads survive a killed backend', () => {
-  let database: { url: string; drop: () => Promise<void> };
+  let harness: CrashHarness;
   let images: ImageServer;
-  let dataDir: string;
-  let pool: pg.Pool;
-  const children: ChildBackend[] = [];
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    pool = new pg.Pool({ connectionString: database.url, max: 2 });
+    harness = await startCrashHarness('crash');
     // Each image takes a while to serve, so the kill lands mid-way.
     images = await startImageServer({ delayMs: 40 });
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'iris-crash-'));
   });
   afterAll(async () => {
-    for (const child of children) await child.kill('SIGKILL');
-    await pool?.end();
+    await harness?.close();
     await images?.close();
-    await database?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('finishes a 1,000-image bulk add after SIGKILL and restart, without duplicates', async () => {
     const env = { IRIS_DOWNLOAD_CONCURRENCY: '8', IRIS_DOWNLOAD_LEASE_SECONDS: '4' };
-    const first = await startChildBackend({ databaseUrl: database.url, dataDir, env });
-    children.push(first);
+    const first = await harness.startBackend(env);
     const setId = newResourceId();
     expect((await first.call({ method: 'POST', url: '/image_sets/_0000014', resourceId: setId, body: { name: 'crash' } })).status).toBe(200);
     const csv = Array.from({ length: IMAGES }, (_, i) => `${images.url(i, (['jpg', 'png', 'webp', 'gif'] as const)[i % 4])},m${i},t${i % 5}`).join('\n');
@@ -51,7 +38,7 @@ describe('downloads survive a killed backend', () => {
     expect(added.json()).toMatchObject({ n_items: IMAGES });
 
     const count = async (status: string) =>
-      Number((await pool.query('SELECT count(*) AS n FROM data_set_records WHERE set_id = $1 AND status = $2 AND deleted_at IS NULL', [setId, status])).rows[0].n);
+      Number((await harness.pool.query('SELECT count(*) AS n FROM data_set_records WHERE set_id = $1 AND status = $2 AND deleted_at IS NULL', [setId, status])).rows[0].n);
     const until = Date.now() + 60_000;
     while ((await count('downloaded')) < 150) {
       if (Date.now() > until) throw new Error('downloads did not start');
@@ -64,8 +51,7 @@ describe('downloads survive a killed backend', () => {
     // Claimed by the killed process: their leases must expire before anyone takes them again.
     expect(interrupted).toBeGreaterThan(0);
 
-    const second = await startChildBackend({ databaseUrl: database.url, dataDir, env });
-    children.push(second);
+    const second = await harness.startBackend(env);
     let set: { status: string; n_items: number; n_downloaded: number; n_failed: number } = { status: '', n_items: 0, n_downloaded: 0, n_failed: 0 };
     const deadline = Date.now() + 180_000;
     while (set.status !== 'downloaded') {
@@ -75,17 +61,17 @@ describe('downloads survive a killed backend', () => {
     }
     expect(set).toMatchObject({ n_items: IMAGES, n_downloaded: IMAGES, n_failed: 0, status: 'downloaded' });
 
-    const rows = await pool.query<Record<string, string | number>>(
+    const rows = await harness.pool.query<Record<string, string | number>>(
       `SELECT count(*) AS n, count(DISTINCT url) AS urls, count(blob_key) AS blobs, count(*) FILTER (WHERE deleted_at IS NULL) AS live
        FROM data_set_records WHERE set_id = $1`,
       [setId],
     );
     const counts = Object.fromEntries(Object.entries(rows.rows[0]!).map(([k, v]) => [k, Number(v)]));
     expect(counts).toEqual({ n: IMAGES, urls: IMAGES, blobs: IMAGES, live: IMAGES });
-    const cache = await pool.query('SELECT count(*) AS n FROM url_blobs WHERE account_id = 1');
+    const cache = await harness.pool.query('SELECT count(*) AS n FROM url_blobs WHERE account_id = 1');
     expect(Number(cache.rows[0].n)).toBe(IMAGES);
-    const store = new FileSystemBlobStore(path.join(dataDir, 'regions', 'cn-east', 'blobs'));
-    const keys = await pool.query<{ blob_key: string }>('SELECT DISTINCT blob_key FROM data_set_records WHERE set_id = $1', [setId]);
+    const store = new FileSystemBlobStore(path.join(harness.dataDir, 'regions', 'cn-east', 'blobs'));
+    const keys = await harness.pool.query<{ blob_key: string }>('SELECT DISTINCT blob_key FROM data_set_records WHERE set_id = $1', [setId]);
     for (const { blob_key } of keys.rows) expect(await store.has(blob_key)).toBe(true);
     // Each URL was fetched at least once; the killed process's in-flight ones were fetched again, no others.
     const fetched = [...images.hits.entries()].filter(([p]) => p.startsWith('/img/'));

@@ -3,15 +3,11 @@
  * custom service; a fresh process resumes the job from what is stored and reaches the same end state as an
  * uninterrupted run (same model, byte for byte, as a second service trained on the same set).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newResourceId } from '@iris/shared';
-import { fileBody, startChildBackend, type ChildBackend } from '../../../test/data-sets/child-backend.js';
+import { fileBody, type ChildBackend } from '../../../test/data-sets/child-backend.js';
 import { startImageServer, type ImageServer } from '../../../test/support/image-server.js';
-import { createTestDatabase } from '../../../test/support/test-database.js';
+import { startCrashHarness, type CrashHarness } from '../../../test/support/crash-harness.js';
 import { CLASSIFIER_FEATURE_PIPELINE } from '../../training/feature-info.js';
 import type { CustomServiceObject } from './custom-service-view.js';
 import { shapeImage, type ShapeFamily } from './testing/shape-images.js';
@@ -21,24 +17,16 @@ const PER_LABEL = 60;
 const ENV = { IRIS_TRAINING_WAIT_MS: '300', IRIS_TRAINING_POLL_MS: '1000' };
 
 describe('training survives a killed backend', () => {
-  let database: { url: string; drop: () => Promise<void> };
+  let harness: CrashHarness;
   let images: ImageServer;
-  let dataDir: string;
-  let pool: pg.Pool;
-  const children: ChildBackend[] = [];
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    pool = new pg.Pool({ connectionString: database.url, max: 2 });
+    harness = await startCrashHarness('training-crash');
     images = await startImageServer();
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'iris-training-crash-'));
   });
   afterAll(async () => {
-    for (const child of children) await child.kill('SIGKILL');
-    await pool?.end();
+    await harness?.close();
     await images?.close();
-    await database?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   async function waitUntilDone(backend: ChildBackend, id: string): Promise<CustomServiceObject> {
@@ -52,7 +40,7 @@ describe('training survives a killed backend', () => {
   }
 
   const model = async (id: string) =>
-    (await pool.query<{ labels: string[]; weights: Buffer; bias: Buffer; mean: Buffer }>('SELECT labels, weights, bias, mean FROM custom_service_models WHERE service_id = $1', [id])).rows[0];
+    (await harness.pool.query<{ labels: string[]; weights: Buffer; bias: Buffer; mean: Buffer }>('SELECT labels, weights, bias, mean FROM custom_service_models WHERE service_id = $1', [id])).rows[0];
 
   it('resumes preparation after SIGKILL and trains the same model as an uninterrupted run', async () => {
     const rows: string[] = [];
@@ -63,8 +51,7 @@ describe('training survives a killed backend', () => {
       }
     }
     const total = rows.length;
-    const first = await startChildBackend({ databaseUrl: database.url, dataDir, env: ENV });
-    children.push(first);
+    const first = await harness.startBackend(ENV);
     const setId = newResourceId();
     expect((await first.call({ method: 'POST', url: '/custom_training/_0000194/training_sets', resourceId: setId, body: { name: 'crash', description: 'kill test' } })).status).toBe(200);
     const upload = fileBody('urls_to_add', 'data.csv', rows.join('\n'));
@@ -76,7 +63,7 @@ describe('training survives a killed backend', () => {
     const featured = async () =>
       Number(
         (
-          await pool.query(
+          await harness.pool.query(
             `SELECT count(*) AS n FROM classifier_features f WHERE f.pipeline = $2
              AND f.blob_key IN (SELECT blob_key FROM data_set_records WHERE set_id = $1)`,
             [setId, CLASSIFIER_FEATURE_PIPELINE],
@@ -91,16 +78,15 @@ describe('training survives a killed backend', () => {
     await first.kill('SIGKILL');
     const atKill = await featured();
     expect(atKill).toBeLessThan(total);
-    const state = (await pool.query('SELECT status, stage FROM custom_services WHERE id = $1', [serviceId])).rows[0];
+    const state = (await harness.pool.query('SELECT status, stage FROM custom_services WHERE id = $1', [serviceId])).rows[0];
     expect(state).toEqual({ status: 'preparing', stage: 'embedding' });
 
-    const second = await startChildBackend({ databaseUrl: database.url, dataDir, env: ENV });
-    children.push(second);
+    const second = await harness.startBackend(ENV);
     const resumed = await waitUntilDone(second, serviceId);
     expect(resumed).toMatchObject({ status: 'running', stage: 'done', progress: 1, label_counts: { cross: PER_LABEL, ring: PER_LABEL } });
     expect(resumed).not.toHaveProperty('message');
     expect(await featured()).toBe(total);
-    const errors = await pool.query('SELECT count(*) AS n FROM classifier_features WHERE error IS NOT NULL');
+    const errors = await harness.pool.query('SELECT count(*) AS n FROM classifier_features WHERE error IS NOT NULL');
     expect(Number(errors.rows[0].n)).toBe(0);
 
     // The same set trained without interruption (all features stored now) gives exactly the same model.

@@ -5,6 +5,7 @@
  * stored state says it stopped. At most one job per service waits in the queue (singleton key).
  */
 import type { FastifyBaseLogger } from 'fastify';
+import { PeriodicTask } from '../../jobs/periodic-task.js';
 import type pg from 'pg';
 import { unfinishedServiceIds } from './custom-service.repo.js';
 import type { TrainingRunner } from './training-run.js';
@@ -17,22 +18,18 @@ export interface SupervisorDeps {
 }
 
 export class TrainingSupervisor {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = false;
+  private readonly loop: PeriodicTask;
 
-  constructor(private readonly deps: SupervisorDeps) {}
-
-  start(): void {
-    this.stopped = false;
-    this.running = this.tick();
+  constructor(private readonly deps: SupervisorDeps) {
+    this.loop = new PeriodicTask({ name: 'custom training poll', intervalMs: deps.intervalMs, log: deps.log, run: () => this.pollOnce() });
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running?.catch(() => undefined);
+  start(): void {
+    this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Queues a run for every unfinished service; returns how many there were. */
@@ -40,19 +37,5 @@ export class TrainingSupervisor {
     const ids = await unfinishedServiceIds(this.deps.pool);
     for (const id of ids) await this.deps.runner.enqueue(id);
     return ids.length;
-  }
-
-  private async tick(): Promise<void> {
-    if (this.stopped) return;
-    try {
-      await this.pollOnce();
-    } catch (err) {
-      if (!this.stopped) this.deps.log.warn({ err }, 'custom training poll failed');
-    }
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.tick();
-    }, this.deps.intervalMs);
-    this.timer.unref();
   }
 }

@@ -6,6 +6,7 @@
  */
 import type pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
+import { PeriodicTask } from '../../jobs/periodic-task.js';
 import { SCENARIOS } from '@iris/shared';
 import type { JobQueue } from '../../plugins/queue.plugin.js';
 import { pipelineOf } from './embedding-pipeline.js';
@@ -24,22 +25,18 @@ export interface PollerDeps {
 const PIPELINES: Record<string, string> = Object.fromEntries(SCENARIOS.map((s) => [s, pipelineOf(s)]));
 
 export class IndexPoller {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = false;
+  private readonly loop: PeriodicTask;
 
-  constructor(private readonly deps: PollerDeps) {}
-
-  start(): void {
-    this.stopped = false;
-    this.running = this.tick();
+  constructor(private readonly deps: PollerDeps) {
+    this.loop = new PeriodicTask({ name: 'search index poll', intervalMs: deps.intervalMs, log: deps.log, run: () => this.pollOnce() });
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running?.catch(() => undefined);
+  start(): void {
+    this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** One pass: enqueue stale services, bring the indexes of this process up to date, save due ones. */
@@ -50,19 +47,5 @@ export class IndexPoller {
     }
     await indexes.refresh(await allServiceStates(pool));
     await indexes.saveDue();
-  }
-
-  private async tick(): Promise<void> {
-    if (this.stopped) return;
-    try {
-      await this.pollOnce();
-    } catch (err) {
-      if (!this.stopped) this.deps.log.warn({ err }, 'search index poll failed');
-    }
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.tick();
-    }, this.deps.intervalMs);
-    this.timer.unref();
   }
 }
