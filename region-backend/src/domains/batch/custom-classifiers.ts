@@ -1,15 +1,12 @@
 /**
  * The account's custom classifiers as batch services, through the custom-training domain's public pieces:
- * its status query, `ClassifierInference` (model cache + prediction) and the classify envelope. The
+ * its status query and `ClassifierInference` (model cache, prediction, classify envelope). The
  * inference pool given here is batch's background view, so predictions queue behind interactive queries.
  */
-import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { isApiError } from '@iris/shared';
-import { InferenceTaskError, type InferencePool } from '../../inference/inference-pool.js';
-import { analysisError } from '../analysis/analysis-errors.js';
-import { buildEnvelope } from '../analysis/analysis-envelope.js';
-import { ClassifierInference, rankLabels } from '../custom-training/classifier-inference.js';
+import type { InferencePool } from '../../inference/inference-pool.js';
+import { ClassifierInference } from '../custom-training/classifier-inference.js';
 import { listCustomServices, servingState } from '../custom-training/custom-service.repo.js';
 import { parseTopk } from '../custom-training/custom-training.routes.js';
 import { ServiceGoneError, type CustomClassifierSource } from './batch-services.js';
@@ -38,26 +35,7 @@ export function customClassifierSource(deps: { pool: pg.Pool; inference: Inferen
         throw err;
       }
       const topk = parseTopk(input.params.topk, deps.defaultTopk);
-      const started = performance.now();
-      let prediction;
-      try {
-        prediction = await classifier.predict(served, input.bytes);
-      } catch (err) {
-        if (err instanceof InferenceTaskError && err.code === 'image_decode_failed') throw analysisError('classify', 'undecodable', err.message);
-        if (err instanceof InferenceTaskError && err.code === 'invalid_feature_input') throw analysisError('classify', 'missing', err.message);
-        throw err;
-      }
-      const analysisMs = performance.now() - started;
-      return buildEnvelope(
-        'classify',
-        { results: rankLabels(served.labels, prediction.probabilities, topk) },
-        {
-          requestId: input.requestId,
-          version: served.version,
-          imageId: createHash('sha256').update(input.bytes).digest('hex').slice(0, 32),
-          timing: { downloadMs: input.downloadMs, analysisMs, totalMs: performance.now() - input.startedAt },
-        },
-      );
+      return classifier.classify(served, { bytes: input.bytes, topk, requestId: input.requestId, downloadMs: input.downloadMs, startedAt: input.startedAt });
     },
   };
 }

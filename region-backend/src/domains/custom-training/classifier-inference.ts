@@ -5,11 +5,13 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { ApiError } from '@iris/shared';
-import type { InferencePool } from '../../inference/inference-pool.js';
+import { InferenceTaskError, type InferencePool } from '../../inference/inference-pool.js';
 import type { ClassifierPrediction } from '../../inference/tasks/classifier-predict.task.js';
 import { CLASSIFIER_FEATURE_DIM, CLASSIFIER_FEATURE_PIPELINE } from '../../training/feature-info.js';
 import { bytesToFloat32 } from '../../training/float-bytes.js';
 import { assertClassifier, type LinearClassifier } from '../../training/linear-classifier.js';
+import { analysisError } from '../analysis/analysis-errors.js';
+import { buildEnvelope } from '../analysis/analysis-envelope.js';
 import { findModel, servingState } from './custom-service.repo.js';
 
 export interface ServedModel {
@@ -19,6 +21,16 @@ export interface ServedModel {
   /** The `version` of inference answers: feature pipeline and training time. */
   version: string;
   trainedAt: number;
+}
+
+/** One image to classify, with what the answer's envelope reports. */
+export interface ClassifyInput {
+  bytes: Uint8Array;
+  topk: number;
+  requestId: string;
+  downloadMs: number;
+  /** `performance.now()` when the request began. */
+  startedAt: number;
 }
 
 export interface RankedLabel {
@@ -82,8 +94,32 @@ export class ClassifierInference {
     return served;
   }
 
-  /** Class probabilities of an image (interactive priority: queries go before training work). */
+  /** Class probabilities of an image (interactive priority on an interactive pool; batch passes a background view). */
   async predict(served: ServedModel, image: Uint8Array): Promise<ClassifierPrediction> {
     return this.deps.inference.run<ClassifierPrediction>('classifier-predict', { image, model: served.model }, { priority: 'interactive' });
+  }
+
+  /** The classify answer (envelope with ranked labels) for one image; image problems in the analysis shape. */
+  async classify(served: ServedModel, input: ClassifyInput): Promise<Record<string, unknown>> {
+    const started = performance.now();
+    let prediction;
+    try {
+      prediction = await this.predict(served, input.bytes);
+    } catch (err) {
+      if (err instanceof InferenceTaskError && err.code === 'image_decode_failed') throw analysisError('classify', 'undecodable', err.message);
+      if (err instanceof InferenceTaskError && err.code === 'invalid_feature_input') throw analysisError('classify', 'missing', err.message);
+      throw err;
+    }
+    const analysisMs = performance.now() - started;
+    return buildEnvelope(
+      'classify',
+      { results: rankLabels(served.labels, prediction.probabilities, input.topk) },
+      {
+        requestId: input.requestId,
+        version: served.version,
+        imageId: createHash('sha256').update(input.bytes).digest('hex').slice(0, 32),
+        timing: { downloadMs: input.downloadMs, analysisMs, totalMs: performance.now() - input.startedAt },
+      },
+    );
   }
 }

@@ -2,16 +2,13 @@
  * Custom training services (`/custom_training/_0000194/...services`) and classifier inference
  * (`POST /custom_training/{service_id}`, answered in the classify envelope, errors in the analysis shape).
  */
-import { createHash } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { ApiError } from '@iris/shared';
-import { InferenceTaskError } from '../../inference/inference-pool.js';
 import { acquireQueryImage, QueryImageError } from '../../http/query-image.js';
 import { readBody } from '../../http/request-body.js';
 import { mintedId, reportRegistry } from '../../http/request-context.js';
 import { analysisError } from '../analysis/analysis-errors.js';
-import { buildEnvelope } from '../analysis/analysis-envelope.js';
-import { rankLabels, type ClassifierInference } from './classifier-inference.js';
+import type { ClassifierInference } from './classifier-inference.js';
 import type { CustomServiceService } from './custom-service.service.js';
 import { customServiceObject } from './custom-service-view.js';
 
@@ -68,26 +65,7 @@ export function customTrainingRoutes(deps: { services: CustomServiceService; inf
         if (err instanceof QueryImageError) throw analysisError('classify', err.problem, err.message);
         throw err;
       }
-      const started = performance.now();
-      let prediction;
-      try {
-        prediction = await inference.predict(served, image.bytes);
-      } catch (err) {
-        if (err instanceof InferenceTaskError && err.code === 'image_decode_failed') throw analysisError('classify', 'undecodable', err.message);
-        if (err instanceof InferenceTaskError && err.code === 'invalid_feature_input') throw analysisError('classify', 'missing', err.message);
-        throw err;
-      }
-      const analysisMs = performance.now() - started;
-      return buildEnvelope(
-        'classify',
-        { results: rankLabels(served.labels, prediction.probabilities, topk) },
-        {
-          requestId: request.ctx.requestId,
-          version: served.version,
-          imageId: createHash('sha256').update(image.bytes).digest('hex').slice(0, 32),
-          timing: { downloadMs: image.downloadMs, analysisMs, totalMs: performance.now() - request.ctx.startedAt },
-        },
-      );
+      return inference.classify(served, { bytes: image.bytes, topk, requestId: request.ctx.requestId, downloadMs: image.downloadMs, startedAt: request.ctx.startedAt });
     });
   };
 }
