@@ -18,19 +18,27 @@ export interface DataSetRow {
   n_failed: number;
 }
 
-const WITH_COUNTS = `
-  SELECT s.id, s.account_id, s.kind, s.name, s.description, s.created_at, s.modified_at,
-         COALESCE(c.n_items, 0)::int AS n_items,
+/** `n_items`, `n_downloaded`, `n_failed` of the live records of the set whose id is `setIdColumn`. */
+export function recordCounts(setIdColumn: string): { columns: string; join: string } {
+  return {
+    columns: `COALESCE(c.n_items, 0)::int AS n_items,
          COALESCE(c.n_downloaded, 0)::int AS n_downloaded,
-         COALESCE(c.n_failed, 0)::int AS n_failed
-  FROM data_sets s
-  LEFT JOIN LATERAL (
+         COALESCE(c.n_failed, 0)::int AS n_failed`,
+    join: `LEFT JOIN LATERAL (
     SELECT count(*) AS n_items,
            count(*) FILTER (WHERE r.status = 'downloaded') AS n_downloaded,
            count(*) FILTER (WHERE r.status = 'failed') AS n_failed
     FROM data_set_records r
-    WHERE r.set_id = s.id AND r.deleted_at IS NULL
-  ) c ON true`;
+    WHERE r.set_id = ${setIdColumn} AND r.deleted_at IS NULL
+  ) c ON true`,
+  };
+}
+
+const COUNTS = recordCounts('s.id');
+const WITH_COUNTS = `
+  SELECT s.id, s.account_id, s.kind, s.name, s.description, s.created_at, s.modified_at, ${COUNTS.columns}
+  FROM data_sets s
+  ${COUNTS.join}`;
 
 export async function insertDataSet(
   db: Queryable,

@@ -3,7 +3,7 @@
  * holds one record per product image; its counts give the product set's status.
  */
 import type pg from 'pg';
-import type { Queryable } from '../data-sets/set.repo.js';
+import { recordCounts, type Queryable } from '../data-sets/set.repo.js';
 
 export interface ProductSetRow {
   id: string;
@@ -18,19 +18,11 @@ export interface ProductSetRow {
   n_failed: number;
 }
 
+const COUNTS = recordCounts('p.image_set_id');
 const WITH_COUNTS = `
-  SELECT p.id, p.account_id, p.name, p.description, p.image_set_id, p.created_at, p.modified_at,
-         COALESCE(c.n_items, 0)::int AS n_items,
-         COALESCE(c.n_downloaded, 0)::int AS n_downloaded,
-         COALESCE(c.n_failed, 0)::int AS n_failed
+  SELECT p.id, p.account_id, p.name, p.description, p.image_set_id, p.created_at, p.modified_at, ${COUNTS.columns}
   FROM product_sets p
-  LEFT JOIN LATERAL (
-    SELECT count(*) AS n_items,
-           count(*) FILTER (WHERE r.status = 'downloaded') AS n_downloaded,
-           count(*) FILTER (WHERE r.status = 'failed') AS n_failed
-    FROM data_set_records r
-    WHERE r.set_id = p.image_set_id AND r.deleted_at IS NULL
-  ) c ON true`;
+  ${COUNTS.join}`;
 
 /** Creates the product set and its bound image set in one transaction. */
 export async function insertProductSet(
