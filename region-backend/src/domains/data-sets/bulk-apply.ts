@@ -7,8 +7,8 @@ import { Readable } from 'node:stream';
 import type pg from 'pg';
 import { ApiError } from '@iris/shared';
 import type { RequestBody } from '../../http/request-body.js';
-import { BulkFileError } from './bulk-rows.js';
-import { withLockedSet, type LockedSet } from './record.repo.js';
+import { BulkFileError, csvRows, type CsvRow } from './bulk-rows.js';
+import { deleteRecordsByUrl, upsertRecords, withLockedSet, type LockedSet, type RecordInput } from './record.repo.js';
 import { RecordFieldError } from './record-rules.js';
 import type { SetKind } from './set.repo.js';
 import { openUploadStream } from './upload-stream.js';
@@ -66,6 +66,50 @@ export async function applyBulkFile<T>(
   } catch (err) {
     if (err instanceof BulkFileError) throw new ApiError('invalidData', `invalid file: ${err.message}`);
     throw err;
+  }
+}
+
+export interface BulkScope {
+  accountId: number;
+  setId: string;
+  kind: SetKind;
+}
+
+/**
+ * Adds (or updates) the records of a CSV file field, all or nothing; new URLs are queued for download.
+ * False when the set does not exist.
+ */
+export async function addRecordsFromFile(
+  deps: { pool: pg.Pool; downloads: { enqueue(setId: string): Promise<void> } },
+  scope: BulkScope,
+  body: RequestBody,
+  field: string,
+  toRecord: (row: CsvRow, index: number) => RecordInput | null,
+): Promise<boolean> {
+  const source = await openBulkSource(body, field);
+  let pending = 0;
+  let done;
+  try {
+    done = await applyBulkFile(deps.pool, scope, mapRows(csvRows(source), toRecord), async (tx, batch) => {
+      pending += (await upsertRecords(tx, scope.accountId, batch)).pending;
+    });
+  } finally {
+    source.destroy();
+  }
+  if (pending) await deps.downloads.enqueue(scope.setId);
+  return done !== null;
+}
+
+/** Deletes the records whose URLs a CSV file field lists, all or nothing. False when the set does not exist. */
+export async function deleteRecordsFromFile(pool: pg.Pool, scope: BulkScope, body: RequestBody, field: string, toUrl: (row: CsvRow, index: number) => string | null): Promise<boolean> {
+  const source = await openBulkSource(body, field);
+  try {
+    const done = await applyBulkFile(pool, scope, mapRows(csvRows(source), toUrl), async (tx, batch) => {
+      await deleteRecordsByUrl(tx, batch);
+    });
+    return done !== null;
+  } finally {
+    source.destroy();
   }
 }
 

@@ -2,9 +2,8 @@
 import type pg from 'pg';
 import { ApiError } from '@iris/shared';
 import type { RequestBody } from '../../http/request-body.js';
-import { applyBulkFile, fieldError, mapRows, openBulkSource } from '../data-sets/bulk-apply.js';
-import { csvRows } from '../data-sets/bulk-rows.js';
-import { deleteRecordsByUrl, findLiveRecord, recordInput, upsertDownloadedRecord, upsertRecords, withLockedSet, type RecordInput } from '../data-sets/record.repo.js';
+import { addRecordsFromFile, deleteRecordsFromFile, fieldError } from '../data-sets/bulk-apply.js';
+import { findLiveRecord, recordInput, upsertDownloadedRecord, upsertRecords, withLockedSet, type RecordInput } from '../data-sets/record.repo.js';
 import { recordMeta, recordTags, recordUrl, setDescription, setName } from '../data-sets/record-rules.js';
 import { deleteDataSet, listDataSets, updateDataSet, type DataSetRow, type SetKind } from '../data-sets/set.repo.js';
 import { createSet, requireSet } from '../data-sets/set.service.js';
@@ -70,31 +69,13 @@ export class ImageSetService {
 
   async addMany(accountId: number, id: string, body: RequestBody): Promise<DataSetRow> {
     await this.get(accountId, id);
-    const source = await openBulkSource(body, 'urls_to_add');
-    let pending = 0;
-    try {
-      const done = await applyBulkFile(this.deps.pool, { accountId, setId: id, kind: KIND }, mapRows(csvRows(source), imageRowToAdd), async (tx, batch) => {
-        pending += (await upsertRecords(tx, accountId, batch)).pending;
-      });
-      if (!done) await this.get(accountId, id);
-    } finally {
-      source.destroy();
-    }
-    if (pending) await this.deps.downloads.enqueue(id);
+    await addRecordsFromFile(this.deps, { accountId, setId: id, kind: KIND }, body, 'urls_to_add', imageRowToAdd);
     return this.get(accountId, id);
   }
 
   async deleteMany(accountId: number, id: string, body: RequestBody): Promise<DataSetRow> {
     await this.get(accountId, id);
-    const source = await openBulkSource(body, 'urls_to_delete');
-    try {
-      const done = await applyBulkFile(this.deps.pool, { accountId, setId: id, kind: KIND }, mapRows(csvRows(source), urlToDelete), async (tx, batch) => {
-        await deleteRecordsByUrl(tx, batch);
-      });
-      if (!done) await this.get(accountId, id);
-    } finally {
-      source.destroy();
-    }
+    await deleteRecordsFromFile(this.deps.pool, { accountId, setId: id, kind: KIND }, body, 'urls_to_delete', urlToDelete);
     return this.get(accountId, id);
   }
 }

@@ -2,9 +2,8 @@
 import type pg from 'pg';
 import { ApiError, truncateChars, LIMITS } from '@iris/shared';
 import type { RequestBody } from '../../http/request-body.js';
-import { applyBulkFile, mapRows, openBulkSource } from '../data-sets/bulk-apply.js';
-import { csvRows } from '../data-sets/bulk-rows.js';
-import { deleteAllRecords, deleteRecordsByUrl, upsertRecords, withLockedSet } from '../data-sets/record.repo.js';
+import { addRecordsFromFile, deleteRecordsFromFile } from '../data-sets/bulk-apply.js';
+import { deleteAllRecords, withLockedSet } from '../data-sets/record.repo.js';
 import { setDescription, setName } from '../data-sets/record-rules.js';
 import { deleteDataSet, listDataSets, updateDataSet, type DataSetRow, type SetKind } from '../data-sets/set.repo.js';
 import { createSet, requireSet } from '../data-sets/set.service.js';
@@ -57,17 +56,7 @@ export class TrainingSetService {
   async addData(accountId: number, id: string, body: RequestBody): Promise<DataSetRow> {
     await this.get(accountId, id);
     if (!body.has('urls_to_add')) throw new ApiError('invalidData', 'urls_to_add (a CSV file of url,label rows) is required');
-    const source = await openBulkSource(body, 'urls_to_add');
-    let pending = 0;
-    try {
-      const done = await applyBulkFile(this.deps.pool, { accountId, setId: id, kind: KIND }, mapRows(csvRows(source), trainingRowToAdd), async (tx, batch) => {
-        pending += (await upsertRecords(tx, accountId, batch)).pending;
-      });
-      if (!done) await this.get(accountId, id);
-    } finally {
-      source.destroy();
-    }
-    if (pending) await this.deps.downloads.enqueue(id);
+    await addRecordsFromFile(this.deps, { accountId, setId: id, kind: KIND }, body, 'urls_to_add', trainingRowToAdd);
     return this.get(accountId, id);
   }
 
@@ -76,15 +65,7 @@ export class TrainingSetService {
     await this.get(accountId, id);
     if (!body.has('urls_to_delete')) throw new ApiError('invalidData', 'urls_to_delete (a CSV file of URLs) is required');
     await assertSetNotInUse([id], 'the training set');
-    const source = await openBulkSource(body, 'urls_to_delete');
-    try {
-      const done = await applyBulkFile(this.deps.pool, { accountId, setId: id, kind: KIND }, mapRows(csvRows(source), trainingUrlToDelete), async (tx, batch) => {
-        await deleteRecordsByUrl(tx, batch);
-      });
-      if (!done) await this.get(accountId, id);
-    } finally {
-      source.destroy();
-    }
+    await deleteRecordsFromFile(this.deps.pool, { accountId, setId: id, kind: KIND }, body, 'urls_to_delete', trainingUrlToDelete);
     return this.get(accountId, id);
   }
 
