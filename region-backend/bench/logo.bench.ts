@@ -3,9 +3,10 @@
  *
  * (a) OpenCV start-up per inference thread: a fresh single-thread pool per run, the thread's own load time
  *     (wasm compile + runtime init) and the wall time of its first task, plus the process's memory growth.
- * (b) Query latency against libraries of 1, 4, 16 and 32 reference images (synthetic emblems), on 800×600
- *     and 1600×1200 pictures that each show one registered logo: median and p90 over the queries, and the
- *     cost per reference image (brute-force matching grows linearly with the library).
+ * (b) Query latency against libraries of 1 to 128 reference images (synthetic emblems), on 800×600 and
+ *     1600×1200 pictures that each show one registered logo: median and p90 over the queries, and the cost per
+ *     reference image of exhaustive matching (linear in the library); above SHORTLIST.above references, the
+ *     descriptor-index shortlist against exhaustive matching of the same library.
  * (c) The service's figures for a 640-pixel JPEG with a library of 4 brands: decode as the route does, then the
  *     match task on a pool with one thread per core; p50/p99 of sequential requests and images/s with all cores
  *     busy (the handler adds only the library's version check, one small query).
@@ -17,6 +18,7 @@ import type { RgbImage } from '../src/analysis/analysis-registry.js';
 import { sharedImage } from '../src/analysis/detect/vision-calls.js';
 import type { ReferenceFeatures } from '../src/analysis/logo/logo-features.js';
 import { packableReference, packLibrary, type PackableReference } from '../src/analysis/logo/logo-library.js';
+import { SHORTLIST } from '../src/analysis/logo/logo-params.js';
 import { decodeReference } from '../src/analysis/logo/reference-image.js';
 import { clutterBackground, encodeJpeg, placeLogo, renderLogo } from '../src/analysis/logo/testing/logo-fixtures.js';
 import { decodeImage } from '../src/images/image-decoder.js';
@@ -25,7 +27,7 @@ import type { LogoMatchResult } from '../src/inference/tasks/logo-match.task.js'
 
 const LOADS = 5;
 const QUERIES = 8;
-const SIZES = [1, 4, 16, 32];
+const SIZES = [1, 4, 16, 32, 64, 128];
 const SERVICE_RUNS = 30;
 const SERVICE_THROUGHPUT = 40;
 
@@ -86,23 +88,28 @@ export default async function run(): Promise<void> {
       let previous: { size: number; ms: number } | null = null;
       for (const size of SIZES) {
         const library = packLibrary(`bench-${size}`, references.slice(0, size))!;
-        await pool.run('logo-match', { image: pictures[0], library });
-        const ms: number[] = [];
-        const features: number[] = [];
-        let found = 0;
-        for (const image of pictures) {
-          const t0 = performance.now();
-          const result = await pool.run<LogoMatchResult>('logo-match', { image, library });
-          ms.push(performance.now() - t0);
-          features.push(result.timings.featuresMs);
-          if (result.detections.some((d) => d.brandId === 1)) found++;
+        const modes = size > SHORTLIST.above ? (['exhaustive', 'shortlist'] as const) : (['exhaustive'] as const);
+        for (const mode of modes) {
+          const shortlist = mode === 'exhaustive' ? { ...SHORTLIST, above: Number.MAX_SAFE_INTEGER } : SHORTLIST;
+          await pool.run('logo-match', { image: pictures[0], library, shortlist });
+          const ms: number[] = [];
+          const features: number[] = [];
+          let found = 0;
+          for (const image of pictures) {
+            const t0 = performance.now();
+            const result = await pool.run<LogoMatchResult>('logo-match', { image, library, shortlist });
+            ms.push(performance.now() - t0);
+            features.push(result.timings.featuresMs);
+            if (result.detections.some((d) => d.brandId === 1)) found++;
+          }
+          const m = median(ms);
+          const perReference = mode === 'exhaustive' && previous ? Math.round((m - previous.ms) / (size - previous.size)) : '–';
+          rows.push([`${width}×${height}`, size, mode, Math.round(m), Math.round(percentile(ms, 90)), Math.round(median(features)), perReference, `${found}/${pictures.length}`]);
+          if (mode === 'exhaustive') previous = { size, ms: m };
         }
-        const m = median(ms);
-        rows.push([`${width}×${height}`, size, Math.round(m), Math.round(percentile(ms, 90)), Math.round(median(features)), previous ? Math.round((m - previous.ms) / (size - previous.size)) : '–', `${found}/${pictures.length}`]);
-        previous = { size, ms: m };
       }
     }
-    printTable(['picture', 'reference images', 'query median ms', 'p90 ms', 'features median ms', 'ms per added reference', 'logo found'], rows);
+    printTable(['picture', 'reference images', 'matching', 'query median ms', 'p90 ms', 'features median ms', 'ms per added reference', 'logo found'], rows);
     await service(references.slice(0, 4), logos[0]!.png);
   } finally {
     await pool.close();

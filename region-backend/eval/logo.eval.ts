@@ -11,6 +11,8 @@
  *
  * A detection is right when its brand is right and IoU ≥ 0.5 with the pasted artwork's box. Plus the classic
  * real photo pair of opencv-doc (box.png in box_in_scene.png).
+ * Then the large-library case: the same queries with IRIS_EVAL_LOGO_EXTRA (default 100) more generated brands
+ * registered that appear in no picture, matched exhaustively and through the descriptor-index shortlist.
  * IRIS_EVAL_LOGO_PLACEMENTS sets the placements per brand (default 12).
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -23,7 +25,10 @@ import type { ReferenceFeatures } from '../src/analysis/logo/logo-features.js';
 import { iou, type Box } from '../src/analysis/logo/logo-geometry.js';
 import { packableReference, packLibrary, type PackableReference } from '../src/analysis/logo/logo-library.js';
 import type { LibraryPayload, LogoDetection } from '../src/analysis/logo/logo-matcher.js';
+import { SHORTLIST } from '../src/analysis/logo/logo-params.js';
 import { decodeReference } from '../src/analysis/logo/reference-image.js';
+import { renderLogo } from '../src/analysis/logo/testing/logo-fixtures.js';
+import { seededRandom } from '../src/util/seeded-random.js';
 import { InferencePool } from '../src/inference/inference-pool.js';
 import type { LogoMatchResult } from '../src/inference/tasks/logo-match.task.js';
 import { debianPackage, isMissing } from './lib/debian-datasets.js';
@@ -70,6 +75,60 @@ function score(query: EvalQuery, detections: LogoDetection[]): Pick<Outcome, 'tr
     return { brandId: t.brandId, conditions: t.conditions, found, iou: bestIou };
   });
   return { truths, falsePositives: detections.filter((_, i) => !used.has(i)) };
+}
+
+async function runQueries(pool: InferencePool, queries: EvalQuery[], library: LibraryPayload, shortlist?: typeof SHORTLIST): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  for (const query of queries) {
+    const t0 = performance.now();
+    const result = await pool.run<LogoMatchResult>('logo-match', { image: sharedImage(query.image), library, shortlist });
+    const ms = performance.now() - t0;
+    outcomes.push({ query, detections: result.detections, result, ms, ...score(query, result.detections) });
+  }
+  return outcomes;
+}
+
+function summary(outcomes: Outcome[]): { tp: number; fp: number; truths: number; precision: number; recall: number } {
+  const truths = outcomes.flatMap((o) => o.truths);
+  const tp = truths.filter((t) => t.found).length;
+  const fp = outcomes.reduce((n, o) => n + o.falsePositives.length, 0);
+  return { tp, fp, truths: truths.length, precision: tp / Math.max(1, tp + fp), recall: tp / Math.max(1, truths.length) };
+}
+
+const SYLLABLES = ['BRA', 'VO', 'TEL', 'MIR', 'SAN', 'KO', 'LUX', 'DEN', 'PRA', 'ZU', 'FER', 'NIX', 'GAL', 'TOR', 'ESS', 'QUA'];
+
+/** Brands nobody pasted anywhere: they only make the library large (and must never be detected). */
+async function extraReferences(pool: InferencePool, count: number): Promise<PackableReference[]> {
+  const rand = seededRandom('logo-eval-extra');
+  const rows: PackableReference[] = [];
+  for (let i = 0; i < count; i++) {
+    const word = Array.from({ length: 2 + Math.floor(rand() * 2) }, () => SYLLABLES[Math.floor(rand() * SYLLABLES.length)]).join('');
+    const art = await renderLogo(`logo-eval-extra-${i}`, { transparent: i % 2 === 1, word });
+    rows.push((await register(pool, 1000 + i, art.png)).row);
+  }
+  return rows;
+}
+
+async function largeLibrary(pool: InferencePool, queries: EvalQuery[], small: LibraryPayload, smallOutcomes: Outcome[], rows: PackableReference[]): Promise<void> {
+  const extra = Number(process.env.IRIS_EVAL_LOGO_EXTRA ?? 100);
+  const library = packLibrary('logo-eval-large', [...rows, ...(await extraReferences(pool, extra))])!;
+  const exhaustive = { ...SHORTLIST, above: Number.MAX_SAFE_INTEGER };
+  const mode = (lib: LibraryPayload) => (lib.references.length > SHORTLIST.above ? `shortlist (best ${SHORTLIST.size}, ≥ ${SHORTLIST.minVotes} votes)` : 'exhaustive');
+  const runs: [string, Outcome[]][] = [
+    [`${small.references.length} references, exhaustive`, await runQueries(pool, queries, small, exhaustive)],
+    [`${small.references.length} references, ${mode(small)} (the results above)`, smallOutcomes],
+    [`${library.references.length} references, exhaustive`, await runQueries(pool, queries, library, exhaustive)],
+    [`${library.references.length} references, ${mode(library)}`, await runQueries(pool, queries, library)],
+  ];
+  console.log(`Large library: the same ${queries.length} queries with ${extra} more generated brands registered that appear in no picture.\n`);
+  printTable(
+    ['library', 'found', 'false detections', 'precision', 'recall', 'query median ms', 'query p90 ms', 'matching median ms'],
+    runs.map(([label, outcomes]) => {
+      const s = summary(outcomes);
+      const ms = outcomes.map((o) => o.ms);
+      return [label, `${s.tp} / ${s.truths}`, s.fp, Number(s.precision.toFixed(3)), Number(s.recall.toFixed(3)), Math.round(median(ms)), Math.round(percentile(ms, 90)), Math.round(median(outcomes.map((o) => o.result.timings.matchMs)))];
+    }),
+  );
 }
 
 const pct = (a: number, b: number) => (b ? Number(((100 * a) / b).toFixed(1)) : NaN);
@@ -133,13 +192,7 @@ export default async function run(): Promise<void> {
     }
     const library: LibraryPayload = packLibrary('logo-eval', rows)!;
 
-    const outcomes: Outcome[] = [];
-    for (const query of dataset.queries) {
-      const t0 = performance.now();
-      const result = await pool.run<LogoMatchResult>('logo-match', { image: sharedImage(query.image), library });
-      const ms = performance.now() - t0;
-      outcomes.push({ query, detections: result.detections, result, ms, ...score(query, result.detections) });
-    }
+    const outcomes = await runQueries(pool, dataset.queries, library);
 
     const truths = outcomes.flatMap((o) => o.truths);
     const tp = truths.filter((t) => t.found).length;
@@ -199,6 +252,8 @@ export default async function run(): Promise<void> {
         median(outcomes.map((o) => o.result.keypoints)),
       ]],
     );
+
+    await largeLibrary(pool, dataset.queries, library, outcomes, rows);
 
     console.log('Real photo (opencv-doc):\n');
     printTable(['pair', 'detections', 'score', 'IoU with the box written down by hand', 'box'], await realPair(pool));

@@ -7,9 +7,10 @@
 import type { QueryFeatures } from './logo-features.js';
 import { descriptorWords, matchesFromNearestTwo, ratioMatches, type Match } from './hamming-knn.js';
 import { SimdHamming } from './hamming-simd.js';
+import { descriptorIndex } from './descriptor-index.js';
 import { ransacHomography, type HomographyFit } from './homography-ransac.js';
 import { clippedBounds, insideQuad, intersectionOverSmaller, iou, isConvexSameTurn, projectOutline, sideStretch, signedArea, type Box, type Quad } from './logo-geometry.js';
-import { MATCHING, QUERY, VERIFY } from './logo-params.js';
+import { MATCHING, QUERY, SHORTLIST, VERIFY } from './logo-params.js';
 import { GreyPyramid, templateCorrelation } from './logo-verify.js';
 
 /** One reference image of the library, as posted to the inference threads. */
@@ -200,11 +201,25 @@ export function nearestMatcher(query: QueryFeatures, library: LibraryPayload): N
   return (reference) => ratioMatches(queryWords, query.count, libraryWords, reference.offset, reference.count, MATCHING.ratio, MATCHING.maxDistance);
 }
 
-/** Instances of every reference of the library in the query. */
-export function matchLibrary(query: QueryFeatures, library: LibraryPayload): LogoDetection[] {
+/** The references worth matching: all of a small library, the best-voted of a large one. */
+export function candidateReferences(query: QueryFeatures, library: LibraryPayload, shortlist = SHORTLIST): LibraryReference[] {
+  if (library.references.length <= shortlist.above) return library.references;
+  const votes = descriptorIndex(library).votes(query.descriptors, shortlist);
+  return library.references
+    .map((reference, i) => ({ reference, votes: votes[i]! }))
+    .filter((c) => c.votes >= shortlist.minVotes)
+    .sort((a, b) => b.votes - a.votes)
+    .slice(0, shortlist.size)
+    .map((c) => c.reference);
+}
+
+/** Instances of the library's references in the query. */
+export function matchLibrary(query: QueryFeatures, library: LibraryPayload, shortlist = SHORTLIST): LogoDetection[] {
   if (query.count < MATCHING.minInliers || !library.references.length) return [];
+  const candidates = candidateReferences(query, library, shortlist);
+  if (!candidates.length) return [];
   const nearest = nearestMatcher(query, library);
   const pyramid = new GreyPyramid(query.grey);
-  const all = library.references.flatMap((reference) => matchReference(query, pyramid, library, nearest, reference));
+  const all = candidates.flatMap((reference) => matchReference(query, pyramid, library, nearest, reference));
   return resolveDetections(all);
 }

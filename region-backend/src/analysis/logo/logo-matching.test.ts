@@ -7,8 +7,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { RgbImage } from '../analysis-registry.js';
 import { queryFeatures, ReferenceImageError, referenceFeatures, type RgbaImage } from './logo-features.js';
 import { iou } from './logo-geometry.js';
-import { packLibrary } from './logo-library.js';
-import { matchLibrary, type LibraryPayload } from './logo-matcher.js';
+import { packableReference, packLibrary, type PackableReference } from './logo-library.js';
+import { candidateReferences, matchLibrary, type LibraryPayload } from './logo-matcher.js';
+import { SHORTLIST } from './logo-params.js';
 import { opencv, type Cv } from './opencv-runtime.js';
 import { clutterBackground, decodeRgb, encodeJpeg, placeLogo, renderLogo, type Placement } from './testing/logo-fixtures.js';
 
@@ -35,11 +36,8 @@ beforeAll(async () => {
   cv = (await opencv()).cv;
   logoA = (await renderLogo('test-a', { word: 'KESTREL' })).png;
   logoB = (await renderLogo('test-b', { word: 'LUMEN', transparent: true })).png;
-  const rows = [];
-  for (const [brand, png] of [[BRAND_A, logoA], [BRAND_B, logoB]] as const) {
-    const f = referenceFeatures(cv, await rgba(png));
-    rows.push({ id: brand * 10, brand_id: brand, width: f.width, height: f.height, outline: f.outline, n_keypoints: f.count, points: new Uint8Array(f.points.buffer), descriptors: f.descriptors, template_width: f.template.width, template_height: f.template.height, template: f.template.pixels });
-  }
+  const rows: PackableReference[] = [];
+  for (const [brand, png] of [[BRAND_A, logoA], [BRAND_B, logoB]] as const) rows.push(packableReference(brand * 10, brand, referenceFeatures(cv, await rgba(png))));
   library = packLibrary('test', rows)!;
   background = await clutterBackground('test-scene', 800, 600);
 });
@@ -107,6 +105,25 @@ describe('logo matching', () => {
     expect(() => referenceFeatures(cv, transparent)).toThrow(/transparent/);
     const tiny = await rgba(await sharp(logoA).resize(40).png().toBuffer());
     expect(() => referenceFeatures(cv, tiny)).toThrow(/at least/);
+  });
+
+  it('in a large library, shortlists the shown reference first and still finds it', async () => {
+    const rows: PackableReference[] = [];
+    for (let i = 0; i < SHORTLIST.above + 4; i++) {
+      const art = await renderLogo(`test-extra-${i}`, { word: ['ORBIT', 'VANTA', 'QUILL', 'ZEPHYR'][i % 4], transparent: i % 2 === 0 });
+      rows.push(packableReference(1000 + i, 100 + i, referenceFeatures(cv, await rgba(art.png))));
+    }
+    const large = packLibrary('test-large', [...rows, packableReference(BRAND_A * 10, BRAND_A, referenceFeatures(cv, await rgba(logoA)))])!;
+    const placed = await place(background, logoA, { cx: 0.6, cy: 0.45, width: 0.3, rotation: 10, tilt: 0.1 });
+    const query = queryFeatures(cv, placed.image);
+    const shortlisted = candidateReferences(query, large);
+    expect(shortlisted.length).toBeLessThanOrEqual(SHORTLIST.size);
+    expect(shortlisted[0]!.brandId).toBe(BRAND_A);
+    const found = matchLibrary(query, large);
+    expect(found.map((d) => d.brandId)).toEqual([BRAND_A]);
+    expect(iou(found[0]!.box, placed.box)).toBeGreaterThanOrEqual(0.5);
+    // Nothing is found in a picture without a registered logo.
+    expect(matchLibrary(queryFeatures(cv, background), large)).toEqual([]);
   });
 });
 

@@ -79,3 +79,22 @@ export const MATCHING = {
   /** Most boxes returned per query. */
   maxDetections: 50,
 };
+
+/**
+ * Libraries with more reference images than `above` are not matched exhaustively: a descriptor index
+ * (descriptor-index.ts) votes for the references a query may show, and only the best-voted are matched.
+ */
+export const SHORTLIST = {
+  /** Up to this many references every one is matched (cheap anyway, and no vote can miss a small logo). */
+  above: 8,
+  /** References matched per query at most (a picture rarely shows more brands). */
+  size: 16,
+  /** A reference with fewer votes is not matched (a detection needs MATCHING.minInliers matches anyway). */
+  minVotes: 3,
+  /** Hamming distance within which a query descriptor votes for a reference's descriptor. */
+  voteDistance: 64,
+  /** Lowe's ratio over the whole library for a vote. */
+  ratio: 0.8,
+  /** Index buckets larger than this are ignored. */
+  maxBucket: 2000,
+};

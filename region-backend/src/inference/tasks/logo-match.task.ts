@@ -3,10 +3,13 @@ import type { RgbImage } from '../../analysis/analysis-registry.js';
 import { queryFeatures } from '../../analysis/logo/logo-features.js';
 import { matchLibrary, type LibraryPayload, type LogoDetection } from '../../analysis/logo/logo-matcher.js';
 import { cvError, opencv } from '../../analysis/logo/opencv-runtime.js';
+import { SHORTLIST } from '../../analysis/logo/logo-params.js';
 
 export interface LogoMatchPayload {
   image: RgbImage;
   library: LibraryPayload;
+  /** Shortlist settings other than the defaults (evaluation and benchmarks compare them). */
+  shortlist?: typeof SHORTLIST;
 }
 
 export interface LogoMatchResult {
@@ -24,7 +27,7 @@ export interface LogoMatchResult {
 let loadReported = false;
 
 export default async function logoMatchTask(input: unknown): Promise<LogoMatchResult> {
-  const { image, library } = input as LogoMatchPayload;
+  const { image, library, shortlist } = input as LogoMatchPayload;
   const { cv, loadMs } = await opencv();
   const opencvLoadMs = loadReported ? 0 : loadMs;
   loadReported = true;
@@ -32,7 +35,7 @@ export default async function logoMatchTask(input: unknown): Promise<LogoMatchRe
     const t0 = performance.now();
     const query = queryFeatures(cv, image);
     const t1 = performance.now();
-    const detections = matchLibrary(query, library);
+    const detections = matchLibrary(query, library, shortlist);
     return { detections, keypoints: query.count, timings: { opencvLoadMs, featuresMs: t1 - t0, matchMs: performance.now() - t1 } };
   } catch (err) {
     throw cvError(cv, err);
