@@ -3,7 +3,7 @@ import type { RgbImage } from '../../analysis/analysis-registry.js';
 import { queryFeatures } from '../../analysis/logo/logo-features.js';
 import { matchLibrary, type LibraryPayload, type LogoDetection } from '../../analysis/logo/logo-matcher.js';
 import { cvError, opencv } from '../../analysis/logo/opencv-runtime.js';
-import { SHORTLIST } from '../../analysis/logo/logo-params.js';
+import type { SHORTLIST } from '../../analysis/logo/logo-params.js';
 
 export interface LogoMatchPayload {
   image: RgbImage;
