@@ -4,7 +4,8 @@
  * - `resource`: data sets, product sets, training, search services and queries:
  *   `{error_code, message, request_id}` with a non-200 HTTP status.
  * - `analysis`: detect, classify, colour, fashion and custom-classifier inference:
- *   `{data: {is_err: 1, message, msg, request_id, time, error_code}, status}`.
+ *   `{data: {is_err: 1, message, msg, request_id, time, error_code}, status}` (colour and fashion errors
+ *   of the specification have no `error_code`).
  * - `batch`: `/batch/...`: `{data: {error_code, message, ...extra}, is_error: 1, request_id}`.
  */
 export type ErrorFamily = 'resource' | 'analysis' | 'batch';
@@ -120,6 +121,18 @@ export function isAnalysisServiceId(id: string): boolean {
   return ANALYSIS_SERVICE_IDS.has(id);
 }
 
+const COLOR_AND_FASHION_IDS = new Set(['_0000072', '_0000073', '_0000074', '_0000111']);
+const STATUS_ONLY_CODES = new Set<number>([ERROR.analysisBadRequest[1], ERROR.analysisImageFailed[1]]);
+
+/**
+ * Colour and fashion errors are told apart by their HTTP status alone: the specification gives them no
+ * error_code. (Batch result lines still name them by their status, see docs/batch.md.)
+ */
+function isStatusOnlyError(path: string, code: number): boolean {
+  const serviceId = path.split('?')[0]!.split('/').filter(Boolean)[1] ?? '';
+  return STATUS_ONLY_CODES.has(code) && COLOR_AND_FASHION_IDS.has(serviceId);
+}
+
 export interface ErrorBodyInput {
   status: number;
   code: number;
@@ -128,6 +141,8 @@ export interface ErrorBodyInput {
   extra?: Record<string, unknown> | undefined;
   /** Seconds spent, for the analysis shape's `time`. */
   elapsedSeconds?: number;
+  /** Analysis shape: leave `error_code` out (colour and fashion errors carry none). */
+  withoutCode?: boolean;
 }
 
 export function errorBody(family: ErrorFamily, e: ErrorBodyInput): Record<string, unknown> {
@@ -142,7 +157,7 @@ export function errorBody(family: ErrorFamily, e: ErrorBodyInput): Record<string
           msg: e.message,
           request_id: e.requestId,
           time: Number((e.elapsedSeconds ?? 0).toFixed(3)),
-          error_code: e.code,
+          ...(e.withoutCode ? {} : { error_code: e.code }),
           ...e.extra,
         },
         status: e.status,
@@ -161,5 +176,6 @@ export function apiErrorBody(path: string, err: ApiError, requestId: string, ela
     requestId,
     extra: err.extra,
     elapsedSeconds,
+    withoutCode: isStatusOnlyError(path, err.code),
   });
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ApiError, apiErrorBody, charLength, errorFamilyForPath, formatTime, languageFromHeader, parseTime, signInternal,
+  ApiError, apiErrorBody, charLength, ERROR, errorFamilyForPath, formatTime, languageFromHeader, parseTime, signInternal,
   splitTags, truncateChars, verifyInternal,
 } from './index.js';
 
@@ -44,6 +44,17 @@ describe('error shapes', () => {
     expect(detect.data).toMatchObject({ is_err: 1, error_code: 400003, request_id: 'r2' });
     const batch = apiErrorBody('/batch/_1000001/task/apply', new ApiError('batchTaskUnknown', 'no task'), 'r3');
     expect(batch).toEqual({ data: { error_code: 400011, message: 'no task' }, is_error: 1, request_id: 'r3' });
+  });
+  it('gives colour and fashion errors an HTTP status but no error_code', () => {
+    for (const path of ['/color/_0000072', '/image_analysis_everything/_0000072?x=1', '/dressing/_0000111']) {
+      for (const key of ['analysisBadRequest', 'analysisImageFailed'] as const) {
+        const body = apiErrorBody(path, new ApiError(key, 'bad'), 'r4', 0.5) as { data: Record<string, unknown>; status: number };
+        expect(body).toEqual({ data: { is_err: 1, message: 'bad', msg: 'bad', request_id: 'r4', time: 0.5 }, status: ERROR[key][0] });
+      }
+    }
+    // Other errors on those paths, and the same codes elsewhere, keep their code.
+    expect((apiErrorBody('/color/_0000072', new ApiError('serviceNotGranted', 'no'), 'r5') as { data: object }).data).toMatchObject({ error_code: 2005 });
+    expect((apiErrorBody('/custom_training/abcdefgh12345678', new ApiError('analysisBadRequest', 'topk'), 'r6') as { data: object }).data).toMatchObject({ error_code: 400 });
   });
 });
 

@@ -59,9 +59,22 @@ describe('analysis routes', () => {
     const none = await backend.call({ method: 'POST', url: '/color/_0000072', ...form({ granularity: 'major', return_type: 'basic' }) });
     expect(none.statusCode).toBe(400);
     expect(none.json()).toMatchObject({ status: 400, data: { is_err: 1 } });
+    // Colour and fashion errors are told apart by HTTP status only.
+    expect(none.json().data).not.toHaveProperty('error_code');
 
     const html = await backend.call({ method: 'POST', url: '/color/_0000072', ...form({ url: images.url('/page.html'), granularity: 'major', return_type: 'basic' }) });
     expect(html.statusCode).toBe(408);
+    expect(html.json()).toMatchObject({ status: 408, data: { is_err: 1, time: expect.any(Number) } });
+    expect(html.json().data).not.toHaveProperty('error_code');
+
+    const badGranularity = await backend.call({ method: 'POST', url: '/color/_0000072', ...form({ url: images.url('/half.png'), granularity: 'sparkly', return_type: 'basic' }) });
+    expect(badGranularity.statusCode).toBe(400);
+    expect(badGranularity.json().data).not.toHaveProperty('error_code');
+
+    const dressingNone = await backend.call({ method: 'POST', url: '/dressing/_0000111', ...form({}) });
+    expect(dressingNone.statusCode).toBe(400);
+    expect(dressingNone.json()).toMatchObject({ status: 400, data: { is_err: 1 } });
+    expect(dressingNone.json().data).not.toHaveProperty('error_code');
 
     const detectNone = await backend.call({ method: 'POST', url: '/detect/_0000049', ...form({}) });
     expect(detectNone.statusCode).toBe(400);
