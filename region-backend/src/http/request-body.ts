@@ -43,6 +43,7 @@ declare module 'fastify' {
 
 export interface BodyOptions {
   tmpDir: string;
+  /** Uploaded files must be smaller than this (default: under 50 MB, as the specification says). */
   maxFileBytes?: number;
   maxPlainBytes?: number;
 }
@@ -133,7 +134,8 @@ function readMultipart(request: FastifyRequest, stream: Readable, dir: string, m
     try {
       busboy = new Busboy({
         headers: request.headers as { 'content-type': string },
-        limits: { fileSize: maxFileBytes, fieldSize: LIMITS.plainBodyBytes, files: 10, fields: 200 },
+        // busboy accepts a file of exactly `fileSize` bytes; the limit is exclusive.
+        limits: { fileSize: maxFileBytes - 1, fieldSize: LIMITS.plainBodyBytes, files: 10, fields: 200 },
       });
     } catch (err) {
       reject(new ApiError('invalidData', `malformed multipart body: ${(err as Error).message}`));
