@@ -83,16 +83,21 @@ describe('training sets', () => {
     expect(noFile.json()).toMatchObject({ error_code: 5001 });
   });
 
-  it('deletes data by one or two columns, refuses three, and refuses while in use', async () => {
+  it('deletes data by the first column (label and further columns ignored), refuses bad URLs, and refuses while in use', async () => {
     const id = await create();
-    await addData(id, [1, 2, 3, 4].map((n) => `${images.url(600 + n)},l${n}`).join('\n'));
+    await addData(id, [1, 2, 3, 4, 5].map((n) => `${images.url(600 + n)},l${n}`).join('\n'));
     const del = (csv: string) => {
       const upload = multipart({ urls_to_delete: { filename: 'd.csv', content: csv } });
       return backend.call({ method: 'DELETE', url: `${BASE}/${id}/images`, payload: upload.payload, headers: upload.headers });
     };
-    expect((await del(`${images.url(601)}\n${images.url(602)},l2`)).json()).toMatchObject({ n_items: 2 });
-    const three = await del(`${images.url(603)},l3,x`);
-    expect(three.json()).toMatchObject({ error_code: 5001 });
+    expect((await del(`${images.url(601)}\n${images.url(602)},l2`)).json()).toMatchObject({ n_items: 3 });
+    const three = await del(`${images.url(605)},l5,extra`);
+    expect(three.statusCode).toBe(200);
+    expect(three.json()).toMatchObject({ n_items: 2 });
+    const badUrl = await del(`${images.url(603)}\nnot-a-url,l3`);
+    expect(badUrl.statusCode).toBe(400);
+    expect(badUrl.json()).toMatchObject({ error_code: 5001 });
+    expect(badUrl.json().message).toMatch(/line 2/);
     const inUse = registerSetUsageCheck(async (setId) => setId === id);
     try {
       const refused = await del(`${images.url(603)}`);

@@ -7,9 +7,9 @@ import { Readable } from 'node:stream';
 import type pg from 'pg';
 import { ApiError } from '@iris/shared';
 import type { RequestBody } from '../../http/request-body.js';
-import { BulkFileError, csvRows, type CsvRow } from './bulk-rows.js';
+import { BulkFileError, csvRows, isHeaderRow, type CsvRow } from './bulk-rows.js';
 import { deleteRecordsByUrl, upsertRecords, withLockedSet, type LockedSet, type RecordInput } from './record.repo.js';
-import { RecordFieldError } from './record-rules.js';
+import { RecordFieldError, recordUrl } from './record-rules.js';
 import type { SetKind } from './set.repo.js';
 import { openUploadStream } from './upload-stream.js';
 
@@ -100,11 +100,20 @@ export async function addRecordsFromFile(
   return done !== null;
 }
 
-/** Deletes the records whose URLs a CSV file field lists, all or nothing. False when the set does not exist. */
-export async function deleteRecordsFromFile(pool: pg.Pool, scope: BulkScope, body: RequestBody, field: string, toUrl: (row: CsvRow, index: number) => string | null): Promise<boolean> {
+/** The URL of a delete row: its first column (further columns, such as a training label, are ignored). */
+export function urlToDelete(row: CsvRow, index: number): string | null {
+  if (isHeaderRow(row, index)) return null;
+  return recordUrl(row.cells[0]);
+}
+
+/**
+ * Deletes the records whose URLs the first column of a CSV file field lists, all or nothing. False when the
+ * set does not exist.
+ */
+export async function deleteRecordsFromFile(pool: pg.Pool, scope: BulkScope, body: RequestBody, field: string): Promise<boolean> {
   const source = await openBulkSource(body, field);
   try {
-    const done = await applyBulkFile(pool, scope, mapRows(csvRows(source), toUrl), async (tx, batch) => {
+    const done = await applyBulkFile(pool, scope, mapRows(csvRows(source), urlToDelete), async (tx, batch) => {
       await deleteRecordsByUrl(tx, batch);
     });
     return done !== null;

@@ -1,4 +1,4 @@
-/** Row rules of the image-set bulk files (CSV `url,meta,tags`; CSV whose first column is the URL to delete). */
+/** Row rule of the image-set add file: CSV `url,meta,tags` (the delete file's rule is shared, in data-sets). */
 import { BulkFileError, isHeaderRow, type CsvRow } from '../data-sets/bulk-rows.js';
 import { recordInput, type RecordInput } from '../data-sets/record.repo.js';
 import { recordMeta, recordTags, recordUrl } from '../data-sets/record-rules.js';
@@ -8,10 +8,4 @@ export function imageRowToAdd(row: CsvRow, index: number): RecordInput | null {
   if (isHeaderRow(row, index)) return null;
   if (row.cells.length > 3) throw new BulkFileError(row.line, `${row.cells.length} columns; at most three (url, meta, tags) are allowed`);
   return recordInput({ url: recordUrl(row.cells[0]), meta: recordMeta(row.cells[1]), tags: recordTags(row.cells[2]) });
-}
-
-/** The URL of a delete row (further columns ignored). */
-export function urlToDelete(row: CsvRow, index: number): string | null {
-  if (isHeaderRow(row, index)) return null;
-  return recordUrl(row.cells[0]);
 }

@@ -10,7 +10,7 @@ import { createSet, requireSet } from '../data-sets/set.service.js';
 import { assertSetNotInUse } from '../data-sets/set-usage.js';
 import type { DownloadService } from '../downloads/download.service.js';
 import { DownloadFailure } from '../downloads/image-download.js';
-import { imageRowToAdd, urlToDelete } from './image-set-files.js';
+import { imageRowToAdd } from './image-set-files.js';
 
 const KIND: SetKind = 'image_set';
 
@@ -75,7 +75,7 @@ export class ImageSetService {
 
   async deleteMany(accountId: number, id: string, body: RequestBody): Promise<DataSetRow> {
     await this.get(accountId, id);
-    await deleteRecordsFromFile(this.deps.pool, { accountId, setId: id, kind: KIND }, body, 'urls_to_delete', urlToDelete);
+    await deleteRecordsFromFile(this.deps.pool, { accountId, setId: id, kind: KIND }, body, 'urls_to_delete');
     return this.get(accountId, id);
   }
 }

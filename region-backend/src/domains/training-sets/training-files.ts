@@ -1,4 +1,4 @@
-/** Row rules of training data files: `url,label` to add; one column of URLs (or URL plus label) to delete. */
+/** Row rule of the training data add file: CSV `url,label` (the delete file's rule is shared, in data-sets). */
 import { BulkFileError, isHeaderRow, type CsvRow } from '../data-sets/bulk-rows.js';
 import { recordInput, type RecordInput } from '../data-sets/record.repo.js';
 import { recordUrl, trainingLabel } from '../data-sets/record-rules.js';
@@ -10,10 +10,4 @@ export function trainingRowToAdd(row: CsvRow, index: number): RecordInput | null
   const url = recordUrl(row.cells[0]);
   if (url.includes(',')) throw new BulkFileError(row.line, 'the url contains a comma');
   return recordInput({ url, label: trainingLabel(row.cells[1]) });
-}
-
-export function trainingUrlToDelete(row: CsvRow, index: number): string | null {
-  if (isHeaderRow(row, index)) return null;
-  if (row.cells.length > 2) throw new BulkFileError(row.line, 'expected one column (url) or two (url,label)');
-  return recordUrl(row.cells[0]);
 }

@@ -9,7 +9,7 @@ import { deleteDataSet, listDataSets, updateDataSet, type DataSetRow, type SetKi
 import { createSet, requireSet } from '../data-sets/set.service.js';
 import { assertSetNotInUse } from '../data-sets/set-usage.js';
 import type { DownloadService } from '../downloads/download.service.js';
-import { trainingRowToAdd, trainingUrlToDelete } from './training-files.js';
+import { trainingRowToAdd } from './training-files.js';
 
 const KIND: SetKind = 'training_set';
 
@@ -60,12 +60,12 @@ export class TrainingSetService {
     return this.get(accountId, id);
   }
 
-  /** `urls_to_delete`: one column of URLs, or URL plus label; refused while the set is in use. */
+  /** `urls_to_delete`: the first column is the URL (a label or further columns are ignored); refused while the set is in use. */
   async deleteData(accountId: number, id: string, body: RequestBody): Promise<DataSetRow> {
     await this.get(accountId, id);
     if (!body.has('urls_to_delete')) throw new ApiError('invalidData', 'urls_to_delete (a CSV file of URLs) is required');
     await assertSetNotInUse([id], 'the training set');
-    await deleteRecordsFromFile(this.deps.pool, { accountId, setId: id, kind: KIND }, body, 'urls_to_delete', trainingUrlToDelete);
+    await deleteRecordsFromFile(this.deps.pool, { accountId, setId: id, kind: KIND }, body, 'urls_to_delete');
     return this.get(accountId, id);
   }
 
