@@ -35,7 +35,10 @@ const notFound = (id: string) => new ApiError('serviceNotFound', `service ${id} 
 export class CustomServiceService {
   constructor(private readonly deps: { pool: pg.Pool; runner: Pick<TrainingRunner, 'enqueue'>; log: FastifyBaseLogger }) {}
 
-  /** Creates the service in `pending` and queues its training (idempotent for the edge-minted id). */
+  /**
+   * Creates the service in `pending` and queues its training (idempotent for the edge-minted id). The answer
+   * is read before the run is queued: a worker may pick the run up at once, and creation answers `pending`.
+   */
   async create(accountId: number, id: string, trainingSetId: string, fields: Record<string, string>): Promise<CustomServiceRow> {
     const existing = await findCustomService(this.deps.pool, accountId, id);
     if (existing) return existing;
@@ -44,13 +47,14 @@ export class CustomServiceService {
     const name = customServiceName(fields.name);
     const description = truncateChars((fields.description ?? '').trim(), LIMITS.setDescriptionChars);
     await insertCustomService(this.deps.pool, { id, accountId, name, description, trainingSetId });
+    const created = await this.get(accountId, id);
     try {
       await this.deps.runner.enqueue(id);
     } catch (err) {
       // The supervisor's next poll queues it instead.
       this.deps.log.warn({ err, serviceId: id }, 'queueing a training run failed');
     }
-    return this.get(accountId, id);
+    return created;
   }
 
   list(accountId: number): Promise<CustomServiceRow[]> {

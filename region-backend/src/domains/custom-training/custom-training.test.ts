@@ -11,6 +11,8 @@ import { startImageServer, type ImageServer } from '../../../test/support/image-
 import { multipart, startTestBackend, type TestBackend } from '../../../test/support/test-app.js';
 import { clearToken } from '../training-sets/training-set.service.js';
 import { labelPuid } from './classifier-inference.js';
+import { updateTrainingProgress } from './custom-service.repo.js';
+import { CustomServiceService } from './custom-service.service.js';
 import type { CustomServiceObject } from './custom-service-view.js';
 import { shapeImage, type ShapeFamily } from './testing/shape-images.js';
 
@@ -104,6 +106,17 @@ describe('custom training', () => {
     expect(final.progress).toBe(1);
     expect(final.stage).toBe('done');
   }, 300_000);
+
+  it('answers pending at creation even when a worker starts the run at once', async () => {
+    const pool = backend.app.db.pool;
+    // A runner whose worker picks the run up before creation has answered.
+    const eager = { enqueue: async (id: string) => void (await updateTrainingProgress(pool, id, 'downloading', 0)) };
+    const services = new CustomServiceService({ pool, runner: eager, log: backend.app.log });
+    const created = await services.create(1, newResourceId(), shapesSet, { name: 'eager', scenario: 'classifier' });
+    expect(created.status).toBe('pending');
+    expect((await services.get(1, created.id)).status).toBe('preparing');
+    await services.delete(1, created.id);
+  });
 
   it('classifies new images: right label first, probabilities summing to 1, topk, url or upload', async () => {
     for (const family of FAMILIES) {
