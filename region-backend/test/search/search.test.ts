@@ -219,7 +219,6 @@ describe('search on an image set', () => {
     };
     const img = images[0]!;
     await expectError(await searchUpload(backend, serviceId, img, { count: '0' }), 400, 5001);
-    await expectError(await searchUpload(backend, serviceId, img, { count: '101' }), 400, 5001);
     await expectError(await searchUpload(backend, serviceId, img, { count: 'ten' }), 400, 5001);
     await expectError(await searchUpload(backend, serviceId, img, { loc: '0.5-0.5-0.8-0.2' }), 400, 5001);
     await expectError(await searchUpload(backend, serviceId, img, { loc: 'a-b-c-d' }), 400, 5001);

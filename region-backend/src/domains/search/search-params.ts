@@ -5,7 +5,7 @@ import { parseTagFilter, type TagFilter } from '../../vectors/tag-filter.js';
 import { keywordWords, parsePrice } from './product-filter.js';
 
 export const SEARCH_LIMITS = {
-  /** Largest `count`. */
+  /** Most results per query: a larger `count` is answered with this many at most. */
   maxCount: 100,
   /** Deepest result reachable by paging: (page + 1) × count. */
   maxDepth: 2000,
@@ -27,12 +27,13 @@ export interface SearchParams {
 
 const bad = (message: string) => new ApiError('invalidData', message);
 
-function integer(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
+function integer(value: string | undefined, name: string, fallback: number, min: number, max = Infinity): number {
   const text = value?.trim();
+  const range = max === Infinity ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`;
   if (text === undefined || text === '') return fallback;
-  if (!/^\d+$/.test(text)) throw bad(`${name} must be an integer from ${min} to ${max}`);
+  if (!/^\d+$/.test(text)) throw bad(`${name} must be ${range}`);
   const n = Number(text);
-  if (n < min || n > max) throw bad(`${name} must be an integer from ${min} to ${max}`);
+  if (n < min || n > max) throw bad(`${name} must be ${range}`);
   return n;
 }
 
@@ -58,7 +59,8 @@ function listText(value: string | undefined): string {
 }
 
 export function parseSearchParams(fields: Record<string, string>, product: boolean): SearchParams {
-  const count = integer(fields.count, 'count', LIMITS.countDefault, 1, SEARCH_LIMITS.maxCount);
+  // count is "the maximum number of results": asking for more than the service returns gets its most.
+  const count = Math.min(SEARCH_LIMITS.maxCount, integer(fields.count, 'count', LIMITS.countDefault, 1));
   const page = product ? integer(fields.page, 'page', 0, 0, Math.floor(SEARCH_LIMITS.maxDepth / count) - 1) : 0;
   let loc: Loc | null = null;
   if (fields.loc?.trim()) {
