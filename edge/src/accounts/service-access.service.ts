@@ -20,12 +20,14 @@ export async function requireServiceAccess(db: Database, config: EdgeConfig, sco
 }
 
 /**
- * The service a batch task is to run: a ready-made service this region offers must be granted to the account
- * (403/2005), so a revoked grant cannot be worked around in bulk. Other ids (custom classifiers, unknown or
- * unsupported ids) are the backend's to judge (400007 / 400008).
+ * The service a batch task is to run, when it is a ready-made one: it must be offered in this region (the
+ * edge's catalogue, REGION_SERVICES included; else 400007 as for an unknown service) and granted to the
+ * account (403/2005), so neither can be worked around in bulk. Other ids (custom classifiers, unknown ids)
+ * are the backend's to judge.
  */
 export async function requireBatchServiceGrant(db: Database, config: EdgeConfig, scope: Scope, serviceId: string): Promise<void> {
-  if (!isAnalysisServiceId(serviceId) || !regionOffers(config, scope.region, serviceId)) return;
+  if (!isAnalysisServiceId(serviceId)) return;
+  if (!regionOffers(config, scope.region, serviceId)) throw new ApiError('batchServiceUnknown', `service ${serviceId} does not exist in this region`);
   if (!(await isGranted(db, config, scope.accountId, serviceId))) {
     throw new ApiError('serviceNotGranted', `the account is not authorized for service ${serviceId}`);
   }

@@ -70,6 +70,18 @@ describe('ready-made analysis services', () => {
     for (const id of ['_0000039', '_0000999', 'cls_2f1c']) expect((await prepare(id)).status, id).toBe(200);
   });
 
+  it('refuses a batch task for a ready-made service the region does not offer (400/400007)', async () => {
+    const other = await newAccount();
+    const form = new FormData();
+    form.append('service_id', '_0000049');
+    form.append('urls', new Blob(['https://example.com/a.jpg\nhttps://example.com/b.jpg\n']), 'urls.txt');
+    const env = { REGION_SERVICES: '{"cn-east": ["_0000024"]}' };
+    const refused = await callJson<BackendEcho & { is_error?: number; data?: { error_code: number } }>('/batch/_1000001/task/prepare', { method: 'POST', headers: keyHeaders(other), body: form, env });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ is_error: 1, data: { error_code: 400007 } });
+    expect(refused.body.url).toBeUndefined();
+  });
+
   it('with DEFAULT_GRANTS=none only explicit grants pass', async () => {
     const other = await newAccount();
     const headers = { ...keyHeaders(other), 'content-type': 'application/x-www-form-urlencoded' };
