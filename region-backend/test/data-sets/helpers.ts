@@ -4,6 +4,7 @@ import tar from 'tar-stream';
 import { expect } from 'vitest';
 import { newResourceId } from '@iris/shared';
 import { multipart, type TestBackend } from '../support/test-app.js';
+import { waitUntil } from '../support/wait-for.js';
 
 export const TIME_FORMAT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
@@ -14,14 +15,9 @@ export async function createImageSet(backend: TestBackend, name = 'set', account
   return id;
 }
 
-export async function waitFor<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting; last value: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+/** Polls until `done` holds (see support/wait-for.ts); 30 s unless told otherwise. */
+export function waitFor<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  return waitUntil(probe, done, timeoutMs);
 }
 
 export function fileUpload(field: string, content: Buffer | string, filename = 'data.csv'): { payload: Buffer; headers: Record<string, string> } {

@@ -17,6 +17,7 @@ import { packageFile } from '../../src/inference/runtime/tfjs.js';
 import { callSigned, multipart, TEST_SECRET, type CallInput } from '../support/test-app.js';
 import { createTestDatabase } from '../support/test-database.js';
 import { startImageServer, type ImageServer } from '../support/image-server.js';
+import { waitUntil } from '../support/wait-for.js';
 
 const SAMPLES = packageFile('@vladmandic/human', 'assets/samples.jpg');
 /** Seven photos of the collage's top strip (x from, x to; 157 px high; the party photo left out: the regions below come from it) and four regions of the big photo. */
@@ -127,14 +128,9 @@ export async function createService(backend: { call: SearchBackend['call'] }, se
   return res.json() as { id: string; n_indexed: number };
 }
 
-export async function waitFor<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 90_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting; last value: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+/** Polls until `done` holds (see support/wait-for.ts); 90 s unless told otherwise. */
+export function waitFor<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 90_000): Promise<T> {
+  return waitUntil(probe, done, timeoutMs);
 }
 
 /** Waits until the service has indexed `n` images and the set has nothing left to download. */

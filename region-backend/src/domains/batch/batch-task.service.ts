@@ -3,6 +3,7 @@ import { mkdir, rm, writeFile, copyFile } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
 import { ApiError, DEFAULT_QUOTAS, isApiError, parseTime, type Lang, type Quotas } from '@iris/shared';
+import { inTransaction } from '../../db/transaction.js';
 import type { RequestBody } from '../../http/request-body.js';
 import { ImageDecodeError } from '../../images/image-errors.js';
 import type { BatchConfig } from './batch-config.js';
@@ -78,18 +79,11 @@ export class BatchTaskService {
     const upload = body.file('urls');
     if (upload) await copyFile(upload.path, path.join(dir, INPUT_FILE));
     else await writeFile(path.join(dir, INPUT_FILE), bytes);
-    const client = await this.deps.pool.connect();
     try {
-      await client.query('BEGIN');
-      const row = await insertTask(client, { id: taskId, accountId: caller.accountId, serviceId, params, lang: caller.lang }, lines);
-      await client.query('COMMIT');
-      return row;
+      return await inTransaction(this.deps.pool, (client) => insertTask(client, { id: taskId, accountId: caller.accountId, serviceId, params, lang: caller.lang }, lines));
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
       await rm(dir, { recursive: true, force: true });
       throw err;
-    } finally {
-      client.release();
     }
   }
 
@@ -97,10 +91,7 @@ export class BatchTaskService {
   async apply(caller: Caller, taskId: string | undefined): Promise<BatchTaskRow> {
     if (!taskId) throw new ApiError('batchTaskUnknown', 'task_id is required');
     const limit = caller.quotas?.dailyBatchTasks ?? DEFAULT_QUOTAS.dailyBatchTasks;
-    const client = await this.deps.pool.connect();
-    let row: BatchTaskRow;
-    try {
-      await client.query('BEGIN');
+    const row = await inTransaction(this.deps.pool, async (client) => {
       await lockAccountApplies(client, caller.accountId);
       const task = await findTask(client, caller.accountId, taskId);
       if (!task) throw new ApiError('batchTaskUnknown', `task ${taskId} does not exist`);
@@ -110,14 +101,8 @@ export class BatchTaskService {
       if (applied >= limit) throw new ApiError('batchDailyLimit', `the account's limit of ${limit} batch tasks per day (UTC) is reached`);
       const active = await activeTaskFor(client, caller.accountId, task.service_id);
       if (active) throw new ApiError('batchAlreadyRunning', `task ${active.id} for service ${task.service_id} is ${active.state}; one task per service runs at a time`);
-      row = await markPending(client, taskId);
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
+      return markPending(client, taskId);
+    });
     // Should the process die before this, boot-time recovery queues every PENDING task again.
     await this.deps.enqueue(taskId);
     return row;

@@ -1,5 +1,6 @@
 /** SQL of the logo library: brands, their reference images' features, and the library version. */
 import type pg from 'pg';
+import { inTransaction } from '../../db/transaction.js';
 
 export interface BrandRow {
   id: number;
@@ -56,21 +57,6 @@ export interface LibraryBrandRow {
 const BRAND_COLUMNS = `b.id, b.name, b.name_zh, b.created_at, b.updated_at,
   (SELECT count(*) FROM logo_references r WHERE r.brand_id = b.id)::int AS n_images`;
 
-export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
-}
-
 /** The brand of that name (case-insensitive), locked for the rest of the transaction; created when new. */
 export async function upsertBrand(client: pg.PoolClient, name: string, nameZh: string | null): Promise<number> {
   const result = await client.query<{ id: number }>(
@@ -121,23 +107,19 @@ export async function libraryVersion(pool: pg.Pool): Promise<number> {
 
 /** The whole library as of one snapshot: its version, brands and every reference's features. */
 export async function loadLibrary(pool: pg.Pool): Promise<{ version: number; brands: LibraryBrandRow[]; references: LibraryRow[] }> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const version = (await client.query<{ version: number }>('SELECT version FROM logo_library')).rows[0]?.version ?? 0;
-    const brands = (await client.query<LibraryBrandRow>('SELECT id, name, name_zh FROM logo_brands ORDER BY id')).rows;
-    const references = (
-      await client.query<LibraryRow>(`SELECT id, brand_id, extractor, width, height, outline, n_keypoints, points, descriptors, template_width, template_height, template
+  return inTransaction(
+    pool,
+    async (client) => {
+      const version = (await client.query<{ version: number }>('SELECT version FROM logo_library')).rows[0]?.version ?? 0;
+      const brands = (await client.query<LibraryBrandRow>('SELECT id, name, name_zh FROM logo_brands ORDER BY id')).rows;
+      const references = (
+        await client.query<LibraryRow>(`SELECT id, brand_id, extractor, width, height, outline, n_keypoints, points, descriptors, template_width, template_height, template
          FROM logo_references ORDER BY brand_id, id`)
-    ).rows;
-    await client.query('COMMIT');
-    return { version, brands, references };
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+      ).rows;
+      return { version, brands, references };
+    },
+    'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+  );
 }
 
 /** References whose features come from another recipe than `extractor` (their stored artwork is re-described). */

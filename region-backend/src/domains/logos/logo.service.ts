@@ -13,6 +13,7 @@ import { ImageDecodeError } from '../../images/image-decoder.js';
 import { InferenceTaskError, type InferencePool } from '../../inference/inference-pool.js';
 import type { LogoExtractPayload } from '../../inference/tasks/logo-extract.task.js';
 import type { UploadedFile } from '../../http/request-body.js';
+import { inTransaction } from '../../db/transaction.js';
 import * as repo from './logo.repo.js';
 
 export const BRAND_NAME_MAX_CHARS = 64;
@@ -62,7 +63,7 @@ export class LogoService {
     // Every file is checked before anything is stored: a request registers all its images or none.
     const references: repo.NewReference[] = [];
     for (const file of files) references.push(await this.describe(file.filename, await readFile(file.path)));
-    const brandId = await repo.inTransaction(this.deps.db, async (client) => {
+    const brandId = await inTransaction(this.deps.db, async (client) => {
       const id = await repo.upsertBrand(client, name, nameZh);
       for (const ref of references) await repo.insertReference(client, id, ref);
       await repo.bumpLibraryVersion(client);
@@ -81,7 +82,7 @@ export class LogoService {
   }
 
   async delete(id: number): Promise<void> {
-    const deleted = await repo.inTransaction(this.deps.db, async (client) => {
+    const deleted = await inTransaction(this.deps.db, async (client) => {
       const done = await repo.deleteBrand(client, id);
       if (done) await repo.bumpLibraryVersion(client);
       return done;
@@ -94,7 +95,7 @@ export class LogoService {
     const stale = await repo.staleReferences(this.deps.db, EXTRACTOR);
     for (const row of stale) {
       const ref = await this.describe(`reference ${row.id}`, row.image);
-      await repo.inTransaction(this.deps.db, async (client) => {
+      await inTransaction(this.deps.db, async (client) => {
         await repo.updateReferenceFeatures(client, row.id, ref);
         await repo.bumpLibraryVersion(client);
       });

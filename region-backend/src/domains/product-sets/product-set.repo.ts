@@ -3,6 +3,7 @@
  * holds one record per product image; its counts give the product set's status.
  */
 import type pg from 'pg';
+import { inTransaction } from '../../db/transaction.js';
 import { recordCounts, type Queryable } from '../data-sets/set.repo.js';
 
 export interface ProductSetRow {
@@ -29,9 +30,7 @@ export async function insertProductSet(
   pool: pg.Pool,
   row: { id: string; accountId: number; name: string; description: string; imageSetId: string },
 ): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await inTransaction(pool, async (client) => {
     await client.query(`INSERT INTO data_sets (id, account_id, kind, name, description) VALUES ($1, $2, 'product_images', $3, '')`, [
       row.imageSetId,
       row.accountId,
@@ -44,13 +43,7 @@ export async function insertProductSet(
       row.description,
       row.imageSetId,
     ]);
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** The product set of an account (with the counts of its bound image set), or null. */
@@ -75,9 +68,7 @@ export async function updateProductSet(db: Queryable, accountId: number, id: str
 
 /** Deletes product sets and their bound image sets (records by cascade) in one transaction; returns the ids deleted. */
 export async function deleteProductSets(pool: pg.Pool, accountId: number, ids: string[]): Promise<string[]> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  return inTransaction(pool, async (client) => {
     const deleted = await client.query<{ id: string; image_set_id: string }>(
       'DELETE FROM product_sets WHERE account_id = $1 AND id = ANY($2::text[]) RETURNING id, image_set_id',
       [accountId, ids],
@@ -86,14 +77,8 @@ export async function deleteProductSets(pool: pg.Pool, accountId: number, ids: s
       accountId,
       deleted.rows.map((r) => r.image_set_id),
     ]);
-    await client.query('COMMIT');
     return deleted.rows.map((r) => r.id);
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 export interface ProductRow {

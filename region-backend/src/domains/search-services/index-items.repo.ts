@@ -5,6 +5,7 @@
  * never misses a change.
  */
 import type pg from 'pg';
+import { inTransaction } from '../../db/transaction.js';
 import type { Queryable } from '../data-sets/set.repo.js';
 
 export interface ItemUpsert {
@@ -109,9 +110,7 @@ export async function applyItemBatch(
  * from the start (its records are embedded again under the new pipeline).
  */
 export async function restartUnderPipeline(pool: pg.Pool, serviceId: string, pipeline: string): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await inTransaction(pool, async (client) => {
     await client.query('SELECT 1 FROM search_services WHERE id = $1 FOR UPDATE', [serviceId]);
     const removed = await client.query<{ seq: number }>(
       `UPDATE search_index_items SET deleted_at = now(), seq = nextval('search_index_item_seq')
@@ -124,13 +123,7 @@ export async function restartUnderPipeline(pool: pg.Pool, serviceId: string, pip
        WHERE id = $1`,
       [serviceId, pipeline, top],
     );
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** Live items whose record no longer exists (purged after the indexer last caught up): returns their ids. */
