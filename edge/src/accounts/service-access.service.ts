@@ -1,5 +1,5 @@
 /** Ready-made analysis services: offered in the region (catalogue) and granted to the account. */
-import { ApiError, isAnalysisServiceId, serviceById } from '@iris/shared';
+import { ApiError, isAnalysisServiceId, serviceById, type ErrorKey } from '@iris/shared';
 import type { EdgeConfig } from '../config.js';
 import type { Database } from '../db/database.js';
 import type { Scope } from '../registry/ownership.service.js';
@@ -10,9 +10,13 @@ export async function isGranted(db: Database, config: Pick<EdgeConfig, 'grantsBy
   return (await explicitGrant(db, accountId, serviceId)) ?? config.grantsByDefault;
 }
 
-export async function requireServiceAccess(db: Database, config: EdgeConfig, scope: Scope, serviceId: string): Promise<void> {
+/**
+ * A ready-made service must be offered in the region (the catalogue narrowed by REGION_SERVICES; else `unknown`,
+ * 404/1001 on analysis calls) and granted to the account (403/2005).
+ */
+export async function requireServiceAccess(db: Database, config: EdgeConfig, scope: Scope, serviceId: string, unknown: ErrorKey = 'classifyServiceUnknown'): Promise<void> {
   if (!serviceById(serviceId) || !regionOffers(config, scope.region, serviceId)) {
-    throw new ApiError('classifyServiceUnknown', `service ${serviceId} does not exist`);
+    throw new ApiError(unknown, `service ${serviceId} does not exist`);
   }
   if (!(await isGranted(db, config, scope.accountId, serviceId))) {
     throw new ApiError('serviceNotGranted', `the account is not authorized for service ${serviceId}`);
@@ -20,15 +24,10 @@ export async function requireServiceAccess(db: Database, config: EdgeConfig, sco
 }
 
 /**
- * The service a batch task is to run, when it is a ready-made one: it must be offered in this region (the
- * edge's catalogue, REGION_SERVICES included; else 400007 as for an unknown service) and granted to the
- * account (403/2005), so neither can be worked around in bulk. Other ids (custom classifiers, unknown ids)
- * are the backend's to judge.
+ * The service a batch task is to run: a ready-made one passes the same checks as an analysis call (400007
+ * when the region does not offer it), so neither can be worked around in bulk. Other ids (custom
+ * classifiers, unknown ids) are the backend's to judge.
  */
 export async function requireBatchServiceGrant(db: Database, config: EdgeConfig, scope: Scope, serviceId: string): Promise<void> {
-  if (!isAnalysisServiceId(serviceId)) return;
-  if (!regionOffers(config, scope.region, serviceId)) throw new ApiError('batchServiceUnknown', `service ${serviceId} does not exist in this region`);
-  if (!(await isGranted(db, config, scope.accountId, serviceId))) {
-    throw new ApiError('serviceNotGranted', `the account is not authorized for service ${serviceId}`);
-  }
+  if (isAnalysisServiceId(serviceId)) await requireServiceAccess(db, config, scope, serviceId, 'batchServiceUnknown');
 }
