@@ -94,7 +94,8 @@ async function startOrExplain(child: Supervised, what: string): Promise<void> {
 
 export async function startPlatform(options: PlatformOptions): Promise<Platform> {
   const log = options.log ?? (() => {});
-  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, WRANGLER_SEND_METRICS: 'false' };
+  // Nothing downloads at run time: no metrics, and no fetch of the `Request.cf` sample from workers.cloudflare.com.
+  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' };
   const dataDir = path.resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const claim = await claimDataDir(dataDir, log);

@@ -7,7 +7,7 @@
  * sit inside the private folder, where the server's user cannot reach them. That is the case to prove.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -32,6 +32,8 @@ function chownTree(target: string, user: RunAs): void {
 
 export function makePrivateCheckout(user: RunAs): PrivateCheckout {
   const base = mkdtempSync(path.join(os.tmpdir(), 'iris-first-run-'));
+  // The base stands for /home (open to all); the home inside it is private.
+  chmodSync(base, 0o755);
   const home = path.join(base, 'home');
   const dir = path.join(home, 'iris');
   mkdirSync(dir, { recursive: true });

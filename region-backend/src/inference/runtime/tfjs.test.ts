@@ -1,4 +1,4 @@
-import type { Tensor } from '@tensorflow/tfjs';
+import type { Tensor } from './tfjs-api.js';
 import { describe, expect, it } from 'vitest';
 import { loadGraphModelFile, packageFile, tfjs } from './tfjs.js';
 
