@@ -9,7 +9,7 @@
  * IRIS_EVAL_LIMIT=N keeps N training and 2N test images per class (smoke runs).
  */
 import os from 'node:os';
-import type * as tfTypes from '../src/inference/runtime/tfjs-api.js';
+import type * as tfTypes from '@tensorflow/tfjs';
 import sharp from 'sharp';
 import { median, printTable } from '../../scripts/table.js';
 import { loadTrainingConfig } from '../src/domains/custom-training/training-config.js';

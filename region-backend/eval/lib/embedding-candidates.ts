@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type * as tfTypes from '../../src/inference/runtime/tfjs-api.js';
+import type * as tfTypes from '@tensorflow/tfjs';
 import sharp from 'sharp';
 import { featureMaps } from '../../src/embedding/backbone.js';
 import { POOLINGS, pool, type FeatureMap, type Pooling } from '../../src/embedding/feature-pooling.js';

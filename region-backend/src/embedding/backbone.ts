@@ -4,7 +4,7 @@
  * The bundle declares a fixed 224×224 input; the convolutional part works at any size, so the input shape is
  * relaxed at load time to let views keep their aspect ratio or use a larger scale. Worker threads only.
  */
-import type * as tfTypes from '../inference/runtime/tfjs-api.js';
+import type * as tfTypes from '@tensorflow/tfjs';
 import { nsfwjsArtifacts, nsfwjsModelFile } from '../inference/runtime/nsfwjs-models.js';
 import { tfjs } from '../inference/runtime/tfjs.js';
 import type { FeatureMap } from './feature-pooling.js';

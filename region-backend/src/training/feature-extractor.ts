@@ -3,7 +3,7 @@
  * alpha dropped, sRGB), squash to the input square, run the backbone up to the three tapped blocks, GeM-pool
  * each map over a 2 × 2 grid, L2-normalise each tap's part so every block weighs the same.
  */
-import type * as tfTypes from '../inference/runtime/tfjs-api.js';
+import type * as tfTypes from '@tensorflow/tfjs';
 import { relaxInputShape } from '../embedding/backbone.js';
 import { l2normalise } from '../embedding/feature-pooling.js';
 import { decodeImage, renderView } from '../embedding/image-views.js';

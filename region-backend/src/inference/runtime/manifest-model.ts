@@ -2,7 +2,7 @@
  * Runs the model a manifest names, whatever its runtime (ONNX, TFJS graph, TFJS layers, nsfwjs bundles),
  * behind one call: float input tensor in, named float outputs out. Loaded once per thread and file.
  */
-import type * as tfTypes from './tfjs-api.js';
+import type * as tfTypes from '@tensorflow/tfjs';
 import type { ModelManifest } from '../../analysis/model-manifest.js';
 import { limitSide, resizeRgb, toInputTensor, type InputTensor, type Rgb } from './pixels.js';
 

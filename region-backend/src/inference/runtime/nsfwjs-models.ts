@@ -5,7 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type * as tfTypes from './tfjs-api.js';
+import type * as tfTypes from '@tensorflow/tfjs';
 import { packageFile, tfjs } from './tfjs.js';
 
 const require = createRequire(import.meta.url);

@@ -1,4 +1,4 @@
-import type { Tensor } from './tfjs-api.js';
+import type { Tensor } from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { loadGraphModelFile, packageFile, tfjs } from './tfjs.js';
 
