@@ -2,7 +2,7 @@
  * The first connection to PostgreSQL at boot: retried while the server is unreachable (it may be starting,
  * as under systemd or compose), with one line per attempt, then a StartupError naming cause and fix.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { StartupError, errorCode } from '../util/startup-error.js';
 
 /** Connection errors worth waiting out: the server is down, starting, or the network is not up yet. */

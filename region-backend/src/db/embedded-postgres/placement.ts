@@ -128,7 +128,9 @@ function reachableDataDir(user: ServerUser, requested: string, base: string, log
     chownSync(requested, user.uid, user.gid);
     return requested;
   }
-  const target = path.join(base, 'data', `${path.basename(path.dirname(requested))}-${randomBytes(6).toString('hex')}`);
+  // Named after the checkout (…/<checkout>/.iris/postgres), random so that a removed .iris starts afresh.
+  const label = path.basename(path.dirname(path.dirname(requested))).replace(/[^\w.-]/g, '_') || 'iris';
+  const target = path.join(base, 'data', `${label}-${randomBytes(6).toString('hex')}`);
   try {
     mkdirSync(path.dirname(target), { recursive: true, mode: 0o755 });
     mkdirSync(target, { mode: 0o700 });
