@@ -77,8 +77,12 @@ export class Supervised {
     child.stderr!.on('data', forward(process.stderr));
     const spawnError = new Promise<never>((_, reject) => child.once('error', (err) => reject(new StartupError(`${this.options.name} could not be started (${err.message}): run \`npm install\` first`))));
     spawnError.catch(() => {});
+    // Watched from the start: an exit before ready fails the start (ready() sees it), one after is restarted.
+    let isReady = false;
+    child.once('exit', (code, signal) => isReady && this.#exited(child, code, signal));
     await Promise.race([this.options.ready(child), spawnError]);
-    child.once('exit', (code, signal) => this.#exited(child, code, signal));
+    isReady = true;
+    if (child.exitCode !== null || child.signalCode !== null) this.#exited(child, child.exitCode, child.signalCode);
   }
 
   #exited(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
