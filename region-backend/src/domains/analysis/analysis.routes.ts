@@ -69,7 +69,7 @@ export async function runAnalysis(
 async function handleAnalysis(app: FastifyInstance, request: FastifyRequest<{ Params: { word: string; serviceId: string } }>) {
   const handler = analysisHandler(request.params.serviceId);
   if (!handler) throw new ApiError('classifyServiceUnknown', `service ${request.params.serviceId} does not exist`);
-  const body = await readBody(request, { tmpDir: app.config.tmpDir });
+  const body = await readBody(request, { tmpDir: app.config.tmpDir, paramError: (message) => analysisError(handler.envelope, 'bad-loc', message) });
   handler.validate?.(body.fields);
   let image;
   try {
