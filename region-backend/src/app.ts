@@ -10,6 +10,7 @@ import { blobStorePlugin } from './plugins/blob-store.plugin.js';
 import { databasePlugin } from './plugins/database.plugin.js';
 import { decoderPlugin } from './plugins/decoder.plugin.js';
 import { inferencePlugin } from './plugins/inference.plugin.js';
+import { loopWatchdogPlugin } from './plugins/loop-watchdog.plugin.js';
 import { queuePlugin } from './plugins/queue.plugin.js';
 
 declare module 'fastify' {
@@ -38,6 +39,7 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
   registerBodyHandling(app);
   registerErrorHandling(app);
   registerInternalAuth(app, config.internalSecret);
+  await app.register(loopWatchdogPlugin, { thresholdMs: config.watchdogMs });
 
   await app.register(databasePlugin, { databaseUrl: config.databaseUrl });
   await app.register(inferencePlugin, { threads: config.inferenceThreads, taskTimeoutMs: config.inferenceTimeoutMs });

@@ -20,7 +20,7 @@ const schema = z.object({
   IRIS_ALLOW_PRIVATE_URLS: flag,
   IRIS_INFERENCE_THREADS: z.coerce.number().int().min(1).max(64).default(Math.max(1, os.availableParallelism())),
   IRIS_INFERENCE_TIMEOUT_MS: z.coerce.number().int().min(0).default(300_000),
-  IRIS_WATCHDOG_MS: z.coerce.number().int().min(0).default(10_000),
+  IRIS_WATCHDOG_MS: z.coerce.number().int().min(0).default(30_000),
   IRIS_DOWNLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   IRIS_PUBLIC_EDGE_URL: z.string().url().default('http://127.0.0.1:8787'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -31,8 +31,8 @@ export interface RequestBody {
   /** Bytes of a file part, or of a text field of that name (some clients send file contents as a field). */
   bytes(field: string): Promise<Buffer | null>;
   has(field: string): boolean;
-  /** True when the request carried no body parameters and no files. */
-  empty: boolean;
+  /** True when the request had no body at all (no bytes, or only white space): `{}` is a body, and not empty. */
+  noBody: boolean;
 }
 
 declare module 'fastify' {
@@ -78,6 +78,7 @@ async function parseBody(request: FastifyRequest, options: BodyOptions): Promise
   let json: unknown;
   const files: UploadedFile[] = [];
   let bodyFieldCount = 0;
+  let noBody = !hasBody;
 
   if (hasBody && contentType.startsWith('multipart/form-data')) {
     const dir = await mkdtemp(path.join(options.tmpDir, 'upload-'));
@@ -88,6 +89,7 @@ async function parseBody(request: FastifyRequest, options: BodyOptions): Promise
     bodyFieldCount = Object.keys(parsed.fields).length;
   } else if (hasBody) {
     const text = (await readAll(stream, options.maxPlainBytes ?? LIMITS.plainBodyBytes)).toString('utf8');
+    noBody = text.trim() === '';
     if (contentType.includes('json') || (!contentType.includes('urlencoded') && /^\s*[[{]/.test(text))) {
       if (text.trim()) {
         try {
@@ -126,7 +128,7 @@ async function parseBody(request: FastifyRequest, options: BodyOptions): Promise
       if (file) return readFile(file.path);
       return fields[field] !== undefined ? Buffer.from(fields[field]!, 'utf8') : null;
     },
-    empty: bodyFieldCount === 0 && files.length === 0,
+    noBody,
   };
 }
 
