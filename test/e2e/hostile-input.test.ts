@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatformFixture, type PlatformFixture } from './platform-fixture.js';
 
 const ORDINARY_MS = 5_000;
+/** Colour analysis needs its granularity; without it every request would be refused before decoding. */
+const COLOR = { granularity: 'major' } as const;
 
 // ---- hostile bytes ----------------------------------------------------------------------------------
 
@@ -129,7 +131,8 @@ describe('hostile input leaves the platform answering and the account unchanged'
     const text = await res.text();
     expect(statuses, `${what}: ${res.status} ${text.slice(0, 300)}`).toContain(res.status);
     const body = JSON.parse(text) as Record<string, unknown>;
-    expect(body.error_code ?? body.code ?? body.Code, `${what}: error code in ${text.slice(0, 200)}`).toBeDefined();
+    // The resource shape has error_code; the colour and fashion shape has a status and data.is_err.
+    expect(body.error_code ?? body.status, `${what}: error code in ${text.slice(0, 200)}`).toBeDefined();
     return body;
   }
 
@@ -190,10 +193,10 @@ describe('hostile input leaves the platform answering and the account unchanged'
     for (const [what, bytes, expected] of traps) {
       for (const service of ['/color/_0000072', '/detect/_0000188']) {
         const started = performance.now();
-        const res = await platform.call(service, { method: 'POST', body: form({ search: { name: 'trap.bin', bytes } }) });
+        const res = await platform.call(service, { method: 'POST', body: form({ ...COLOR, search: { name: 'trap.bin', bytes } }) });
         expect(performance.now() - started, `${what} on ${service}`).toBeLessThan(15_000);
         if (expected === 'ok') expect(res.status, `${what} on ${service}: ${await res.clone().text()}`).toBe(200);
-        else await refused(`${what} on ${service}`, res);
+        else expect(JSON.stringify(await refused(`${what} on ${service}`, res)), what).toMatch(/decod|pixels|not a supported|corrupt|truncated|took longer/i);
       }
       await stillHealthy(what);
     }
@@ -202,7 +205,7 @@ describe('hostile input leaves the platform answering and the account unchanged'
     await new Promise<void>((resolve) => svgServer.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${(svgServer.address() as AddressInfo).port}/x.svg`;
-      await refused('SVG by URL', await platform.call('/color/_0000072', { method: 'POST', body: new URLSearchParams({ url }) }));
+      await refused('SVG by URL', await platform.call('/color/_0000072', { method: 'POST', body: new URLSearchParams({ ...COLOR, url }) }));
       const viaSet = await platform.call(`/image_sets/_0000014/${imageSetId}`, { method: 'POST', body: form({ image_url: url }) });
       await refused('SVG added to an image set', viaSet, [400, 408]);
     } finally {
@@ -217,7 +220,7 @@ describe('hostile input leaves the platform answering and the account unchanged'
     for (const [i, blow] of blows.entries()) {
       for (const param of params) {
         for (const [method, path, extra] of [
-          ['POST', '/color/_0000072', { search: { name: 'p.png', bytes: photo } }],
+          ['POST', '/color/_0000072', { ...COLOR, search: { name: 'p.png', bytes: photo } }],
           ['POST', '/search/no-such-service', { search: { name: 'p.png', bytes: photo } }],
           ['POST', '/product_search/no-such-service', { search: { name: 'p.png', bytes: photo } }],
           ['POST', '/image_sets/_0000014', {}],
@@ -255,7 +258,7 @@ describe('hostile input leaves the platform answering and the account unchanged'
         const res = await platform.call(path, { method, body: form({ [field]: { name: 'rows.csv.gz', bytes, type: 'application/gzip' } }) });
         const body = await refused(`${field} (${kind}) on ${path}`, res, [400]);
         expect(body.error_code).toBe(5001);
-        expect(performance.now() - started, `${field} (${kind})`).toBeLessThan(30_000);
+        expect(performance.now() - started, `${field} (${kind})`).toBeLessThan(60_000);
         await stillHealthy(`${field} bomb (${kind})`);
       }
     }
@@ -310,7 +313,7 @@ describe('hostile input leaves the platform answering and the account unchanged'
     const started = performance.now();
     const statuses = await Promise.all(
       Array.from({ length: 50 }, async () => {
-        const res = await platform.call('/color/_0000072', { method: 'POST', body: form({ search: { name: 'big.jpg', bytes: big, type: 'image/jpeg' } }) });
+        const res = await platform.call('/color/_0000072', { method: 'POST', body: form({ ...COLOR, search: { name: 'big.jpg', bytes: big, type: 'image/jpeg' } }) });
         await res.arrayBuffer();
         return res.status;
       }),

@@ -7,12 +7,19 @@ export const CASE_MS = 1_000;
 
 export function withinSync<T>(fn: () => T, ms = CASE_MS, what = 'parser'): T {
   const started = performance.now();
-  try {
-    return fn();
-  } finally {
+  const check = () => {
     const took = performance.now() - started;
     if (took > ms) throw new Error(`${what} took ${Math.round(took)} ms on one case (bound ${ms} ms)`);
+  };
+  let result: T;
+  try {
+    result = fn();
+  } catch (err) {
+    check();
+    throw err;
   }
+  check();
+  return result;
 }
 
 export async function within<T>(work: Promise<T>, ms = CASE_MS, what = 'parser'): Promise<T> {

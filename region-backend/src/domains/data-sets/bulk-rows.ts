@@ -97,12 +97,12 @@ export async function* boundedLines(source: AsyncIterable<Buffer | string>, maxB
 }
 
 export async function* jsonLines(source: Readable): AsyncGenerator<JsonRow> {
-  let rows = 0;
   try {
     for await (const { line, text: raw } of boundedLines(source as AsyncIterable<Buffer>, BULK_LIMITS.maxLineBytes)) {
+      // Blank lines count too: a file of millions of empty lines is refused as fast as one of records.
+      if (line > BULK_LIMITS.maxRows) throw new BulkFileError(line, `a file may hold at most ${BULK_LIMITS.maxRows} lines`);
       const text = (line === 1 ? raw.replace(/^\uFEFF/, '') : raw).trim();
       if (!text) continue;
-      if (++rows > BULK_LIMITS.maxRows) throw new BulkFileError(line, `a file may hold at most ${BULK_LIMITS.maxRows} rows`);
       let value: unknown;
       try {
         value = parseBoundedJson(text);
