@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatformFixture, type PlatformFixture } from './platform-fixture.js';
 
 const ORDINARY_MS = 5_000;
-/** Colour analysis needs its granularity; without it every request would be refused before decoding. */
-const COLOR = { granularity: 'major' } as const;
+/** Colour analysis needs its granularity and return type; without it every request would be refused before decoding. */
+const COLOR = { granularity: 'major', return_type: 'basic' } as const;
 
 // ---- hostile bytes ----------------------------------------------------------------------------------
 
@@ -131,8 +131,8 @@ describe('hostile input leaves the platform answering and the account unchanged'
     const text = await res.text();
     expect(statuses, `${what}: ${res.status} ${text.slice(0, 300)}`).toContain(res.status);
     const body = JSON.parse(text) as Record<string, unknown>;
-    // The resource shape has error_code; the colour and fashion shape has a status and data.is_err.
-    expect(body.error_code ?? body.status, `${what}: error code in ${text.slice(0, 200)}`).toBeDefined();
+    // Resource shape: error_code; batch shape: data.error_code; colour and fashion shape: status and data.is_err.
+    expect(body.error_code ?? (body.data as { error_code?: unknown } | undefined)?.error_code ?? body.status, `${what}: error code in ${text.slice(0, 200)}`).toBeDefined();
     return body;
   }
 
@@ -169,7 +169,7 @@ describe('hostile input leaves the platform answering and the account unchanged'
 
   it('refuses decoder traps and lying headers with the analysis error, without stalling anyone', async () => {
     const truncated = async (format: 'png' | 'jpeg' | 'webp' | 'gif') => {
-      const full = await sharp({ create: { width: 256, height: 256, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).toFormat(format).toBuffer();
+      const full = await sharp({ create: { width: 256, height: 256, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).toFormat(format).toBuffer();
       return full.subarray(0, Math.floor(full.length / 2));
     };
     const traps: [string, Buffer, 'ok' | 'refused'][] = [
@@ -279,7 +279,7 @@ describe('hostile input leaves the platform answering and the account unchanged'
     const many = new FormData();
     for (let i = 0; i < 5_000; i++) many.append(`f${i}`, 'x');
     await refused('5000 multipart parts', await platform.call('/image_sets/_0000014', { method: 'POST', body: many }));
-    const manyForm = new URLSearchParams(Array.from({ length: 5_000 }, (_, i) => [`f${i}`, 'x']));
+    const manyForm = new URLSearchParams(Array.from({ length: 5_000 }, (_, i): [string, string] => [`f${i}`, 'x']));
     await refused('5000 form fields', await platform.call('/image_sets/_0000014', { method: 'POST', body: manyForm }));
     await stillHealthy('too many parts');
 
@@ -293,7 +293,7 @@ describe('hostile input leaves the platform answering and the account unchanged'
   it('serves ordinary calls within 5 s while 50 clients upload 20-megapixel images at once', async () => {
     // Smooth content (a small noise image scaled up) keeps each file near 1 MB while the decoder still
     // has 20 million pixels to deal with.
-    const big = await sharp(await sharp({ create: { width: 250, height: 200, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 50 } } }).png().toBuffer())
+    const big = await sharp(await sharp({ create: { width: 250, height: 200, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 50 } } }).png().toBuffer())
       .resize(5000, 4000, { kernel: 'cubic' })
       .jpeg({ quality: 80 })
       .toBuffer();
