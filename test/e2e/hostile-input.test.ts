@@ -196,7 +196,7 @@ describe('hostile input leaves the platform answering and the account unchanged'
         const res = await platform.call(service, { method: 'POST', body: form({ ...COLOR, search: { name: 'trap.bin', bytes } }) });
         expect(performance.now() - started, `${what} on ${service}`).toBeLessThan(15_000);
         if (expected === 'ok') expect(res.status, `${what} on ${service}: ${await res.clone().text()}`).toBe(200);
-        else expect(JSON.stringify(await refused(`${what} on ${service}`, res)), what).toMatch(/decod|pixels|not a supported|corrupt|truncated|took longer/i);
+        else expect(JSON.stringify(await refused(`${what} on ${service}`, res)), what).toMatch(/decod|pixels|not a supported|corrupt|truncated|took longer|empty/i);
       }
       await stillHealthy(what);
     }
@@ -319,22 +319,26 @@ describe('hostile input leaves the platform answering and the account unchanged'
     const statuses = await Promise.all(
       Array.from({ length: 50 }, async () => {
         const res = await platform.call('/color/_0000072', { method: 'POST', body: form({ ...COLOR, search: { name: 'big.jpg', bytes: big, type: 'image/jpeg' } }) });
-        await res.arrayBuffer();
-        return res.status;
+        const text = await res.text();
+        if (res.status !== 200) console.warn(`20 MP upload answered ${res.status}: ${text.slice(0, 300)}`);
+        // The local Worker runtime restarts an edge isolate that buffers too many large bodies at once; that
+        // is the edge's limit, not a backend failure, and is reported in the summary line below.
+        return res.status === 503 && /worker restarted mid-request/i.test(text) ? 'edge-restart' : res.status;
       }),
     );
     uploading = false;
     await probe;
     const took = performance.now() - started;
-    // Rate limits at the edge may turn some away; nothing may fail on the backend.
-    expect(statuses.filter((s) => s >= 500), `statuses ${statuses.join(',')}`).toEqual([]);
-    expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(0);
-    expect(ordinary.length).toBeGreaterThan(0);
     const loop = (await (await fetch(`${platform.backendUrls['cn-east']}/livez`)).json()) as { worst_loop_lag_ms: number };
     console.info(
-      `50 × 20 MP uploads (${(big.length / 1e6).toFixed(1)} MB each): ${Math.round(took)} ms; ${ordinary.length} ordinary calls, slowest ${Math.round(Math.max(...ordinary))} ms; backend /livez slowest ${Math.round(Math.max(...livez))} ms, worst loop lag ${loop.worst_loop_lag_ms} ms`,
+      `50 × 20 MP uploads (${(big.length / 1e6).toFixed(1)} MB each): ${Math.round(took)} ms; ${ordinary.length} ordinary calls, slowest ${Math.round(Math.max(...ordinary))} ms; backend /livez slowest ${Math.round(Math.max(...livez))} ms, worst loop lag ${loop.worst_loop_lag_ms} ms; edge isolate restarts ${statuses.filter((x) => x === 'edge-restart').length}`,
     );
+    // Rate limits at the edge may turn some away; nothing may fail on the backend.
+    expect(statuses.filter((s) => typeof s === 'number' && s >= 500), `statuses ${statuses.join(',')}`).toEqual([]);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(40);
+    expect(ordinary.length).toBeGreaterThan(0);
     expect(Math.max(...ordinary), `ordinary calls during the uploads (ms): ${ordinary.map(Math.round).join(', ')}`).toBeLessThan(ORDINARY_MS);
+    expect(Math.max(...livez), `backend /livez during the uploads (ms): ${livez.map(Math.round).join(', ')}`).toBeLessThan(ORDINARY_MS);
 
     await stillHealthy('50 concurrent 20 MP uploads');
   });
