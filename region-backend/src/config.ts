@@ -20,6 +20,8 @@ const schema = z.object({
   IRIS_DATA_DIR: z.string().default('.iris'),
   IRIS_ALLOW_PRIVATE_URLS: flag,
   IRIS_INFERENCE_THREADS: z.coerce.number().int().min(1).max(64).default(Math.max(1, os.availableParallelism())),
+  IRIS_INFERENCE_TIMEOUT_MS: z.coerce.number().int().min(0).default(300_000),
+  IRIS_WATCHDOG_MS: z.coerce.number().int().min(0).default(30_000),
   IRIS_DOWNLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   IRIS_PUBLIC_EDGE_URL: z.string().url().default('http://127.0.0.1:8787'),
   IRIS_DB_CONNECT_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3600).default(30),
@@ -38,6 +40,10 @@ export interface BackendConfig {
   tmpDir: string;
   allowPrivateUrls: boolean;
   inferenceThreads: number;
+  /** Time limit of one inference task on a thread (0 = none); past it the thread is replaced. */
+  inferenceTimeoutMs: number;
+  /** Event-loop watchdog: blocked longer than this, `/livez` fails and the process exits (0 = off). */
+  watchdogMs: number;
   downloadConcurrency: number;
   publicEdgeUrl: string;
   logLevel: string;
@@ -64,6 +70,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig 
     tmpDir: path.resolve(e.IRIS_DATA_DIR, 'regions', e.IRIS_REGION, 'tmp'),
     allowPrivateUrls: e.IRIS_ALLOW_PRIVATE_URLS,
     inferenceThreads: e.IRIS_INFERENCE_THREADS,
+    inferenceTimeoutMs: e.IRIS_INFERENCE_TIMEOUT_MS,
+    watchdogMs: e.IRIS_WATCHDOG_MS,
     downloadConcurrency: e.IRIS_DOWNLOAD_CONCURRENCY,
     publicEdgeUrl: e.IRIS_PUBLIC_EDGE_URL,
     logLevel: e.LOG_LEVEL,
