@@ -1,5 +1,6 @@
 import type { Lang, Quotas, RegionId } from '@iris/shared';
 import type { EdgeConfig } from './config.js';
+import type { D1Counter, Database } from './db/database.js';
 import type { RequestBody } from './http/request-body.js';
 
 /** Worker bindings: D1 plus the variables documented in docs/edge.md (all optional except DB). */
@@ -18,6 +19,10 @@ export interface Bindings {
   BACKEND_TIMEOUT_MS?: string | number;
   /** `all` (default): catalogue services are granted unless revoked; `none`: only explicit grants. */
   DEFAULT_GRANTS?: string;
+  /** Isolate cache lifetime of keys, accounts, quotas, grants and registry rows (default 5000; 0 = off). */
+  EDGE_CACHE_TTL_MS?: string | number;
+  /** `1`: answer with `x-iris-d1-queries` (D1 round trips of the call). */
+  EDGE_REPORT_D1_QUERIES?: string;
 }
 
 /** The authenticated caller of a public API call. */
@@ -47,6 +52,9 @@ export interface Variables {
   body: RequestBody;
   credential: Credential;
   caller: Caller;
+  /** The call's D1 session (public API) and its round-trip counter. */
+  db: Database;
+  d1: D1Counter;
 }
 
 export interface AppEnv {

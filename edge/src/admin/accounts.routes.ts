@@ -5,6 +5,7 @@ import { findKey, insertKey, listKeys, updateKey } from '../accounts/access-key.
 import { findAccount, insertAccount, listAccounts, setAccountDisabled } from '../accounts/account.repo.js';
 import { listExplicitGrants, setGrant } from '../accounts/grant.repo.js';
 import { getQuotas, setQuotas } from '../accounts/quota.repo.js';
+import { forgetAccount } from '../cache/hot-path.cache.js';
 import { database, type Database } from '../db/database.js';
 import type { AppEnv } from '../env.js';
 import { json } from '../http/responses.js';
@@ -39,7 +40,9 @@ function setDisabled(disabled: boolean) {
   return async function setAccountState(c: Context<AppEnv>) {
     const db = database(c.env.DB);
     const account = await requireAccount(db, c);
-    return json(accountJson((await setAccountDisabled(db, account.id, disabled))!));
+    const updated = await setAccountDisabled(db, account.id, disabled);
+    forgetAccount(account.id);
+    return json(accountJson(updated!));
   };
 }
 
@@ -50,6 +53,7 @@ function grant(granted: boolean) {
     const serviceId = c.req.param('serviceId') ?? '';
     if (!serviceById(serviceId)) throw new ApiError('notFound', `service ${serviceId} is not in the catalogue`);
     await setGrant(db, account.id, serviceId, granted);
+    forgetAccount(account.id);
     return json(await grantsJson(db, c, account.id));
   };
 }
@@ -86,6 +90,7 @@ export const accountAdminRoutes = new Hono<AppEnv>()
         throw new ApiError([409, 1111], `access key ${existing.keyId} already exists with another account or secret`);
       }
       const updated = body.signature_required === undefined ? existing : await updateKey(db, existing.keyId, { signatureRequired: body.signature_required });
+      forgetAccount(account.id);
       return json(keyJson(updated!, true));
     }
     const key = await insertKey(db, {
@@ -112,6 +117,7 @@ export const accountAdminRoutes = new Hono<AppEnv>()
       ...(body.custom_services !== undefined ? { customServices: body.custom_services } : {}),
       ...(body.daily_batch_tasks !== undefined ? { dailyBatchTasks: body.daily_batch_tasks } : {}),
     });
+    forgetAccount(account.id);
     return json(quotasJson(quotas));
   })
   .get('/:id/grants', async (c) => {

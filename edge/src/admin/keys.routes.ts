@@ -2,6 +2,7 @@
 import { Hono, type Context } from 'hono';
 import { ApiError } from '@iris/shared';
 import { findKey, updateKey } from '../accounts/access-key.repo.js';
+import { forgetKey } from '../cache/hot-path.cache.js';
 import { database } from '../db/database.js';
 import type { AccessKey } from '../db/schema.js';
 import type { AppEnv } from '../env.js';
@@ -17,7 +18,9 @@ function found(key: AccessKey | undefined, keyId: string): AccessKey {
 function setEnabled(enabled: boolean) {
   return async function setKeyState(c: Context<AppEnv>) {
     const keyId = c.req.param('keyId') ?? '';
-    return json(keyJson(found(await updateKey(database(c.env.DB), keyId, { enabled }), keyId)));
+    const key = await updateKey(database(c.env.DB), keyId, { enabled });
+    forgetKey(keyId);
+    return json(keyJson(found(key, keyId)));
   };
 }
 
@@ -34,5 +37,6 @@ export const keyAdminRoutes = new Hono<AppEnv>()
     };
     const db = database(c.env.DB);
     const key = Object.keys(changes).length ? await updateKey(db, keyId, changes) : await findKey(db, keyId);
+    forgetKey(keyId);
     return json(keyJson(found(key, keyId)));
   });

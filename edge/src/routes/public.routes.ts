@@ -4,7 +4,7 @@
  */
 import { Hono } from 'hono';
 import { ApiError } from '@iris/shared';
-import { accessKey, requestBody, signature } from '../auth/auth.middleware.js';
+import { accessKey, callDatabase, requestBody, signature } from '../auth/auth.middleware.js';
 import type { AppEnv } from '../env.js';
 import { analysisRoutes } from './analysis.routes.js';
 import { batchRoutes } from './batch.routes.js';
@@ -15,7 +15,7 @@ import { proxy } from './proxy.handler.js';
 import { searchRoutes } from './search.routes.js';
 
 export const publicRoutes = new Hono<AppEnv>()
-  .use(accessKey(), requestBody(), signature())
+  .use(callDatabase(), accessKey(), requestBody(), signature())
   .route('/image_sets/_0000014', imageSetRoutes)
   .route('/product_sets/_0000178', productSetRoutes)
   .route('/custom_training', customTrainingRoutes)

@@ -69,7 +69,7 @@ async function parseBody(request: FastifyRequest, options: BodyOptions): Promise
     if (typeof value === 'string') fields[key] = value;
     else if (Array.isArray(value) && typeof value[0] === 'string') fields[key] = value.join(',');
   }
-  const stream: Readable = (request.body as Readable | undefined) ?? request.raw;
+  const stream: Readable = (request.body as Readable | undefined) ?? request.irisPayload ?? request.raw;
   const contentType = String(request.headers['content-type'] ?? '').toLowerCase();
   const hasBody = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
   let json: unknown;

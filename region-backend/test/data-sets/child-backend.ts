@@ -64,8 +64,7 @@ export async function startChildBackend(options: { databaseUrl: string; dataDir:
         quotas: { ...DEFAULT_QUOTAS },
         ...(input.resourceId ? { resourceId: input.resourceId } : {}),
       };
-      const signed = await signInternal(CHILD_SECRET, { method: input.method, pathWithQuery: input.url, accountId: input.accountId ?? 1, context });
-      const headers: Record<string, string> = { ...signed, ...input.headers };
+      const headers: Record<string, string> = { ...input.headers };
       let body: Buffer | string | undefined;
       if (input.body !== undefined && typeof input.body === 'object' && !Buffer.isBuffer(input.body)) {
         body = JSON.stringify(input.body);
@@ -73,6 +72,7 @@ export async function startChildBackend(options: { databaseUrl: string; dataDir:
       } else {
         body = input.body;
       }
+      Object.assign(headers, await signInternal(CHILD_SECRET, { method: input.method, pathWithQuery: input.url, accountId: input.accountId ?? 1, context, body }));
       const res = await fetch(`${base}${input.url}`, { method: input.method, headers, ...(body !== undefined ? { body } : {}) });
       const text = await res.text();
       return { status: res.status, text, json: () => JSON.parse(text) as unknown };

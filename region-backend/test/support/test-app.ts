@@ -67,13 +67,14 @@ export async function callSigned(app: FastifyInstance, input: CallInput): Promis
     quotas: input.quotas ?? { ...DEFAULT_QUOTAS },
     ...(input.resourceId ? { resourceId: input.resourceId } : {}),
   };
-  const signed = await signInternal(TEST_SECRET, { method: input.method, pathWithQuery: input.url, accountId: input.accountId ?? 1, context });
-  const headers: Record<string, string> = { ...signed, ...input.headers };
+  const headers: Record<string, string> = { ...input.headers };
   let payload = input.payload;
   if (payload !== undefined && typeof payload === 'object' && !Buffer.isBuffer(payload)) {
     payload = JSON.stringify(payload);
     headers['content-type'] ??= 'application/json';
   }
+  const body = typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : undefined;
+  Object.assign(headers, await signInternal(TEST_SECRET, { method: input.method, pathWithQuery: input.url, accountId: input.accountId ?? 1, context, body }));
   return app.inject({ method: input.method as 'GET', url: input.url, headers, ...(payload !== undefined ? { payload } : {}) });
 }
 
