@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 /** Backend configuration from the environment, validated at boot: a bad value stops the process with a clear message. */
 import path from 'node:path';
 import os from 'node:os';
@@ -21,6 +22,8 @@ const schema = z.object({
   IRIS_INFERENCE_THREADS: z.coerce.number().int().min(1).max(64).default(Math.max(1, os.availableParallelism())),
   IRIS_DOWNLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   IRIS_PUBLIC_EDGE_URL: z.string().url().default('http://127.0.0.1:8787'),
+  /** Key of signed result links; unset: derived from INTERNAL_SECRET (a different key, same secret to keep). */
+  IRIS_LINK_SECRET: z.string().min(16, 'IRIS_LINK_SECRET must be at least 16 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -37,7 +40,10 @@ export interface BackendConfig {
   allowPrivateUrls: boolean;
   inferenceThreads: number;
   downloadConcurrency: number;
+  /** Base of result links when the call did not say which public address it came through. */
   publicEdgeUrl: string;
+  /** Signs result links (never the internal secret itself). */
+  linkSecret: string;
   logLevel: string;
   /** Download limits, pixel limit, stored-copy size and blob directory (images/image-config.ts). */
   images: ImageConfig;
@@ -62,6 +68,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig 
     inferenceThreads: e.IRIS_INFERENCE_THREADS,
     downloadConcurrency: e.IRIS_DOWNLOAD_CONCURRENCY,
     publicEdgeUrl: e.IRIS_PUBLIC_EDGE_URL,
+    linkSecret: e.IRIS_LINK_SECRET ?? createHmac('sha256', e.INTERNAL_SECRET).update('iris batch result links').digest('hex'),
     logLevel: e.LOG_LEVEL,
     images: loadImageConfig(env, path.resolve(e.IRIS_DATA_DIR, 'regions', e.IRIS_REGION), e.IRIS_ALLOW_PRIVATE_URLS),
   };

@@ -11,11 +11,12 @@ import { batchRoutes } from './batch.routes.js';
 import { customTrainingRoutes } from './custom-training.routes.js';
 import { imageSetRoutes } from './image-sets.routes.js';
 import { productSetRoutes } from './product-sets.routes.js';
+import { resultLinks } from './result-links.handler.js';
 import { proxy } from './proxy.handler.js';
 import { searchRoutes } from './search.routes.js';
 
 export const publicRoutes = new Hono<AppEnv>()
-  .use(callDatabase(), accessKey(), requestBody(), signature())
+  .use(resultLinks(), callDatabase(), accessKey(), requestBody(), signature())
   .route('/image_sets/_0000014', imageSetRoutes)
   .route('/product_sets/_0000178', productSetRoutes)
   .route('/custom_training', customTrainingRoutes)

@@ -12,6 +12,7 @@ import type { Readable } from 'node:stream';
 import Busboy from '@fastify/busboy';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, LIMITS } from '@iris/shared';
+import { requireEdgeReading } from './edge-checks.js';
 
 export interface UploadedFile {
   field: string;
@@ -108,6 +109,7 @@ async function parseBody(request: FastifyRequest, options: BodyOptions): Promise
     }
   }
 
+  requireEdgeReading(request, fields);
   const byField = new Map(files.map((f) => [f.field, f]));
   return {
     fields,

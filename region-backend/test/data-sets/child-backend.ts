@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_QUOTAS, newResourceId, signInternal, type ForwardContext } from '@iris/shared';
+import { DEFAULT_QUOTAS, newResourceId, SERVICES, signInternal, type ForwardContext } from '@iris/shared';
 import { freePort } from '../../src/db/embedded-postgres.js';
 
 const BACKEND_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -62,6 +62,7 @@ export async function startChildBackend(options: { databaseUrl: string; dataDir:
         requestId: newResourceId(16),
         lang: 'en',
         quotas: { ...DEFAULT_QUOTAS },
+        services: SERVICES.map((s) => s.id),
         ...(input.resourceId ? { resourceId: input.resourceId } : {}),
       };
       const headers: Record<string, string> = { ...input.headers };
