@@ -22,6 +22,7 @@ export default defineWorkersConfig(async () => {
               CLOSED_BACKEND_URL: inject('closedBackend'),
               INTERNAL_SECRET_CN_EAST: 'test-secret-cn-east',
               INTERNAL_SECRET_AP_SOUTHEAST: 'test-secret-ap-southeast',
+              SECRETS_MASTER_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
             },
           },
         }),

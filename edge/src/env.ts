@@ -21,6 +21,10 @@ export interface Bindings {
   DEFAULT_GRANTS?: string;
   /** Isolate cache lifetime of keys, accounts, quotas, grants and registry rows (default 5000; 0 = off). */
   EDGE_CACHE_TTL_MS?: string | number;
+  /** 32 random bytes (base64): the AES-GCM key of access-key secrets at rest. A Worker secret. */
+  SECRETS_MASTER_KEY?: string;
+  /** Workers rate-limiting binding: calls per access key (wrangler.toml `[[ratelimits]]`). */
+  KEY_RATE_LIMITER?: RateLimit;
   /** `1`: answer with `x-iris-d1-queries` (D1 round trips of the call). */
   EDGE_REPORT_D1_QUERIES?: string;
 }
@@ -35,6 +39,7 @@ export interface Caller {
 /** The access key named by `x-ca-accesskeyid`, before its signature (if any) is checked. */
 export interface Credential {
   keyId: string;
+  keyHash: string;
   secret: string;
   accountId: number;
   signatureRequired: boolean;

@@ -4,8 +4,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { ApiError } from '@iris/shared';
-import { findKeyForAuth } from '../accounts/access-key.repo.js';
-import { effectiveQuotas } from '../accounts/quota.repo.js';
+import { findKeyForAuth } from '../accounts/key-store.service.js';
 import { keyCache } from '../cache/hot-path.cache.js';
 import { sessionDatabase, type D1Counter } from '../db/database.js';
 import type { AppEnv } from '../env.js';
@@ -36,16 +35,17 @@ export function accessKey(): MiddlewareHandler<AppEnv> {
     const version = c.req.header('x-ca-version')?.trim();
     if (version && !VERSIONS.has(version)) throw new ApiError('versionUnsupported', `x-ca-version ${version} is not supported (use 1)`);
     const db = c.get('db');
-    const found = await keyCache.get(keyId, c.get('config').cacheTtlMs, () => findKeyForAuth(db, keyId));
+    const found = await keyCache.get(keyId, c.get('config').cacheTtlMs, () => findKeyForAuth(db, c.env.SECRETS_MASTER_KEY, keyId));
     if (!found) throw new ApiError('accessKeyUnknown', 'unknown access key');
-    if (!found.key.enabled) throw new ApiError('accessKeyDisabled', 'the access key is disabled');
+    if (!found.enabled) throw new ApiError('accessKeyDisabled', 'the access key is disabled');
     if (found.accountDisabled) throw new ApiError('accessKeyDisabled', 'the account is disabled');
     c.set('credential', {
-      keyId: found.key.keyId,
-      secret: found.key.secret,
-      accountId: found.key.accountId,
-      signatureRequired: found.key.signatureRequired,
-      quotas: effectiveQuotas(found.quotaOverrides),
+      keyId: found.keyId,
+      keyHash: found.keyHash,
+      secret: found.secret,
+      accountId: found.accountId,
+      signatureRequired: found.signatureRequired,
+      quotas: found.quotas,
     });
     await next();
   };
@@ -64,7 +64,7 @@ export function signature(): MiddlewareHandler<AppEnv> {
     const credential = c.get('credential');
     if (c.req.header('x-ca-signature') !== undefined || credential.signatureRequired) {
       await verifyRequestSignature(c.get('db'), {
-        keyId: credential.keyId,
+        keyId: credential.keyHash,
         secret: credential.secret,
         headers: c.req.raw.headers,
         body: c.get('body'),

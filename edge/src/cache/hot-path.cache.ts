@@ -5,13 +5,13 @@
  * a disabled key or account, a revoked grant or a deleted resource takes effect at once in the isolate that
  * made the change and within the TTL everywhere else.
  */
-import type { KeyWithAccount } from '../accounts/access-key.repo.js';
+import type { AuthKey } from '../accounts/key-store.service.js';
 import type { Resource } from '../db/schema.js';
 import { IsolateCache } from './isolate-cache.js';
 
 export const DEFAULT_CACHE_TTL_MS = 5_000;
 
-export const keyCache = new IsolateCache<KeyWithAccount>({ maxEntries: 10_000 });
+export const keyCache = new IsolateCache<AuthKey>({ maxEntries: 10_000 });
 export const grantCache = new IsolateCache<ReadonlyMap<string, boolean>>({ maxEntries: 10_000 });
 export const resourceCache = new IsolateCache<Resource>({ maxEntries: 50_000 });
 
@@ -21,7 +21,7 @@ export function forgetKey(keyId: string): void {
 
 /** Account state, quotas or grants changed: every cached key of the account and its grants go. */
 export function forgetAccount(accountId: number): void {
-  keyCache.deleteWhere((_, value) => value.key.accountId === accountId);
+  keyCache.deleteWhere((_, value) => value.accountId === accountId);
   grantCache.delete(String(accountId));
 }
 
