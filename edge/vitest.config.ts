@@ -14,6 +14,8 @@ export default defineWorkersConfig(async () => {
         workers: ({ inject }) => ({
           wrangler: { configPath: path.join(root, '..', 'wrangler.toml') },
           miniflare: {
+            // A real rate-limiting binding with a small limit, swapped in for KEY_RATE_LIMITER by one test.
+            ratelimits: { TEST_RATE_LIMITER: { simple: { limit: 3, period: 60 } } },
             bindings: {
               TEST_MIGRATIONS: migrations,
               ADMIN_TOKEN: 'test-admin-token',

@@ -20,6 +20,8 @@ export interface EdgeConfig {
   grantsByDefault: boolean;
   /** How long the isolate keeps keys, account state, quotas, grants and registry rows (0 = no cache). */
   cacheTtlMs: number;
+  /** The period of the `[[ratelimits]]` binding, sent as `Retry-After` with a 429. */
+  rateLimitPeriodSeconds: number;
   /** Add `x-iris-d1-queries` (D1 round trips of the call) to public API answers: benchmarks and tests. */
   reportD1Queries: boolean;
 }
@@ -90,6 +92,7 @@ function parseConfig(env: Bindings): EdgeConfig {
     adminToken: env.ADMIN_TOKEN || undefined,
     grantsByDefault: grants === 'all',
     cacheTtlMs: nonNegativeNumber('EDGE_CACHE_TTL_MS', env.EDGE_CACHE_TTL_MS, DEFAULT_CACHE_TTL_MS),
+    rateLimitPeriodSeconds: positiveNumber('RATE_LIMIT_PERIOD_SECONDS', env.RATE_LIMIT_PERIOD_SECONDS, 60),
     reportD1Queries: ['1', 'true', 'yes'].includes(String(env.EDGE_REPORT_D1_QUERIES ?? '').toLowerCase()),
   };
 }

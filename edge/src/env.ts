@@ -25,6 +25,8 @@ export interface Bindings {
   SECRETS_MASTER_KEY?: string;
   /** Workers rate-limiting binding: calls per access key (wrangler.toml `[[ratelimits]]`). */
   KEY_RATE_LIMITER?: RateLimit;
+  /** Period of KEY_RATE_LIMITER in seconds (Retry-After of a 429); must match wrangler.toml. Default 60. */
+  RATE_LIMIT_PERIOD_SECONDS?: string | number;
   /** `1`: answer with `x-iris-d1-queries` (D1 round trips of the call). */
   EDGE_REPORT_D1_QUERIES?: string;
 }

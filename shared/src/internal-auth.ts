@@ -73,9 +73,17 @@ function base64UrlDecode(text: string): string {
   return new TextDecoder().decode(bytes);
 }
 
+/** Imported once per secret (a handful per process): importKey costs more than the HMAC itself. */
+const hmacKeys = new Map<string, Promise<CryptoKey>>();
+
 async function hmacHex(secret: string, message: string): Promise<string> {
-  const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  return toHex(await crypto.subtle.sign('HMAC', key, encoder.encode(message)));
+  let key = hmacKeys.get(secret);
+  if (!key) {
+    if (hmacKeys.size > 64) hmacKeys.clear();
+    key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    hmacKeys.set(secret, key);
+  }
+  return toHex(await crypto.subtle.sign('HMAC', await key, encoder.encode(message)));
 }
 
 function canonical(method: string, pathWithQuery: string, account: string, timestamp: string, context: string): string {
