@@ -74,7 +74,7 @@ function base64UrlDecode(text: string): string {
 }
 
 /** Imported once per secret (a handful per process): importKey costs more than the HMAC itself. */
-const hmacKeys = new Map<string, Promise<CryptoKey>>();
+const hmacKeys = new Map<string, ReturnType<typeof crypto.subtle.importKey>>();
 
 async function hmacHex(secret: string, message: string): Promise<string> {
   let key = hmacKeys.get(secret);
