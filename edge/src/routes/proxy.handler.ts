@@ -28,7 +28,7 @@ export interface ProxyRule {
 /** `scheme://host[:port]` the caller used: links in answers (batch results) point back at this region. */
 export function publicBase(c: Context<AppEnv>, url: URL): string {
   const host = c.req.header('host')?.trim();
-  return host && /^[A-Za-z0-9.\-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host) ? `${url.protocol}//${host.toLowerCase()}` : url.origin;
+  return host && /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host) ? `${url.protocol}//${host.toLowerCase()}` : url.origin;
 }
 
 export function forwardCall(c: Context<AppEnv>, extra: Partial<ForwardContext> = {}) {
