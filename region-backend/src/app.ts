@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { BackendConfig } from './config.js';
 import { DOMAINS } from './domains/index.js';
@@ -29,6 +29,7 @@ export interface BuildOptions {
 export async function buildApp(config: BackendConfig, options: BuildOptions = {}): Promise<FastifyInstance> {
   mkdirSync(config.tmpDir, { recursive: true });
   const app = Fastify({
+    ...(config.tls ? { https: { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } } : {}),
     logger: options.logger === false ? false : { level: config.logLevel },
     bodyLimit: 64 * 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true },

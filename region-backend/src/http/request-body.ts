@@ -13,6 +13,7 @@ import Busboy from '@fastify/busboy';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, LIMITS } from '@iris/shared';
 import { JsonTooDeepError, MAX_BODY_FILES, MAX_BODY_PARTS, overlongParam, parseBoundedJson } from './input-limits.js';
+import { requireEdgeReading } from './edge-checks.js';
 
 export interface UploadedFile {
   field: string;
@@ -72,7 +73,7 @@ async function parseBody(request: FastifyRequest, options: BodyOptions): Promise
     if (typeof value === 'string') fields[key] = value;
     else if (Array.isArray(value) && typeof value[0] === 'string') fields[key] = value.join(',');
   }
-  const stream: Readable = (request.body as Readable | undefined) ?? request.raw;
+  const stream: Readable = (request.body as Readable | undefined) ?? request.irisPayload ?? request.raw;
   const contentType = String(request.headers['content-type'] ?? '').toLowerCase();
   const hasBody = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
   let json: unknown;
@@ -116,6 +117,7 @@ async function parseBody(request: FastifyRequest, options: BodyOptions): Promise
   const overlong = overlongParam(fields);
   if (overlong) throw options.paramError?.(overlong) ?? new ApiError('invalidData', overlong);
 
+  requireEdgeReading(request, fields);
   const byField = new Map(files.map((f) => [f.field, f]));
   return {
     fields,

@@ -9,6 +9,8 @@ export interface RequestContext {
   resourceId: string | undefined;
   quotas: Quotas | undefined;
   startedAt: number;
+  /** The whole signed context (checked fields, granted services, public base, body binding). */
+  forward: ForwardContext;
 }
 
 declare module 'fastify' {
@@ -25,6 +27,7 @@ export function contextFrom(accountId: number, forward: ForwardContext): Request
     resourceId: forward.resourceId,
     quotas: forward.quotas,
     startedAt: performance.now(),
+    forward,
   };
 }
 

@@ -9,6 +9,7 @@ import { readBody } from '../../http/request-body.js';
 import type { Domain } from '../domain.js';
 import { analysisError } from './analysis-errors.js';
 import { boxesToFullImage, buildEnvelope } from './analysis-envelope.js';
+import { requireGrantedService } from '../../http/edge-checks.js';
 
 type Loc = [number, number, number, number];
 /** Longest side handed to analysis pipelines; models work at ≤ 1024 px, boxes are normalised. */
@@ -69,6 +70,7 @@ export async function runAnalysis(
 async function handleAnalysis(app: FastifyInstance, request: FastifyRequest<{ Params: { word: string; serviceId: string } }>) {
   const handler = analysisHandler(request.params.serviceId);
   if (!handler) throw new ApiError('classifyServiceUnknown', `service ${request.params.serviceId} does not exist`);
+  requireGrantedService(request, handler.serviceId, app.config.region, 'classifyServiceUnknown');
   const body = await readBody(request, { tmpDir: app.config.tmpDir, paramError: (message) => analysisError(handler.envelope, 'bad-loc', message) });
   handler.validate?.(body.fields);
   let image;

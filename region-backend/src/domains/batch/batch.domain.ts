@@ -43,7 +43,7 @@ const routes = fp(
       services,
       config,
       filesDir,
-      secret: app.config.internalSecret,
+      secret: app.config.linkSecret,
       publicEdgeUrl: app.config.publicEdgeUrl,
       enqueue: (taskId) => worker.enqueue(taskId),
     });
