@@ -1,6 +1,6 @@
 /** `/admin/accounts`: accounts, their keys, quotas and service grants. */
 import { Hono, type Context } from 'hono';
-import { ApiError, SERVICES, serviceById } from '@iris/shared';
+import { ApiError, QUOTA_FIELDS, SERVICES, serviceById } from '@iris/shared';
 import { findKey, insertKey, listKeys, updateKey } from '../accounts/access-key.repo.js';
 import { findAccount, insertAccount, listAccounts, setAccountDisabled } from '../accounts/account.repo.js';
 import { listExplicitGrants, setGrant } from '../accounts/grant.repo.js';
@@ -106,12 +106,8 @@ export const accountAdminRoutes = new Hono<AppEnv>()
     const db = database(c.env.DB);
     const account = await requireAccount(db, c);
     const body = await parseBody(c.req.raw, quotasBody);
-    const quotas = await setQuotas(db, account.id, {
-      ...(body.image_sets !== undefined ? { imageSets: body.image_sets } : {}),
-      ...(body.training_sets !== undefined ? { trainingSets: body.training_sets } : {}),
-      ...(body.custom_services !== undefined ? { customServices: body.custom_services } : {}),
-      ...(body.daily_batch_tasks !== undefined ? { dailyBatchTasks: body.daily_batch_tasks } : {}),
-    });
+    const changes = Object.fromEntries(QUOTA_FIELDS.filter((f) => body[f.api] !== undefined).map((f) => [f.key, body[f.api]]));
+    const quotas = await setQuotas(db, account.id, changes);
     return json(quotasJson(quotas));
   })
   .get('/:id/grants', async (c) => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { QUOTA_FIELDS } from '@iris/shared';
 import { admin, call, callJson, keyHeaders, newAccount, type BackendEcho } from '../../test/helpers.js';
 
 describe('admin API guard', () => {
@@ -76,7 +77,7 @@ describe('accounts and keys', () => {
 describe('quotas and grants', () => {
   it('sets quotas, keeps the others at their defaults, and restores a default with null', async () => {
     const account = await newAccount();
-    expect((await admin('GET', `/accounts/${account.accountId}/quotas`)).body).toEqual({ image_sets: 100, training_sets: 50, custom_services: 20, daily_batch_tasks: 100 });
+    expect((await admin('GET', `/accounts/${account.accountId}/quotas`)).body).toEqual(Object.fromEntries(QUOTA_FIELDS.map((f) => [f.api, f.default])));
     expect((await admin('PUT', `/accounts/${account.accountId}/quotas`, { image_sets: 5 })).body).toMatchObject({ image_sets: 5, training_sets: 50 });
     expect((await admin('PATCH', `/accounts/${account.accountId}/quotas`, { training_sets: 7 })).body).toMatchObject({ image_sets: 5, training_sets: 7 });
     expect((await admin('PUT', `/accounts/${account.accountId}/quotas`, { image_sets: null })).body).toMatchObject({ image_sets: 100, training_sets: 7 });

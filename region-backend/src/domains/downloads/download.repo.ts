@@ -105,8 +105,8 @@ export async function findCachedBlob(db: Queryable, accountId: number, url: stri
 
 export async function rememberBlob(db: Queryable, accountId: number, url: string, blob: StoredBlob): Promise<void> {
   await db.query(
-    `INSERT INTO url_blobs (account_id, url, blob_key, width, height) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (account_id, url) DO UPDATE SET blob_key = EXCLUDED.blob_key, width = EXCLUDED.width, height = EXCLUDED.height, created_at = now()`,
-    [accountId, url, blob.blobKey, blob.width, blob.height],
+    `INSERT INTO url_blobs (account_id, url, blob_key, width, height, bytes) VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (account_id, url) DO UPDATE SET blob_key = EXCLUDED.blob_key, width = EXCLUDED.width, height = EXCLUDED.height, bytes = EXCLUDED.bytes, created_at = now()`,
+    [accountId, url, blob.blobKey, blob.width, blob.height, blob.bytes ?? 0],
   );
 }
