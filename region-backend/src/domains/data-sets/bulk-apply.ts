@@ -10,7 +10,7 @@ import type { RequestBody } from '../../http/request-body.js';
 import { BulkFileError, csvRows, isHeaderRow, type CsvRow } from './bulk-rows.js';
 import { deleteRecordsByUrl, upsertRecords, withLockedSet, type LockedSet, type RecordInput } from './record.repo.js';
 import { RecordFieldError, recordUrl } from './record-rules.js';
-import type { RecordQuotas } from './record-quotas.js';
+import { assertStoredBytes, type RecordQuotas } from './record-quotas.js';
 import type { SetKind } from './set.repo.js';
 import { openUploadStream } from './upload-stream.js';
 
@@ -89,6 +89,7 @@ export async function addRecordsFromFile(
   field: string,
   toRecord: (row: CsvRow, index: number) => RecordInput | null,
 ): Promise<boolean> {
+  await assertStoredBytes(deps.pool, scope.accountId, scope.quotas);
   const source = await openBulkSource(body, field);
   let pending = 0;
   let done;

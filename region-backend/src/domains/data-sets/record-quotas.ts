@@ -1,7 +1,7 @@
 /**
- * The record quotas of an account (records per set, records per account, stored bytes), checked inside the
- * transaction that adds records, before it commits and before any download is queued: a refused add
- * changes nothing. An advisory lock per account serialises the final count of concurrent adds to
+ * The record quotas of an account: records per set and per account, checked inside the transaction that adds
+ * records, before it commits and before any download is queued (a refused add changes nothing); stored
+ * bytes, checked before an add starts (images are sized only once downloaded). An advisory lock per account serialises the final count of concurrent adds to
  * different sets of one account, so they cannot overshoot together.
  */
 import { ApiError, type Quotas } from '@iris/shared';
@@ -31,7 +31,11 @@ export async function assertRecordQuotas(db: Queryable, accountId: number, setId
   if (Number(inAccount.rows[0]!.n) > quotas.records) {
     throw new ApiError('accountRecordQuota', `an account holds at most ${quotas.records} records`);
   }
-  if ((await storedBytes(db, accountId)) >= quotas.storedBytes) {
+}
+
+/** Throws 403/3010 once the account's stored images reach its byte quota (checked before an add starts). */
+export async function assertStoredBytes(db: Queryable, accountId: number, quotas: RecordQuotas | undefined): Promise<void> {
+  if (quotas && (await storedBytes(db, accountId)) >= quotas.storedBytes) {
     throw new ApiError('storedBytesQuota', `the account's stored images reached ${quotas.storedBytes} bytes`);
   }
 }

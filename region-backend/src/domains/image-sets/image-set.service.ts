@@ -4,7 +4,7 @@ import { ApiError } from '@iris/shared';
 import type { RequestBody } from '../../http/request-body.js';
 import { addRecordsFromFile, deleteRecordsFromFile, fieldError } from '../data-sets/bulk-apply.js';
 import { findLiveRecord, recordInput, upsertDownloadedRecord, upsertRecords, withLockedSet, type RecordInput } from '../data-sets/record.repo.js';
-import { storedBytes, type RecordQuotas } from '../data-sets/record-quotas.js';
+import { assertStoredBytes, type RecordQuotas } from '../data-sets/record-quotas.js';
 import { recordMeta, recordTags, recordUrl, setDescription, setName } from '../data-sets/record-rules.js';
 import { deleteDataSet, listDataSets, updateDataSet, type DataSetRow, type SetKind } from '../data-sets/set.repo.js';
 import { createSet, requireSet } from '../data-sets/set.service.js';
@@ -98,10 +98,7 @@ export async function addOneRecord(
     await withLockedSet(deps.pool, setId, { accountId, kind, touch: true }, (tx) => upsertRecords(tx, accountId, [input]));
     return;
   }
-  // Refused before the download when the account is full already (checked again at commit).
-  if (quotas && (await storedBytes(deps.pool, accountId)) >= quotas.storedBytes) {
-    throw new ApiError('storedBytesQuota', `the account's stored images reached ${quotas.storedBytes} bytes`);
-  }
+  await assertStoredBytes(deps.pool, accountId, quotas);
   let blob;
   try {
     blob = await deps.downloads.downloadNow(accountId, input.url);
