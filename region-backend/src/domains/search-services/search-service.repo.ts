@@ -104,7 +104,7 @@ export async function serviceState(db: Queryable, id: string): Promise<ServiceSt
   return result.rows[0] ?? null;
 }
 
-/** The state of every service (each process holds every service's index). */
+/** The state of every service (the poller catches up the indexes a process holds and drops deleted ones). */
 export async function allServiceStates(db: Queryable): Promise<ServiceState[]> {
   const result = await db.query<ServiceState>(`SELECT ${STATE} FROM search_services s ORDER BY s.created_at, s.id`);
   return result.rows;

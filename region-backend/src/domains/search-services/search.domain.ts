@@ -25,7 +25,13 @@ const services = fp(
   async (app) => {
     const config = loadSearchConfig(process.env);
     const log = app.log.child({ domain: 'search' });
-    const indexes = new ServiceIndexes({ pool: app.db.pool, dataDir: app.config.dataDir, log, saveEveryMs: config.saveMs });
+    const indexes = new ServiceIndexes({
+      pool: app.db.pool,
+      dataDir: app.config.dataDir,
+      log,
+      saveEveryMs: config.saveMs,
+      memoryBudgetBytes: config.indexMemoryBytes,
+    });
     const indexer = new SearchIndexer({ pool: app.db.pool, blobs: app.blobs, inference: app.inference, log }, { batchSize: config.indexBatch });
     const poller = new IndexPoller({ pool: app.db.pool, queue: app.queue, indexes, log, intervalMs: config.pollMs });
     app.decorate('searchIndexes', indexes);

@@ -69,10 +69,9 @@ export class SearchQueryService {
     const preprocessMs = performance.now() - preprocessStarted;
 
     const searchStarted = performance.now();
-    const store = await this.deps.indexes.acquire(service).catch((err: unknown) => {
+    const selected = await this.deps.indexes.use(service, (store) => this.select(store, service, vector, params, input.product)).catch((err: unknown) => {
       throw err instanceof ServiceGoneError ? new ApiError('serviceNotFound', 'search service does not exist') : err;
     });
-    const selected = await this.select(store, service, vector, params, input.product);
     const searchMs = performance.now() - searchStarted;
 
     const page = input.product ? selected.slice(params.page * params.count, (params.page + 1) * params.count) : selected.slice(0, params.count);
