@@ -39,7 +39,7 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
   registerInternalAuth(app, config.internalSecret);
 
   await app.register(databasePlugin, { databaseUrl: config.databaseUrl });
-  await app.register(inferencePlugin, { threads: config.inferenceThreads });
+  await app.register(inferencePlugin, { threads: config.inferenceThreads, limits: config.poolLimits });
   await app.register(blobStorePlugin);
   await app.register(queuePlugin, {
     databaseUrl: config.databaseUrl,

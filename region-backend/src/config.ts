@@ -4,6 +4,8 @@ import os from 'node:os';
 import { z } from 'zod';
 import { REGIONS } from '@iris/shared';
 import { loadImageConfig, type ImageConfig } from './images/image-config.js';
+import { loadPoolLimits } from './inference/pool-config.js';
+import type { PoolLimits } from './inference/inference-pool.js';
 
 const flag = z
   .string()
@@ -36,6 +38,8 @@ export interface BackendConfig {
   tmpDir: string;
   allowPrivateUrls: boolean;
   inferenceThreads: number;
+  /** Per-account threads, queue and time limits of the inference pool (inference/pool-config.ts). */
+  poolLimits: PoolLimits;
   downloadConcurrency: number;
   publicEdgeUrl: string;
   logLevel: string;
@@ -60,6 +64,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig 
     tmpDir: path.resolve(e.IRIS_DATA_DIR, 'regions', e.IRIS_REGION, 'tmp'),
     allowPrivateUrls: e.IRIS_ALLOW_PRIVATE_URLS,
     inferenceThreads: e.IRIS_INFERENCE_THREADS,
+    poolLimits: loadPoolLimits(env, e.IRIS_INFERENCE_THREADS),
     downloadConcurrency: e.IRIS_DOWNLOAD_CONCURRENCY,
     publicEdgeUrl: e.IRIS_PUBLIC_EDGE_URL,
     logLevel: e.LOG_LEVEL,

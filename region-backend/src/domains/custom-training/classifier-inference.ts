@@ -16,6 +16,8 @@ import { findModel, servingState } from './custom-service.repo.js';
 
 export interface ServedModel {
   serviceId: string;
+  /** The owner: its predictions take turns with other accounts' work on the pool. */
+  accountId: number;
   labels: string[];
   model: LinearClassifier;
   /** The `version` of inference answers: feature pipeline and training time. */
@@ -75,6 +77,7 @@ export class ClassifierInference {
     const classes = stored.labels.length;
     const served: ServedModel = {
       serviceId,
+      accountId,
       labels: stored.labels,
       model: assertClassifier({
         dim: stored.dim,
@@ -96,7 +99,7 @@ export class ClassifierInference {
 
   /** Class probabilities of an image (interactive priority on an interactive pool; batch passes a background view). */
   async predict(served: ServedModel, image: Uint8Array): Promise<ClassifierPrediction> {
-    return this.deps.inference.run<ClassifierPrediction>('classifier-predict', { image, model: served.model }, { priority: 'interactive' });
+    return this.deps.inference.run<ClassifierPrediction>('classifier-predict', { image, model: served.model }, { priority: 'interactive', accountId: served.accountId });
   }
 
   /** The classify answer (envelope with ranked labels) for one image; image problems in the analysis shape. */

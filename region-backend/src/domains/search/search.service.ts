@@ -65,7 +65,7 @@ export class SearchQueryService {
     const image = await this.image(input.body);
 
     const preprocessStarted = performance.now();
-    const vector = await this.embed(image.bytes, params, service.scenario);
+    const vector = await this.embed(image.bytes, params, service.scenario, input.accountId);
     const preprocessMs = performance.now() - preprocessStarted;
 
     const searchStarted = performance.now();
@@ -103,7 +103,7 @@ export class SearchQueryService {
     }
   }
 
-  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string): Promise<Float32Array> {
+  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number): Promise<Float32Array> {
     let rgb: RgbPixels;
     try {
       rgb = await decodeImage(bytes, { maxPixels: this.deps.maxPixels, maxSide: QUERY_MAX_SIDE, ...(params.loc ? { crop: params.loc } : {}) });
@@ -112,7 +112,7 @@ export class SearchQueryService {
       throw err;
     }
     try {
-      const result = await this.deps.inference.run<EmbedOutput>('embed', { rgb, scenario }, { priority: 'interactive' });
+      const result = await this.deps.inference.run<EmbedOutput>('embed', { rgb, scenario }, { priority: 'interactive', accountId });
       return result.vector;
     } catch (err) {
       if (err instanceof InferenceTaskError && (err.code === 'image_decode_failed' || err.code === 'invalid_embed_input')) {
