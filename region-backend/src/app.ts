@@ -3,8 +3,10 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { BackendConfig } from './config.js';
 import { DOMAINS } from './domains/index.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { registerAccountUploadLimit } from './http/account-uploads.hook.js';
 import { registerInternalAuth } from './http/internal-auth.hook.js';
 import { registerBodyHandling } from './http/request-body.js';
+import { sweepUploadDirs } from './http/upload-sweep.js';
 import { createJobRegistry } from './jobs/job-registry.js';
 import { blobStorePlugin } from './plugins/blob-store.plugin.js';
 import { databasePlugin } from './plugins/database.plugin.js';
@@ -37,6 +39,9 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
   registerBodyHandling(app);
   registerErrorHandling(app);
   registerInternalAuth(app, config.internalSecret);
+  registerAccountUploadLimit(app, config.accountUploads);
+  const swept = await sweepUploadDirs(config.tmpDir);
+  if (swept) app.log.info({ swept }, 'removed upload folders left by stopped processes');
 
   await app.register(databasePlugin, { databaseUrl: config.databaseUrl });
   await app.register(inferencePlugin, { threads: config.inferenceThreads, limits: config.poolLimits });

@@ -22,6 +22,7 @@ const schema = z.object({
   IRIS_ALLOW_PRIVATE_URLS: flag,
   IRIS_INFERENCE_THREADS: z.coerce.number().int().min(1).max(64).default(Math.max(1, os.availableParallelism())),
   IRIS_DOWNLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  IRIS_ACCOUNT_UPLOADS: z.coerce.number().int().min(1).max(1000).default(8),
   IRIS_PUBLIC_EDGE_URL: z.string().url().default('http://127.0.0.1:8787'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -41,6 +42,8 @@ export interface BackendConfig {
   /** Per-account threads, queue and time limits of the inference pool (inference/pool-config.ts). */
   poolLimits: PoolLimits;
   downloadConcurrency: number;
+  /** Uploads (multipart or large bodies) one account may have in flight in a process. */
+  accountUploads: number;
   publicEdgeUrl: string;
   logLevel: string;
   /** Download limits, pixel limit, stored-copy size and blob directory (images/image-config.ts). */
@@ -66,6 +69,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig 
     inferenceThreads: e.IRIS_INFERENCE_THREADS,
     poolLimits: loadPoolLimits(env, e.IRIS_INFERENCE_THREADS),
     downloadConcurrency: e.IRIS_DOWNLOAD_CONCURRENCY,
+    accountUploads: e.IRIS_ACCOUNT_UPLOADS,
     publicEdgeUrl: e.IRIS_PUBLIC_EDGE_URL,
     logLevel: e.LOG_LEVEL,
     images: loadImageConfig(env, path.resolve(e.IRIS_DATA_DIR, 'regions', e.IRIS_REGION), e.IRIS_ALLOW_PRIVATE_URLS),

@@ -110,3 +110,9 @@ export async function rememberBlob(db: Queryable, accountId: number, url: string
     [accountId, url, blob.blobKey, blob.width, blob.height, blob.bytes ?? 0],
   );
 }
+
+/** The owner of a set (downloads take turns per account), or null when the set is gone. */
+export async function setAccount(db: Queryable, setId: string): Promise<string | null> {
+  const result = await db.query<{ account_id: string }>('SELECT account_id FROM data_sets WHERE id = $1', [setId]);
+  return result.rows[0] ? String(result.rows[0].account_id) : null;
+}

@@ -12,7 +12,7 @@ import { loadSearchConfig } from './search-config.js';
 import { INDEX_JOB, SearchIndexer, type IndexJobData } from './search-indexer.js';
 import { setHasService } from './search-service.repo.js';
 import { searchServiceRoutes } from './search-service.routes.js';
-import { ServiceIndexes } from './service-indexes.js';
+import { ServiceGoneError, ServiceIndexes } from './service-indexes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -63,6 +63,9 @@ export const searchServicesDomain: Domain = {
       queue: { policy: 'short', retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 15 * 60 },
       handler: async (data) => {
         await app.searchIndexer.run(data.serviceId);
+        await app.searchIndexes.keepFileCurrent(data.serviceId).catch((err: unknown) => {
+          if (!(err instanceof ServiceGoneError)) throw err;
+        });
       },
     }),
   ],

@@ -115,6 +115,16 @@ export class ServiceIndexes {
     }
   }
 
+  /**
+   * After an indexing run: the writing process brings the service's index file up to date (loading the index
+   * under the memory budget; it is saved when due, evicted or closed), so later loads read a current file.
+   */
+  async keepFileCurrent(serviceId: string): Promise<void> {
+    if (this.closed || !(await this.isWriter())) return;
+    const state = await serviceState(this.options.pool, serviceId);
+    if (state) await this.acquire(state);
+  }
+
   /** The service's index, loaded and caught up (tests and tools; queries go through `use`). */
   async acquire(state: ServiceState): Promise<VectorStore> {
     const entry = await this.pinned(state);
@@ -130,7 +140,6 @@ export class ServiceIndexes {
       await this.drop(state.id, false);
       entry = undefined;
     }
-    const loading = !entry;
     entry ??= this.open(state);
     entry.usedAt = performance.now();
     entry.pins++;
@@ -141,7 +150,7 @@ export class ServiceIndexes {
         await this.sync(entry);
         if (entry.appliedSeq === before) break;
       }
-      if (loading) await this.enforceBudget(entry);
+      await this.enforceBudget(entry);
     } catch (err) {
       entry.pins--;
       throw err;
