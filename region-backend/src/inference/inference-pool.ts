@@ -19,7 +19,7 @@ export interface RunOptions {
 
 /** Per-account fairness and time limits (README "Quotas and limits"). */
 export interface PoolLimits {
-  /** Threads one account's interactive tasks may hold at once. */
+  /** Threads one account's tasks (interactive and background) may hold at once. */
   accountThreads: number;
   /** Interactive tasks one account may have waiting; past it, calls are refused with 503. */
   accountQueue: number;
@@ -61,9 +61,10 @@ const NO_ACCOUNT = '-';
 
 /**
  * A fixed pool of worker threads that run model code, so the request event loop never does.
- * Interactive jobs are always taken before background ones; within a priority, accounts take turns, an
- * account holds at most `accountThreads` threads with interactive work and queues at most `accountQueue`
- * jobs; every job runs under a time limit.
+ * Interactive jobs are always taken before background ones; within a priority, accounts take turns; an
+ * account's jobs hold at most `accountThreads` threads at once (so other accounts always find one free when
+ * it floods), it queues at most `accountQueue` interactive jobs; every job runs under a time limit.
+ * Work that names no account (indexing, training) is not capped.
  */
 export class InferencePool {
   private readonly slots: Slot[] = [];
@@ -142,7 +143,7 @@ export class InferencePool {
     slot.job = null;
     if (slot.timer) clearTimeout(slot.timer);
     slot.timer = null;
-    if (job && job.priority === 'interactive') {
+    if (job && job.account !== NO_ACCOUNT) {
       const left = (this.running.get(job.account) ?? 1) - 1;
       if (left > 0) this.running.set(job.account, left);
       else this.running.delete(job.account);
@@ -161,16 +162,15 @@ export class InferencePool {
     this.dispatch();
   }
 
-  private mayRunInteractive = (account: string): boolean =>
-    account === NO_ACCOUNT || (this.running.get(account) ?? 0) < this.limits.accountThreads;
+  private mayRun = (account: string): boolean => account === NO_ACCOUNT || (this.running.get(account) ?? 0) < this.limits.accountThreads;
 
   private dispatch(): void {
     for (const slot of this.slots) {
       if (slot.job) continue;
-      const job = this.queues.interactive.shift(this.mayRunInteractive) ?? this.queues.background.shift(() => true);
+      const job = this.queues.interactive.shift(this.mayRun) ?? this.queues.background.shift(this.mayRun);
       if (!job) return;
       slot.job = job;
-      if (job.priority === 'interactive') this.running.set(job.account, (this.running.get(job.account) ?? 0) + 1);
+      if (job.account !== NO_ACCOUNT) this.running.set(job.account, (this.running.get(job.account) ?? 0) + 1);
       slot.timer = setTimeout(() => {
         this.timeouts++;
         this.replace(slot, new ApiError('taskTimeout', `${job.request.task} took longer than ${job.timeoutMs} ms`));
