@@ -11,6 +11,7 @@ import { json } from '../http/responses.js';
 import { accountJson, keyJson, quotasJson } from './admin.mappers.js';
 import { createAccountBody, createKeyBody, parseAccountId, parseBody, quotasBody } from './admin.schemas.js';
 import { generateKeyId, generateSecret } from './credentials.js';
+import { REVOCATION_HEADER, revokeQueuedWork } from './revocation.service.js';
 
 async function requireAccount(db: Database, c: Context<AppEnv>) {
   const id = parseAccountId(c.req.param('id'));
@@ -39,7 +40,9 @@ function setDisabled(disabled: boolean) {
   return async function setAccountState(c: Context<AppEnv>) {
     const db = database(c.env.DB);
     const account = await requireAccount(db, c);
-    return json(accountJson((await setAccountDisabled(db, account.id, disabled))!));
+    const response = json(accountJson((await setAccountDisabled(db, account.id, disabled))!));
+    if (disabled) response.headers.set(REVOCATION_HEADER, await revokeQueuedWork(c, { accountId: account.id }));
+    return response;
   };
 }
 
@@ -50,7 +53,9 @@ function grant(granted: boolean) {
     const serviceId = c.req.param('serviceId') ?? '';
     if (!serviceById(serviceId)) throw new ApiError('notFound', `service ${serviceId} is not in the catalogue`);
     await setGrant(db, account.id, serviceId, granted);
-    return json(await grantsJson(db, c, account.id));
+    const response = json(await grantsJson(db, c, account.id));
+    if (!granted) response.headers.set(REVOCATION_HEADER, await revokeQueuedWork(c, { accountId: account.id, serviceId }));
+    return response;
   };
 }
 

@@ -34,8 +34,15 @@ describe('accounts and keys', () => {
     expect(created.body.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
     const list = await admin<{ results: { id: number }[] }>('GET', '/accounts');
     expect(list.body.results.map((a) => a.id)).toContain(created.body.id);
-    expect((await admin('POST', `/accounts/${created.body.id}/disable`)).body.disabled).toBe(true);
-    expect((await admin('POST', `/accounts/${created.body.id}/enable`)).body.disabled).toBe(false);
+    const disabled = await admin('POST', `/accounts/${created.body.id}/disable`);
+    expect(disabled.body.disabled).toBe(true);
+    // Every configured region backend was told to stop the account's queued work.
+    expect(disabled.res.headers.get('x-iris-revocation')).toMatch(/cn-east=done/);
+    const enabled = await admin('POST', `/accounts/${created.body.id}/enable`);
+    expect(enabled.body.disabled).toBe(false);
+    expect(enabled.res.headers.get('x-iris-revocation')).toBeNull();
+    const revoked = await admin('DELETE', `/accounts/${created.body.id}/grants/_0000024`);
+    expect(revoked.res.headers.get('x-iris-revocation')).toMatch(/cn-east=done/);
     expect((await admin('POST', '/accounts', { name: '' })).status).toBe(400);
     expect((await admin('GET', '/accounts/999999')).status).toBe(404);
   });
