@@ -66,6 +66,7 @@ export default async function run(): Promise<void> {
   const postgres = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: false });
   await postgres.ensureDatabase('iris_bench_indexes');
   const pool = new pg.Pool({ connectionString: postgres.connectionString('iris_bench_indexes') });
+  pool.on('error', () => undefined); // idle connections end with the server
   try {
     await migrate(pool);
     const { ids, probe } = await seed(pool);
