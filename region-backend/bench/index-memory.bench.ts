@@ -50,11 +50,11 @@ async function seed(pool: pg.Pool): Promise<{ ids: string[]; probe: Float32Array
     const id = `benchsvc${String(s).padStart(4, '0')}`;
     ids.push(id);
     await pool.query(
-      `INSERT INTO search_services (id, account_id, kind, name, scenario, set_id, pipeline, index_seq, n_indexed) VALUES ($1, 1, 'image_set', 's', 'general', 'benchset', $2, $3, $3)`,
-      [id, PIPELINE, ITEMS],
+      `INSERT INTO search_services (id, account_id, kind, name, scenario, set_id, pipeline, index_seq, n_indexed) VALUES ($1, 1, 'image_set', 's', 'general', 'benchset', $2, $3, $4)`,
+      [id, PIPELINE, ITEMS, ITEMS],
     );
     await pool.query(
-      `INSERT INTO search_index_items (service_id, record_id, blob_key, seq) SELECT $1, k + 1, 'blob' || k, k + 1 FROM generate_series(0, $2 - 1) AS k`,
+      `INSERT INTO search_index_items (service_id, record_id, blob_key, seq) SELECT $1, k + 1, 'blob' || k, k + 1 FROM generate_series(0, $2::int - 1) AS k`,
       [id, ITEMS],
     );
   }
@@ -65,6 +65,7 @@ export default async function run(): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'iris-bench-index-memory-'));
   const postgres = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: false });
   await postgres.ensureDatabase('iris_bench_indexes');
+  pg.types.setTypeParser(20, (value) => Number(value)); // as the backend's database plugin does
   const pool = new pg.Pool({ connectionString: postgres.connectionString('iris_bench_indexes') });
   pool.on('error', () => undefined); // idle connections end with the server
   try {
