@@ -43,7 +43,7 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
   const swept = await sweepUploadDirs(config.tmpDir);
   if (swept) app.log.info({ swept }, 'removed upload folders left by stopped processes');
 
-  await app.register(databasePlugin, { databaseUrl: config.databaseUrl });
+  await app.register(databasePlugin, { databaseUrl: config.databaseUrl, connectTimeoutMs: config.dbConnectTimeoutMs });
   await app.register(inferencePlugin, { threads: config.inferenceThreads, limits: config.poolLimits });
   await app.register(blobStorePlugin);
   await app.register(queuePlugin, {
