@@ -3,8 +3,10 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { BackendConfig } from './config.js';
 import { DOMAINS } from './domains/index.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { registerAccountUploadLimit } from './http/account-uploads.hook.js';
 import { registerInternalAuth } from './http/internal-auth.hook.js';
 import { registerBodyHandling } from './http/request-body.js';
+import { sweepUploadDirs } from './http/upload-sweep.js';
 import { createJobRegistry } from './jobs/job-registry.js';
 import { blobStorePlugin } from './plugins/blob-store.plugin.js';
 import { databasePlugin } from './plugins/database.plugin.js';
@@ -41,9 +43,12 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
   registerErrorHandling(app);
   registerInternalAuth(app, config.internalSecret);
   await app.register(loopWatchdogPlugin, { thresholdMs: config.watchdogMs });
+  registerAccountUploadLimit(app, config.accountUploads);
+  const swept = await sweepUploadDirs(config.tmpDir);
+  if (swept) app.log.info({ swept }, 'removed upload folders left by stopped processes');
 
   await app.register(databasePlugin, { databaseUrl: config.databaseUrl, connectTimeoutMs: config.dbConnectTimeoutMs });
-  await app.register(inferencePlugin, { threads: config.inferenceThreads, taskTimeoutMs: config.inferenceTimeoutMs });
+  await app.register(inferencePlugin, { threads: config.inferenceThreads, limits: config.poolLimits });
   await app.register(decoderPlugin, { threads: config.images.decodeThreads, maxPixels: config.images.maxPixels, timeoutMs: config.images.decodeTimeoutMs });
   await app.register(blobStorePlugin);
   await app.register(queuePlugin, {

@@ -1,6 +1,6 @@
 /** `/admin/accounts`: accounts, their keys, quotas and service grants. */
 import { Hono, type Context } from 'hono';
-import { ApiError, SERVICES, serviceById } from '@iris/shared';
+import { ApiError, QUOTA_FIELDS, SERVICES, serviceById } from '@iris/shared';
 import { findKeyRow, insertKeyRow, listKeyRows, updateKeyRow } from '../accounts/access-key.repo.js';
 import { convertLegacyKeys, sealedKeyRow } from '../accounts/key-store.service.js';
 import { keyHash, openSecret } from '../accounts/secret-box.js';
@@ -14,6 +14,7 @@ import { json } from '../http/responses.js';
 import { accountJson, keyJson, quotasJson } from './admin.mappers.js';
 import { createAccountBody, createKeyBody, parseAccountId, parseBody, quotasBody } from './admin.schemas.js';
 import { generateKeyId, generateSecret } from './credentials.js';
+import { REVOCATION_HEADER, revokeQueuedWork } from './revocation.service.js';
 
 async function requireAccount(db: Database, c: Context<AppEnv>) {
   const id = parseAccountId(c.req.param('id'));
@@ -48,9 +49,10 @@ function setDisabled(disabled: boolean) {
   return async function setAccountState(c: Context<AppEnv>) {
     const db = database(c.env.DB);
     const account = await requireAccount(db, c);
-    const updated = await setAccountDisabled(db, account.id, disabled);
+    const response = json(accountJson((await setAccountDisabled(db, account.id, disabled))!));
     forgetAccount(account.id);
-    return json(accountJson(updated!));
+    if (disabled) response.headers.set(REVOCATION_HEADER, await revokeQueuedWork(c, { accountId: account.id }));
+    return response;
   };
 }
 
@@ -62,7 +64,9 @@ function grant(granted: boolean) {
     if (!serviceById(serviceId)) throw new ApiError('notFound', `service ${serviceId} is not in the catalogue`);
     await setGrant(db, account.id, serviceId, granted);
     forgetAccount(account.id);
-    return json(await grantsJson(db, c, account.id));
+    const response = json(await grantsJson(db, c, account.id));
+    if (!granted) response.headers.set(REVOCATION_HEADER, await revokeQueuedWork(c, { accountId: account.id, serviceId }));
+    return response;
   };
 }
 
@@ -119,12 +123,8 @@ export const accountAdminRoutes = new Hono<AppEnv>()
     const db = database(c.env.DB);
     const account = await requireAccount(db, c);
     const body = await parseBody(c.req.raw, quotasBody);
-    const quotas = await setQuotas(db, account.id, {
-      ...(body.image_sets !== undefined ? { imageSets: body.image_sets } : {}),
-      ...(body.training_sets !== undefined ? { trainingSets: body.training_sets } : {}),
-      ...(body.custom_services !== undefined ? { customServices: body.custom_services } : {}),
-      ...(body.daily_batch_tasks !== undefined ? { dailyBatchTasks: body.daily_batch_tasks } : {}),
-    });
+    const changes = Object.fromEntries(QUOTA_FIELDS.filter((f) => body[f.api] !== undefined).map((f) => [f.key, body[f.api]]));
+    const quotas = await setQuotas(db, account.id, changes);
     forgetAccount(account.id);
     return json(quotasJson(quotas));
   })

@@ -1,5 +1,5 @@
 /** Admin API response bodies. */
-import { formatTime, type Quotas } from '@iris/shared';
+import { QUOTA_FIELDS, formatTime, type Quotas } from '@iris/shared';
 import type { AccessKey, Account } from '../db/schema.js';
 
 export function accountJson(account: Account) {
@@ -22,11 +22,6 @@ export function keyJson(key: AccessKey, known: { keyId?: string; secret?: string
   };
 }
 
-export function quotasJson(quotas: Quotas) {
-  return {
-    image_sets: quotas.imageSets,
-    training_sets: quotas.trainingSets,
-    custom_services: quotas.customServices,
-    daily_batch_tasks: quotas.dailyBatchTasks,
-  };
+export function quotasJson(quotas: Quotas): Record<string, number> {
+  return Object.fromEntries(QUOTA_FIELDS.map((f) => [f.api, quotas[f.key]]));
 }

@@ -47,6 +47,13 @@ export const accountQuotas = sqliteTable('account_quotas', {
   trainingSets: integer('training_sets'),
   customServices: integer('custom_services'),
   dailyBatchTasks: integer('daily_batch_tasks'),
+  productSets: integer('product_sets'),
+  searchServices: integer('search_services'),
+  searchServicesPerSet: integer('search_services_per_set'),
+  recordsPerSet: integer('records_per_set'),
+  records: integer('records'),
+  storedBytes: integer('stored_bytes'),
+  dailyBadCases: integer('daily_bad_cases'),
   updatedAt: integer('updated_at').notNull(),
 });
 

@@ -22,12 +22,14 @@ export const KIND_RULES: Record<ResourceKind, KindRules> = {
   batch_task: { label: 'task', unknown: 'batchTaskUnknown', foreign: 'batchTaskUnknown' },
 };
 
-export type QuotaName = 'imageSets' | 'trainingSets' | 'customServices';
+export type QuotaName = 'imageSets' | 'trainingSets' | 'customServices' | 'productSets' | 'searchServices';
 
 const QUOTA_ERRORS: Record<QuotaName, { key: ErrorKey; message: string }> = {
   imageSets: { key: 'imageSetQuota', message: 'maximum number of image sets reached' },
   trainingSets: { key: 'trainingSetQuota', message: 'maximum number of training sets reached' },
   customServices: { key: 'customServiceQuota', message: 'quota of creatable services exceeded' },
+  productSets: { key: 'productSetQuota', message: 'maximum number of product sets reached' },
+  searchServices: { key: 'searchServiceQuota', message: 'maximum number of search services reached' },
 };
 
 export interface Scope {

@@ -82,7 +82,7 @@ async function parseBody(request: FastifyRequest, options: BodyOptions): Promise
   let noBody = !hasBody;
 
   if (hasBody && contentType.startsWith('multipart/form-data')) {
-    const dir = await mkdtemp(path.join(options.tmpDir, 'upload-'));
+    const dir = await mkdtemp(path.join(options.tmpDir, `upload-${process.pid}-`)); // the pid lets a boot sweep tell leftovers (upload-sweep.ts)
     request.irisUploadDir = dir;
     const parsed = await readMultipart(request, stream, dir, options.maxFileBytes ?? LIMITS.uploadBytes);
     Object.assign(fields, parsed.fields);

@@ -6,7 +6,7 @@
 import pg from 'pg';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INTERNAL_HEADERS, newResourceId } from '@iris/shared';
+import { DEFAULT_QUOTAS, INTERNAL_HEADERS, newResourceId } from '@iris/shared';
 import { photoJpeg } from '../../src/images/test-images.fixture.js';
 import { startImageServer, type ImageServer } from '../support/image-server.js';
 import { multipart, startTestBackend, type TestBackend } from '../support/test-app.js';
@@ -147,7 +147,7 @@ describe('batch tasks', () => {
 
   it('counts the daily limit over tasks applied in the current UTC day', async () => {
     const account = 7;
-    const quotas = { imageSets: 100, trainingSets: 50, customServices: 20, dailyBatchTasks: 2 };
+    const quotas = { ...DEFAULT_QUOTAS, dailyBatchTasks: 2 };
     const ids: string[] = [];
     for (const service of ['_0000072', '_0000073', '_0000074']) ids.push((await prepare(queued, service, twoUrls(), { accountId: account })).taskId);
     expect((await apply(queued, ids[0]!, { accountId: account, quotas })).statusCode).toBe(200);

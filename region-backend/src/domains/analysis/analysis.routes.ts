@@ -26,6 +26,8 @@ export async function runAnalysis(
     lang: 'en' | 'zh';
     requestId: string;
     startedAt: number;
+    /** The calling account: its model work takes turns with other accounts' (inference-pool.ts). */
+    accountId?: number;
     /** Pool for model code (default `app.inference`); batch tasks pass a background-priority view of it. */
     pool?: AnalysisContext['pool'];
   },
@@ -52,7 +54,8 @@ export async function runAnalysis(
   const analysisStarted = performance.now();
   let fields: Record<string, unknown>;
   try {
-    fields = await handler.run({ pool: input.pool ?? app.inference, db: app.db.pool }, { rgb, encoded: input.bytes, params: input.params, lang: input.lang });
+    const pool = input.pool ?? (input.accountId === undefined ? app.inference : app.inference.forAccount(input.accountId));
+    fields = await handler.run({ pool, db: app.db.pool }, { rgb, encoded: input.bytes, params: input.params, lang: input.lang });
   } catch (err) {
     if (isApiError(err)) throw err;
     app.log.error({ err, service: handler.serviceId }, 'analysis failed');
@@ -87,6 +90,7 @@ async function handleAnalysis(app: FastifyInstance, request: FastifyRequest<{ Pa
     lang: request.ctx.lang,
     requestId: request.ctx.requestId,
     startedAt: request.ctx.startedAt,
+    accountId: request.ctx.accountId,
   });
 }
 

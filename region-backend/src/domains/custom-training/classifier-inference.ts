@@ -18,6 +18,8 @@ import { findModel, servingState } from './custom-service.repo.js';
 
 export interface ServedModel {
   serviceId: string;
+  /** The owner: its predictions take turns with other accounts' work on the pool. */
+  accountId: number;
   labels: string[];
   model: LinearClassifier;
   /** The `version` of inference answers: feature pipeline and training time. */
@@ -89,6 +91,7 @@ export class ClassifierInference {
     const classes = stored.labels.length;
     const served: ServedModel = {
       serviceId,
+      accountId,
       labels: stored.labels,
       model: assertClassifier({
         dim: stored.dim,
@@ -112,7 +115,7 @@ export class ClassifierInference {
   async predict(served: ServedModel, image: Uint8Array): Promise<ClassifierPrediction> {
     // The one decode path (format probe, pixel limit, time limit); the model thread only sees pixels.
     const rgb = await this.deps.decoder.rgb(image, { maxSide: PREDICT_MAX_SIDE }, this.deps.decodePriority ?? 'interactive');
-    return this.deps.inference.run<ClassifierPrediction>('classifier-predict', { rgb, model: served.model }, { priority: 'interactive' });
+    return this.deps.inference.run<ClassifierPrediction>('classifier-predict', { rgb, model: served.model }, { priority: 'interactive', accountId: served.accountId });
   }
 
   /** The classify answer (envelope with ranked labels) for one image; image problems in the analysis shape. */

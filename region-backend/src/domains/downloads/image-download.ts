@@ -45,7 +45,7 @@ export function imageDownloader(blobs: BlobStore, config: ImageConfig, decoder: 
       const fetched = await fetchImage(url, config.fetch);
       const stored = await decoder.forStorage(fetched.bytes, { maxSide: config.storedMaxSide });
       const blobKey = await putContent(blobs, stored.bytes);
-      return { blobKey, width: stored.width, height: stored.height };
+      return { blobKey, width: stored.width, height: stored.height, bytes: stored.bytes.byteLength };
     } catch (err) {
       throw classifyFailure(err);
     }

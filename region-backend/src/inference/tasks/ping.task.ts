@@ -1,16 +1,16 @@
 import { threadId } from 'node:worker_threads';
 
 /**
- * Health check of the pool: proves a thread is alive and which one answered. `{ blockMs }` keeps the thread
- * busy that long without yielding, the way a stuck task would (tests of the pool's time limit use it).
+ * Health check of the pool: proves a thread is alive and which one answered. `{ spinMs }` (or `{ blockMs }`)
+ * keeps the thread busy that long without yielding, the way a stuck or CPU-bound task would (the pool's
+ * scheduling and time-limit tests and the fairness benchmark).
  */
 export default function ping(payload: unknown): { pong: unknown; threadId: number } {
-  const blockMs = (payload as { blockMs?: unknown } | null)?.blockMs;
-  if (typeof blockMs === 'number' && blockMs > 0) {
-    const until = Date.now() + blockMs;
-    while (Date.now() < until) {
-      // busy on purpose
-    }
+  const p = typeof payload === 'object' && payload !== null ? (payload as { spinMs?: unknown; blockMs?: unknown }) : {};
+  const ms = Number(p.spinMs ?? p.blockMs ?? 0);
+  const until = performance.now() + Math.min(Math.max(Number.isFinite(ms) ? ms : 0, 0), 600_000);
+  while (performance.now() < until) {
+    // busy on purpose
   }
   return { pong: payload, threadId };
 }
