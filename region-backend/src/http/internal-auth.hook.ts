@@ -44,13 +44,14 @@ class BoundBody extends Transform {
  * Every request must come from the edge: a valid internal signature over the request line, account,
  * timestamp and context, with a nonce not seen before, and a body equal to the one the context binds.
  * Anything else is refused before routing, so an exposed backend port is not a way around authentication
- * and a captured call cannot be replayed or given another body. `/healthz` is the only open path (no data).
+ * and a captured call cannot be replayed or given another body. `/healthz` and `/livez` are the only open
+ * paths (no data).
  */
 export function registerInternalAuth(app: FastifyInstance, secret: string): void {
   const nonces = new NonceMemory();
   app.decorateRequest('ctx', null as unknown as FastifyRequest['ctx']);
   app.addHook('onRequest', async function verifyEdgeSignature(request) {
-    if (request.url === '/healthz') return;
+    if (request.url === '/healthz' || request.url === '/livez') return;
     const result = await verifyInternal(secret, {
       method: request.method,
       pathWithQuery: request.url,
@@ -73,7 +74,7 @@ export function registerInternalAuth(app: FastifyInstance, secret: string): void
     request.ctx = contextFrom(result.accountId, result.context);
   });
   app.addHook('preParsing', async function bindBody(request, _reply, payload) {
-    if (request.url === '/healthz' || !request.ctx) return payload;
+    if (request.url === '/healthz' || request.url === '/livez' || !request.ctx) return payload;
     const bound = payload.pipe(new BoundBody(request.ctx.forward.body));
     payload.on('error', (err) => bound.destroy(err));
     request.irisPayload = bound;
