@@ -27,12 +27,12 @@ const schema = z.object({
   IRIS_DOWNLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   IRIS_ACCOUNT_UPLOADS: z.coerce.number().int().min(1).max(1000).default(8),
   IRIS_PUBLIC_EDGE_URL: z.string().url().default('http://127.0.0.1:8787'),
-  IRIS_DB_CONNECT_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3600).default(30),
-  /** Key of signed result links; unset: derived from INTERNAL_SECRET (a different key, same secret to keep). */
   /** PEM certificate chain and private key: the backend listens on HTTPS (edge → backend over TLS). */
   IRIS_TLS_CERT_FILE: z.string().optional(),
   IRIS_TLS_KEY_FILE: z.string().optional(),
+  /** Key of signed result links; unset: derived from INTERNAL_SECRET (a different key, same secret to keep). */
   IRIS_LINK_SECRET: z.string().min(16, 'IRIS_LINK_SECRET must be at least 16 characters').optional(),
+  IRIS_DB_CONNECT_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3600).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
