@@ -1,4 +1,5 @@
 /** Starts one region backend and shuts it down gracefully: stop accepting, finish in-flight work, close pools. */
+import './threadpool.js';
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 
