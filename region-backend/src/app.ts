@@ -41,7 +41,7 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
   registerInternalAuth(app, config.internalSecret);
   await app.register(loopWatchdogPlugin, { thresholdMs: config.watchdogMs });
 
-  await app.register(databasePlugin, { databaseUrl: config.databaseUrl });
+  await app.register(databasePlugin, { databaseUrl: config.databaseUrl, connectTimeoutMs: config.dbConnectTimeoutMs });
   await app.register(inferencePlugin, { threads: config.inferenceThreads, taskTimeoutMs: config.inferenceTimeoutMs });
   await app.register(decoderPlugin, { threads: config.images.decodeThreads, maxPixels: config.images.maxPixels, timeoutMs: config.images.decodeTimeoutMs });
   await app.register(blobStorePlugin);
