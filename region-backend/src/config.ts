@@ -22,6 +22,9 @@ const schema = z.object({
   IRIS_DOWNLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   IRIS_PUBLIC_EDGE_URL: z.string().url().default('http://127.0.0.1:8787'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  IRIS_VECTOR_STORE: z.enum(['hnsw', 'pgvector']).default('hnsw'),
+  IRIS_VECTOR_DATABASE_URL: z.string().url().optional(),
+  IRIS_VECTOR_TYPE: z.enum(['vector', 'halfvec']).default('vector'),
 });
 
 export interface BackendConfig {
@@ -41,6 +44,16 @@ export interface BackendConfig {
   logLevel: string;
   /** Download limits, pixel limit, stored-copy size and blob directory (images/image-config.ts). */
   images: ImageConfig;
+  /** Where search indexes live: in each process's memory (hnsw) or in a pgvector database shared by all. */
+  vectors: VectorConfig;
+}
+
+export interface VectorConfig {
+  store: 'hnsw' | 'pgvector';
+  /** pgvector: the vector database (default: the region's own database, DATABASE_URL). */
+  databaseUrl: string;
+  /** pgvector column type: float32 `vector` or float16 `halfvec`. */
+  type: 'vector' | 'halfvec';
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig {
@@ -64,5 +77,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig 
     publicEdgeUrl: e.IRIS_PUBLIC_EDGE_URL,
     logLevel: e.LOG_LEVEL,
     images: loadImageConfig(env, path.resolve(e.IRIS_DATA_DIR, 'regions', e.IRIS_REGION), e.IRIS_ALLOW_PRIVATE_URLS),
+    vectors: { store: e.IRIS_VECTOR_STORE, databaseUrl: e.IRIS_VECTOR_DATABASE_URL ?? e.DATABASE_URL, type: e.IRIS_VECTOR_TYPE },
   };
 }

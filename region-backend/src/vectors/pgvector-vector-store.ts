@@ -132,6 +132,19 @@ export class PgVectorStore implements VectorStore {
   }
 
   async search(query: Float32Array, k: number, filter?: TagFilter | null, options: SearchOptions = {}): Promise<VectorHit[]> {
+    const rows = await this.run<{ id: string; distance: number }>(query, k, filter, options, false);
+    return rows
+      .map((row) => ({ id: Number(row.id), score: cosineToScore(1 - Number(row.distance)) }))
+      .sort((a, b) => b.score - a.score || a.id - b.id);
+  }
+
+  /** PostgreSQL's plan for a search (EXPLAIN): shows whether the HNSW index is used. */
+  async explain(query: Float32Array, k: number, filter?: TagFilter | null, options: SearchOptions = {}): Promise<string> {
+    const rows = await this.run<{ 'QUERY PLAN': string }>(query, k, filter, options, true);
+    return rows.map((r) => r['QUERY PLAN']).join('\n');
+  }
+
+  private async run<R extends pg.QueryResultRow>(query: Float32Array, k: number, filter: TagFilter | null | undefined, options: SearchOptions, explain: boolean): Promise<R[]> {
     this.assertOpen();
     const unit = unitVector(query, this.dimension);
     if (checkK(k) === 0) return [];
@@ -144,20 +157,17 @@ export class PgVectorStore implements VectorStore {
     if (options.product) where.push(...productFilterSql(options.product, params));
     const ef = Math.min(1000, Math.max(options.ef ?? this.params.efSearch, k));
     const maxScan = Math.max(this.params.maxScanTuples, k * 4);
-    const rows = await inTransaction(this.options.pool, async (client) => {
+    return inTransaction(this.options.pool, async (client) => {
       // Integers checked above: safe to write into the statement (SET takes no parameters).
       await client.query(`SET LOCAL hnsw.ef_search = ${ef}; SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.max_scan_tuples = ${maxScan}`);
-      const result = await client.query<{ id: string; distance: number }>(
-        `SELECT id, embedding <=> ${q}::${this.type} AS distance FROM ${this.table}
+      const result = await client.query<R>(
+        `${explain ? 'EXPLAIN ' : ''}SELECT id, embedding <=> ${q}::${this.type} AS distance FROM ${this.table}
          WHERE ${where.join(' AND ')}
          ORDER BY embedding <=> ${q}::${this.type} LIMIT ${params.add(k)}`,
         params.values,
       );
       return result.rows;
     });
-    return rows
-      .map((row) => ({ id: Number(row.id), score: cosineToScore(1 - Number(row.distance)) }))
-      .sort((a, b) => b.score - a.score || a.id - b.id);
   }
 
   /** Replaces the whole content in one transaction: searches see the old items until it commits. */

@@ -13,6 +13,7 @@ import { INDEX_JOB, SearchIndexer, type IndexJobData } from './search-indexer.js
 import { setHasService } from './search-service.repo.js';
 import { searchServiceRoutes } from './search-service.routes.js';
 import { ServiceIndexes } from './service-indexes.js';
+import { vectorBackend } from './vector-backend.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -25,7 +26,8 @@ const services = fp(
   async (app) => {
     const config = loadSearchConfig(process.env);
     const log = app.log.child({ domain: 'search' });
-    const indexes = new ServiceIndexes({ pool: app.db.pool, dataDir: app.config.dataDir, log, saveEveryMs: config.saveMs });
+    const vectors = vectorBackend(app.config.vectors, app.config.databaseUrl, app.db.pool);
+    const indexes = new ServiceIndexes({ pool: app.db.pool, dataDir: app.config.dataDir, log, saveEveryMs: config.saveMs, vectors: vectors.backend });
     const indexer = new SearchIndexer({ pool: app.db.pool, blobs: app.blobs, inference: app.inference, log }, { batchSize: config.indexBatch });
     const poller = new IndexPoller({ pool: app.db.pool, queue: app.queue, indexes, log, intervalMs: config.pollMs });
     app.decorate('searchIndexes', indexes);
@@ -40,6 +42,7 @@ const services = fp(
     app.addHook('onClose', async () => {
       unregister();
       await indexes.close();
+      await vectors.close();
     });
     await app.register(searchServiceRoutes);
   },

@@ -130,7 +130,7 @@ export class SearchQueryService {
     const records = new Map<number, HitRecord>();
     let k = Math.min(limit, need + 8);
     for (;;) {
-      const hits = k > 0 ? store.search(vector, k, params.tags) : [];
+      const hits = k > 0 ? await store.search(vector, k, params.tags) : [];
       const unknown = hits.map((h) => h.id).filter((id) => !records.has(id));
       for (const [id, record] of await liveRecords(this.deps.pool, service.set_id, unknown)) records.set(id, record);
       const selected = this.filter(hits, records, params, product);
