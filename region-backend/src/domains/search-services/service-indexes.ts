@@ -17,6 +17,7 @@ import { EMBEDDING_DIM } from '../../embedding/embedding-info.js';
 import type { HnswParams } from '../../vectors/hnsw-vector-store.js';
 import { createServiceStore, type VectorBackend } from '../../vectors/open-vector-store.js';
 import type { VectorItem, VectorStore } from '../../vectors/vector-store.js';
+import { productAttributes } from '../search/product-filter.js';
 import { bytesToVector } from './embedding-pipeline.js';
 import { itemChanges, liveItems, type ItemChange } from './index-items.repo.js';
 import { serviceState, type ServiceState } from './search-service.repo.js';
@@ -327,5 +328,5 @@ function processAlive(pid: number): boolean {
 }
 
 function toItem(change: ItemChange): VectorItem {
-  return { id: Number(change.record_id), vector: bytesToVector(change.vector!), tags: change.tags };
+  return { id: Number(change.record_id), vector: bytesToVector(change.vector!), tags: change.tags, product: productAttributes(change.price, change.keywords) };
 }
