@@ -332,4 +332,29 @@ function printSideBySide(hnsw: [BenchConfig, MeasureReport][], pg: [BenchConfig,
   }
   printTable(['vectors', 'store', 'live inserts/s', 'full build s', 'backend RSS − baseline MB', 'index MB', 'where', 'database server RSS MB'], build);
   printTable(['vectors', 'store', 'search', 'filter', 'plan', 'p50 ms', 'p99 ms', `recall@${K}`, 'fewest hits of k'], queries);
+  printExtrapolation(pg.at(-1)!);
+}
+
+/**
+ * What the measured bytes per vector mean at 10M and 100M. Storage scales linearly (rows + HNSW graph);
+ * query cost grows about with log N in an HNSW graph as long as the graph stays in RAM, which is what the
+ * published native pgvector figures show (sources in docs/vector-store.md).
+ */
+function printExtrapolation([c, p]: [BenchConfig, PgReport]): void {
+  const perVector = (p.databaseMB * MB) / c.size;
+  const graphPerVector = (p.hnswIndexMB * MB) / c.size;
+  const GB = 1024 ** 3;
+  const rows = [10_000_000, 100_000_000].map((n) => {
+    const total = (perVector * n) / GB;
+    const graph = (graphPerVector * n) / GB;
+    // A worker keeps its shards' graphs (and the rows it rescans) in RAM: 64 GB workers with ~40 GB for them.
+    const workers = Math.max(1, Math.ceil(total / 40));
+    return [n.toLocaleString('en'), Math.round(total), Math.round(graph), workers, workers === 1 ? 'one server (replicas for query load)' : `Citus, ${workers} workers of 64 GB (shards by service)`];
+  });
+  console.log(`Extrapolation from ${c.size.toLocaleString('en')} vectors of ${c.dimension} dims (${Math.round(perVector)} bytes per vector in the database, of which HNSW graph ${Math.round(graphPerVector)}):\n`);
+  printTable(['vectors', 'database GB', 'of which HNSW graphs GB', 'servers to hold it in RAM', 'layout'], rows);
+  console.log(
+    'PGlite is PostgreSQL compiled to WebAssembly on one thread: its latencies and insert rates are a lower bound for a native ' +
+      'PostgreSQL; bytes per vector are those of PostgreSQL and pgvector themselves. See docs/vector-store.md for the sources of native figures.\n',
+  );
 }
