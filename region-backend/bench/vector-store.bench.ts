@@ -314,7 +314,7 @@ function printSideBySide(hnsw: [BenchConfig, MeasureReport][], pg: [BenchConfig,
     const h = hnsw.find(([hc]) => hc.size === c.size)?.[1];
     if (h) {
       build.push([
-        c.size, 'hnsw (in process)', Math.round(h.build.insertsPerSecond), h.build.buildSeconds.toFixed(0), Math.round(h.rssMB - h.baselineRssMB),
+        c.size, 'hnsw (in process)', Math.round(h.build.insertsPerSecond), h.build.buildSeconds.toFixed(0), `${Math.round(h.rssMB - h.baselineRssMB)} (RSS ${Math.round(h.rssMB)})`,
         Math.round(h.indexFileMB + h.sidecarMB), 'files on disk', '—',
       ]);
       for (const ef of c.efValues) {
@@ -326,7 +326,7 @@ function printSideBySide(hnsw: [BenchConfig, MeasureReport][], pg: [BenchConfig,
     build.push([
       c.size, 'pgvector (PGlite)', Math.round(p.liveInsertsPerSecond),
       `${(p.bulkRowsSeconds + p.bulkIndexSeconds).toFixed(0)} (rows ${p.bulkRowsSeconds.toFixed(0)} + index ${p.bulkIndexSeconds.toFixed(0)})`,
-      Math.round(p.rssMB - p.baselineRssMB), Math.round(p.databaseMB), `database (HNSW index ${Math.round(p.hnswIndexMB)})`, Math.round(p.serverRssMB),
+      `${Math.round(p.rssMB - p.baselineRssMB)} (RSS ${Math.round(p.rssMB)})`, Math.round(p.databaseMB), `database (HNSW index ${Math.round(p.hnswIndexMB)})`, Math.round(p.serverRssMB),
     ]);
     for (const row of p.rows) queries.push([c.size, 'pgvector', row.label.replace('pgvector ', ''), row.filter ?? '—', row.plan, row.p50, row.p99, row.recall, row.minHits]);
   }
