@@ -1,0 +1,113 @@
+/** Batch tasks: the list with states and progress, creating one from a URL file, downloading results. */
+import { useState } from 'preact/hooks';
+import { api, apiBlobUrl, form } from '../api/client.js';
+import type { BatchTask } from '../api/types.js';
+import { ErrorNote, Field, ProgressBar, Section } from '../components/bits.js';
+import { useAction, useLoad } from '../components/hooks.js';
+import { useI18n } from '../i18n/i18n.js';
+
+const ACTIVE = ['RECEIVED', 'PENDING', 'STARTED'];
+
+/** The result links point at the edge; fetch them with the key and hand the bytes to the browser. */
+async function download(link: string): Promise<void> {
+  const url = new URL(link, location.href);
+  const blobUrl = await apiBlobUrl(url.pathname + url.search);
+  const a = document.createElement('a');
+  a.href = blobUrl;
+  a.download = url.pathname.split('/').pop() ?? 'results.jsonl';
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(blobUrl), 10_000);
+}
+
+export function BatchPage() {
+  const { t } = useI18n();
+  const tasks = useLoad(
+    () => api<Record<string, BatchTask>>('/batch/_1000001/tasks').then((r) => Object.values(r).filter((v) => v && typeof v === 'object' && 'task_id' in v).reverse()),
+    [],
+    3000,
+    (list) => list.some((task) => ACTIVE.includes(task.state)),
+  );
+  const services = useLoad(() => api<unknown>('/batch/_1000001/services').then((r) => (Array.isArray(r) ? (r as string[]) : [])), []);
+  const [serviceId, setServiceId] = useState('');
+  const [file, setFile] = useState<File>();
+  const create = useAction();
+  const fetching = useAction();
+  return (
+    <div class="page">
+      <h1>{t('navBatch')}</h1>
+      <Section title={t('createTask')}>
+        <form
+          class="row"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void create.run(async () => {
+              if (!file) return;
+              const prepared = await api<{ task_id: string }>('/batch/_1000001/task/prepare', 'POST', form({ service_id: serviceId, urls: file }));
+              await api('/batch/_1000001/task/apply', 'POST', { task_id: prepared.task_id });
+              tasks.reload();
+            });
+          }}
+        >
+          <Field label={t('service')}>
+            <select required value={serviceId} onChange={(e) => setServiceId((e.currentTarget as HTMLSelectElement).value)}>
+              <option value="">—</option>
+              {services.data?.map((id) => (
+                <option key={id} value={id}>
+                  {id}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field label={t('urlFile')}>
+            <input type="file" accept=".txt,.csv,text/plain" required onChange={(e) => setFile((e.currentTarget as HTMLInputElement).files?.[0])} />
+          </Field>
+          <button type="submit" class="primary" disabled={create.busy}>
+            {t('prepareApply')}
+          </button>
+        </form>
+        <ErrorNote error={create.error} />
+      </Section>
+      <Section title={t('tasks')}>
+        <ErrorNote error={tasks.error ?? fetching.error} />
+        {tasks.data?.length === 0 && <p class="muted">{t('none')}</p>}
+        {tasks.data && tasks.data.length > 0 && (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">ID</th>
+                <th scope="col">{t('service')}</th>
+                <th scope="col">{t('state')}</th>
+                <th scope="col">{t('progress')}</th>
+                <th scope="col">{t('received')}</th>
+                <th scope="col">{t('download')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {tasks.data.map((task) => (
+                <tr key={task.task_id}>
+                  <td class="mono">{task.task_id}</td>
+                  <td>{task.service_id}</td>
+                  <td>{task.state}</td>
+                  <td>
+                    <ProgressBar label={`${task.task_id} ${t('progress')}`} total={task.total} parts={[{ value: task.success ?? 0, kind: 'ok' }]} />
+                    <small>
+                      {task.success ?? 0}/{task.total}
+                    </small>
+                  </td>
+                  <td>{task.received_time}</td>
+                  <td>
+                    {task.download_urls?.map((link, i) => (
+                      <button key={link} type="button" onClick={() => void fetching.run(() => download(link))}>
+                        {t('download')} {i + 1}
+                      </button>
+                    ))}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Section>
+    </div>
+  );
+}

@@ -1,0 +1,17 @@
+import preact from '@preact/preset-vite';
+import { defineConfig } from 'vite';
+
+// Built into dist/console/ so that the edge's static assets (wrangler.toml [assets] directory = console/dist)
+// serve it at /console/ on every region's base address.
+export default defineConfig({
+  root: import.meta.dirname,
+  base: '/console/',
+  plugins: [preact()],
+  build: {
+    outDir: 'dist/console',
+    emptyOutDir: true,
+    target: 'es2022',
+    sourcemap: false,
+    reportCompressedSize: false,
+  },
+});
