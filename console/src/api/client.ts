@@ -27,7 +27,7 @@ export type Body = FormData | Record<string, unknown> | undefined;
 function errorFrom(status: number, body: unknown): ApiCallError {
   const b = (body ?? {}) as Fields;
   const inner = (b.data && typeof b.data === 'object' ? b.data : b) as Fields;
-  const code = inner.error_code ?? b.error_code;
+  const code = (inner.error_code ?? b.error_code) as number | string | undefined;
   const message = inner.message ?? inner.msg ?? b.message ?? `HTTP ${status}`;
   return new ApiCallError(status, code, String(message));
 }

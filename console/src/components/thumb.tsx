@@ -21,5 +21,5 @@ export function Thumb({ path, alt, size = 256 }: { path: string; alt: string; si
     };
   }, [path, size]);
   if (failed) return <div class="thumb thumb-missing" role="img" aria-label={alt} />;
-  return src ? <img class="thumb" src={src} alt={alt} loading="lazy" /> : <div class="thumb thumb-loading" aria-hidden="true" />;
+  return src ? <img class="thumb" src={src} alt={alt} /> : <div class="thumb thumb-loading" aria-hidden="true" />;
 }

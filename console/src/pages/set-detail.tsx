@@ -151,7 +151,8 @@ export function SetDetailPage({ kind, id }: { kind: SetKind; id: string }) {
   const progress = useLoad(() => counts(kind, id), [kind, id, version], 2000, (c) => c.downloaded + c.failed < c.total);
   const remove = useAction();
   const c = progress.data;
-  const status = c ? (c.downloaded + c.failed >= c.total ? 'downloaded' : c.downloaded ? 'downloading' : 'not-downloaded') : '';
+  // The specification's set status: an empty set, or one with nothing downloaded yet, is not-downloaded.
+  const status = !c ? '' : c.downloaded === 0 ? 'not-downloaded' : c.downloaded + c.failed >= c.total ? 'downloaded' : 'downloading';
   return (
     <div class="page">
       <p>
@@ -198,7 +199,7 @@ export function SetDetailPage({ kind, id }: { kind: SetKind; id: string }) {
             {t('failedRecords')} {c ? `(${c.failed})` : ''}
           </button>
         </div>
-        <Records kind={kind} id={id} failedOnly={tab === 'failed'} version={version + (c?.downloaded ?? 0) + (c?.failed ?? 0)} />
+        <Records key={tab} kind={kind} id={id} failedOnly={tab === 'failed'} version={version + (c?.downloaded ?? 0) + (c?.failed ?? 0)} />
       </section>
     </div>
   );
