@@ -7,6 +7,8 @@ export default defineConfig({
   root: import.meta.dirname,
   base: '/console/',
   plugins: [preact()],
+  // `npm run dev -w console`: the API calls go to the edge of `npm start` (IRIS_EDGE_URL to change it).
+  server: { proxy: { '^/(?!console/).*': { target: process.env.IRIS_EDGE_URL ?? 'http://127.0.0.1:8787' } } },
   build: {
     outDir: 'dist/console',
     emptyOutDir: true,

@@ -7,10 +7,13 @@ export interface I18n {
   lang: Lang;
   t: (key: MessageKey) => string;
   setLang: (lang: Lang) => void;
+  /** A status word of the API (`downloaded`, `running`, …) in the console's language; unknown words as they are. */
+  status: (word: string) => string;
 }
 
 export function makeI18n(lang: Lang, setLang: (lang: Lang) => void): I18n {
-  return { lang, setLang, t: (key) => MESSAGES[lang][key] ?? MESSAGES.en[key] };
+  const t = (key: MessageKey) => MESSAGES[lang][key] ?? MESSAGES.en[key];
+  return { lang, setLang, t, status: (word) => (Object.hasOwn(MESSAGES.en, word) ? t(word as MessageKey) : word) };
 }
 
 export const I18nContext = createContext<I18n>(makeI18n('en', () => {}));

@@ -19,6 +19,7 @@ export const MESSAGES = {
     tasks: 'Tasks', createTask: 'Create a task', urlFile: 'URL file (one URL per line)', prepareApply: 'Prepare and start', state: 'State', received: 'Received', total: 'Total', done: 'Done', download: 'Download results',
     searchServices: 'Search services', dataSet: 'Data set', scenario: 'Scenario', createService: 'Create a search service', lastIndexed: 'Last indexed',
     accounts: 'Accounts', keys: 'Access keys', quotas: 'Quotas', grants: 'Service grants', logos: 'Logo library', createAccount: 'Create account', createKey: 'Create key', secretOnce: 'Secret (shown once):', enabled: 'Enabled', disabled: 'Disabled', enable: 'Enable', disable: 'Disable', save: 'Save', saved: 'Saved.', granted: 'Granted', region: 'Region', brand: 'Brand', brandZh: 'Brand (Chinese)', images: 'Images', register: 'Register', account: 'Account',
+    'not-downloaded': 'Not downloaded', downloading: 'Downloading', running: 'Running', preparing: 'Preparing', deleted: 'Deleted',
     image_sets_q: 'Image sets', training_sets_q: 'Training sets', custom_services_q: 'Custom services', daily_batch_tasks_q: 'Batch tasks per day', error: 'Error',
   },
   zh: {
@@ -40,6 +41,7 @@ export const MESSAGES = {
     tasks: '任务', createTask: '创建任务', urlFile: 'URL 文件（每行一个 URL）', prepareApply: '准备并启动', state: '状态', received: '接收时间', total: '总数', done: '已完成', download: '下载结果',
     searchServices: '搜索服务', dataSet: '数据集', scenario: '场景', createService: '创建搜索服务', lastIndexed: '最近索引',
     accounts: '账户', keys: '访问密钥', quotas: '配额', grants: '服务授权', logos: '商标库', createAccount: '创建账户', createKey: '创建密钥', secretOnce: '密钥（只显示一次）：', enabled: '已启用', disabled: '已停用', enable: '启用', disable: '停用', save: '保存', saved: '已保存。', granted: '已授权', region: '区域', brand: '品牌', brandZh: '品牌（中文）', images: '图片', register: '登记', account: '账户',
+    'not-downloaded': '未下载', downloading: '下载中', running: '运行中', preparing: '准备中', deleted: '已删除',
     image_sets_q: '图片集', training_sets_q: '训练集', custom_services_q: '自定义服务', daily_batch_tasks_q: '每日批量任务', error: '错误',
   },
 } as const;

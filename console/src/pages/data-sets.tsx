@@ -16,8 +16,8 @@ const KINDS: [SetKind, MessageKey][] = [
 ];
 
 export function SetProgress({ set }: { set: DataSet }) {
-  const { t } = useI18n();
-  if (set.n_items === undefined) return <span>{set.status}</span>;
+  const { t, status } = useI18n();
+  if (set.n_items === undefined) return <span>{status(set.status)}</span>;
   return (
     <div>
       <ProgressBar
@@ -36,7 +36,7 @@ export function SetProgress({ set }: { set: DataSet }) {
 }
 
 function SetTable({ kind, title }: { kind: SetKind; title: string }) {
-  const { t } = useI18n();
+  const { t, status } = useI18n();
   const sets = useLoad(() => listSets(kind), [kind], 2000, (list) => list.some(isBusy));
   return (
     <Section title={title}>
@@ -59,7 +59,9 @@ function SetTable({ kind, title }: { kind: SetKind; title: string }) {
                   <a href={href('sets', kind, set.id)}>{set.name}</a>
                   <div class="muted mono">{set.id}</div>
                 </td>
-                <td class="set-status">{set.status}</td>
+                <td class="set-status" data-status={set.status}>
+                  {status(set.status)}
+                </td>
                 <td>
                   <SetProgress set={set} />
                 </td>

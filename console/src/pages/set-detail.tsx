@@ -144,7 +144,8 @@ function Records({ kind, id, failedOnly, version }: { kind: SetKind; id: string;
 }
 
 export function SetDetailPage({ kind, id }: { kind: SetKind; id: string }) {
-  const { t } = useI18n();
+  const i18n = useI18n();
+  const { t } = i18n;
   const [version, setVersion] = useState(0);
   const [tab, setTab] = useState<'all' | 'failed'>('all');
   const set = useLoad(() => api<DataSet>(`${SET_PATHS[kind]}/${id}`).catch(() => undefined), [kind, id, version]);
@@ -184,7 +185,7 @@ export function SetDetailPage({ kind, id }: { kind: SetKind; id: string }) {
           <div id="set-progress" data-status={status} data-total={c.total} data-downloaded={c.downloaded} data-failed={c.failed}>
             <ProgressBar label={t('progress')} total={c.total} parts={[{ value: c.downloaded, kind: 'ok' }, { value: c.failed, kind: 'bad' }]} />
             <p>
-              {t('status')}: <strong class="set-status">{status}</strong> · {t('downloaded')} {c.downloaded} · {t('failed')} {c.failed} · {t('items')} {c.total}
+              {t('status')}: <strong class="set-status">{i18n.status(status)}</strong> · {t('downloaded')} {c.downloaded} · {t('failed')} {c.failed} · {t('items')} {c.total}
             </p>
           </div>
         )}

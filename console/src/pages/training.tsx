@@ -66,7 +66,7 @@ function TryClassifier({ service }: { service: CustomService }) {
 }
 
 export function TrainingPage() {
-  const { t } = useI18n();
+  const { t, status } = useI18n();
   const sets = useLoad(() => listSets('training_sets'), [], 3000, (list) => list.some((s) => s.status !== 'downloaded'));
   const services = useLoad(
     () => api<{ results: CustomService[] }>('/custom_training/_0000194/services').then((r) => r.results),
@@ -87,7 +87,7 @@ export function TrainingPage() {
         {sets.data?.map((set) => (
           <article key={set.id} class="sub">
             <h3>
-              <a href={href('sets', 'training_sets', set.id)}>{set.name}</a> <span class="muted mono">{set.id}</span> · {set.status}
+              <a href={href('sets', 'training_sets', set.id)}>{set.name}</a> <span class="muted mono">{set.id}</span> · {status(set.status)}
             </h3>
             <Labels set={set} />
           </article>
@@ -133,7 +133,7 @@ export function TrainingPage() {
               {s.name} <span class="muted mono">{s.id}</span>
             </h3>
             <p>
-              {t('status')}: <strong>{s.status}</strong> · {t('stage')}: {s.stage ?? '—'} · {t('accuracy')}: {s.validation_accuracy === null ? '—' : `${(s.validation_accuracy * 100).toFixed(1)}%`}
+              {t('status')}: <strong>{status(s.status)}</strong> · {t('stage')}: {s.stage ?? '—'} · {t('accuracy')}: {s.validation_accuracy === null ? '—' : `${(s.validation_accuracy * 100).toFixed(1)}%`}
             </p>
             <ProgressBar label={`${s.name} ${t('progress')}`} total={1} parts={[{ value: s.progress ?? 0, kind: 'info' }]} />
             {s.message && <p class="error">{s.message}</p>}
