@@ -88,3 +88,25 @@ export function findLabels(answer: unknown, lang: 'en' | 'zh'): Labelled[] {
   });
   return found;
 }
+
+export interface FashionItem {
+  name: string;
+  textures: string[];
+  colours: Swatch[];
+}
+
+/** Garments of the fashion analysis (`item`, `textures`, `colors` per result; both languages are present). */
+export function findFashion(answer: unknown, lang: 'en' | 'zh'): FashionItem[] {
+  const found: FashionItem[] = [];
+  walk(answer, (o) => {
+    const name = lang === 'zh' ? o.item : (o['item-en'] ?? o.item);
+    if (typeof name !== 'string') return;
+    const textures = (lang === 'zh' ? o.textures : (o['textures-en'] ?? o.textures)) as unknown;
+    found.push({
+      name,
+      textures: Array.isArray(textures) ? textures.filter((x): x is string => typeof x === 'string') : [],
+      colours: findSwatches({ colors: o.colors }, lang)[0] ?? [],
+    });
+  });
+  return found;
+}

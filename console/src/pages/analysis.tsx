@@ -3,7 +3,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { SERVICES } from '../../../shared/src/catalogue.js';
 import { api, apiRaw, form } from '../api/client.js';
 import type { CustomService } from '../api/types.js';
-import { findBoxes, findLabels, findSwatches } from '../components/analysis-view.js';
+import { findBoxes, findFashion, findLabels, findSwatches } from '../components/analysis-view.js';
 import { ErrorNote, Field, JsonView, Section } from '../components/bits.js';
 import { useAction, useLoad } from '../components/hooks.js';
 import { ImageCanvas } from '../components/image-canvas.js';
@@ -41,6 +41,7 @@ export function AnalysisPage() {
   const boxes = useMemo(() => (answer ? findBoxes(answer.json, lang) : []), [answer, lang]);
   const swatches = useMemo(() => (answer ? findSwatches(answer.json, lang) : []), [answer, lang]);
   const labels = useMemo(() => (answer ? findLabels(answer.json, lang) : []), [answer, lang]);
+  const garments = useMemo(() => (answer ? findFashion(answer.json, lang) : []), [answer, lang]);
 
   return (
     <div class="page">
@@ -84,7 +85,26 @@ export function AnalysisPage() {
           <ImagePicker id="analysis" onPick={(img) => (setImage(img), setAnswer(undefined))} />
           <ErrorNote error={action.error} />
           {image && <ImageCanvas src={image.src} overlays={boxes} label={`${t('picture')}: ${boxes.length} ${t('boxes')}`} />}
-          {swatches.length > 0 && (
+          {garments.length > 0 && (
+            <>
+              <h3>{t('fashionItems')}</h3>
+              <ul id="fashion-items">
+                {garments.map((g, i) => (
+                  <li key={i}>
+                    <strong>{g.name}</strong>
+                    {g.textures.length > 0 && (
+                      <span>
+                        {' '}
+                        · {t('textures')}: {g.textures.join(', ')}
+                      </span>
+                    )}
+                    {g.colours.length > 0 && <Swatches groups={[g.colours]} />}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+          {swatches.length > 0 && garments.length === 0 && (
             <>
               <h3>{t('colours')}</h3>
               <Swatches groups={swatches} />
