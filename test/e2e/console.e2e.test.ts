@@ -5,7 +5,7 @@
  * and see the boxes on the canvas, switch to Chinese. Screenshots of every page go to docs/console/.
  * Also: the thumbnail and record routes refuse another account's sets, at the edge.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import sharp from 'sharp';
@@ -208,12 +208,29 @@ describe('web console in a real browser', () => {
   });
 
   it('shows the other pages and switches to Chinese', async () => {
-    for (const name of ['training', 'batch']) {
-      await page.goto(`${platform.edgeUrl}/console/#/${name}`);
-      await page.locator('section.card').first().waitFor();
-      await page.waitForLoadState('networkidle');
-      await shot(name);
-    }
+    await page.goto(`${platform.edgeUrl}/console/#/training`);
+    await page.getByRole('heading', { name: 'Custom classifiers' }).waitFor();
+    await page.waitForLoadState('networkidle');
+    await shot('training');
+
+    // A batch task from a URL file: prepared, started, followed to SUCCESS, its result file downloaded.
+    await page.goto(`${platform.edgeUrl}/console/#/batch`);
+    await page.getByLabel('Service').selectOption('_0000024');
+    const urls = [0, 1].map((n) => images.url(`/img/${n}.jpg`)).join('\n');
+    await page.getByLabel('URL file (one URL per line)').setInputFiles({ name: 'urls.txt', mimeType: 'text/plain', buffer: Buffer.from(urls) });
+    await page.getByRole('button', { name: 'Prepare and start' }).click();
+    const done = page.locator('tbody tr', { hasText: 'SUCCESS' });
+    await done.waitFor({ timeout: 90_000 });
+    expect(await done.textContent()).toContain('2/2');
+    const downloading = page.waitForEvent('download');
+    await done.getByRole('button', { name: /Download results/ }).first().click();
+    const file = await (await downloading).path();
+    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { line: number; result?: { is_err: number } });
+    expect(lines.map((l) => [l.line, l.result?.is_err])).toEqual([
+      [0, 0],
+      [1, 0],
+    ]);
+    await shot('batch');
     await page.goto(`${platform.edgeUrl}/console/#/sets`);
     await page.locator('#language').selectOption('zh');
     await page.getByRole('heading', { name: '数据集', level: 1 }).waitFor();

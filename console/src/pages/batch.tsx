@@ -1,12 +1,17 @@
 /** Batch tasks: the list with states and progress, creating one from a URL file, downloading results. */
 import { useState } from 'preact/hooks';
-import { api, apiBlobUrl, form } from '../api/client.js';
+import { api, apiBlobUrl, form, type Body } from '../api/client.js';
 import type { BatchTask } from '../api/types.js';
 import { ErrorNote, Field, ProgressBar, Section } from '../components/bits.js';
 import { useAction, useLoad } from '../components/hooks.js';
 import { useI18n } from '../i18n/i18n.js';
 
 const ACTIVE = ['RECEIVED', 'PENDING', 'STARTED'];
+
+/** Batch answers are `{data, is_error: 0, request_id}` (docs/batch.md): the payload is `data`. */
+async function batch<T>(path: string, method = 'GET', body?: Body): Promise<T> {
+  return (await api<{ data: T }>(path, method, body)).data;
+}
 
 /** The result links point at the edge; fetch them with the key and hand the bytes to the browser. */
 async function download(link: string): Promise<void> {
@@ -22,12 +27,12 @@ async function download(link: string): Promise<void> {
 export function BatchPage() {
   const { t } = useI18n();
   const tasks = useLoad(
-    () => api<Record<string, BatchTask>>('/batch/_1000001/tasks').then((r) => Object.values(r).filter((v) => v && typeof v === 'object' && 'task_id' in v).reverse()),
+    () => batch<Record<string, BatchTask>>('/batch/_1000001/tasks').then((tasks) => Object.values(tasks).reverse()),
     [],
     3000,
     (list) => list.some((task) => ACTIVE.includes(task.state)),
   );
-  const services = useLoad(() => api<unknown>('/batch/_1000001/services').then((r) => (Array.isArray(r) ? (r as string[]) : [])), []);
+  const services = useLoad(() => batch<string[]>('/batch/_1000001/services'), []);
   const [serviceId, setServiceId] = useState('');
   const [file, setFile] = useState<File>();
   const create = useAction();
@@ -42,8 +47,8 @@ export function BatchPage() {
             e.preventDefault();
             void create.run(async () => {
               if (!file) return;
-              const prepared = await api<{ task_id: string }>('/batch/_1000001/task/prepare', 'POST', form({ service_id: serviceId, urls: file }));
-              await api('/batch/_1000001/task/apply', 'POST', { task_id: prepared.task_id });
+              const prepared = await batch<{ task_id: string }>('/batch/_1000001/task/prepare', 'POST', form({ service_id: serviceId, urls: file }));
+              await batch('/batch/_1000001/task/apply', 'POST', { task_id: prepared.task_id });
               tasks.reload();
             });
           }}
