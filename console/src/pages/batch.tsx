@@ -1,5 +1,6 @@
 /** Batch tasks: the list with states and progress, creating one from a URL file, downloading results. */
 import { useState } from 'preact/hooks';
+import { serviceById } from '../../../shared/src/catalogue.js';
 import { api, apiBlobUrl, form, type Body } from '../api/client.js';
 import type { BatchTask } from '../api/types.js';
 import { ErrorNote, Field, ProgressBar, Section } from '../components/bits.js';
@@ -25,7 +26,8 @@ async function download(link: string): Promise<void> {
 }
 
 export function BatchPage() {
-  const { t } = useI18n();
+  const { t, lang } = useI18n();
+  const serviceName = (id: string) => serviceById(id)?.name[lang] ?? id;
   const tasks = useLoad(
     () => batch<Record<string, BatchTask>>('/batch/_1000001/tasks').then((tasks) => Object.values(tasks).reverse()),
     [],
@@ -58,7 +60,7 @@ export function BatchPage() {
               <option value="">—</option>
               {services.data?.map((id) => (
                 <option key={id} value={id}>
-                  {id}
+                  {serviceName(id)} ({id})
                 </option>
               ))}
             </select>
@@ -91,7 +93,9 @@ export function BatchPage() {
               {tasks.data.map((task) => (
                 <tr key={task.task_id}>
                   <td class="mono">{task.task_id}</td>
-                  <td>{task.service_id}</td>
+                  <td>
+                    {serviceName(task.service_id)} <span class="muted mono">{task.service_id}</span>
+                  </td>
                   <td>{task.state}</td>
                   <td>
                     <ProgressBar label={`${task.task_id} ${t('progress')}`} total={task.total} parts={[{ value: task.success ?? 0, kind: 'ok' }]} />

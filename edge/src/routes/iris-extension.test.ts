@@ -18,7 +18,7 @@ const CASES: { kind: ResourceKind; path: (id: string) => string; unknown: [numbe
   { kind: 'training_set', path: (id) => `/iris/training_sets/${id}/labels`, unknown: [404, 2001], foreign: [404, 2001] },
 ];
 
-describe('/iris extension routes (console): the set must be the caller's, in this region', () => {
+describe('/iris extension routes (console): the set must belong to the caller, in this region', () => {
   for (const c of CASES) {
     it(`GET ${c.path('{id}')}: owner forwarded as is, unknown ${c.unknown.join('/')}, foreign ${c.foreign.join('/')}, other region unknown`, async () => {
       const id = await seedResource(c.kind, owner.accountId);
