@@ -1,6 +1,6 @@
 /** Data-set calls shared by several pages: listing each kind and the paths of each kind's operations. */
 import { api } from './client.js';
-import type { DataSet, SetKind } from './types.js';
+import type { DataSet, RecordPage, SetKind } from './types.js';
 
 export const SET_PATHS: Record<SetKind, string> = {
   image_sets: '/image_sets/_0000014',
@@ -10,6 +10,18 @@ export const SET_PATHS: Record<SetKind, string> = {
 
 export async function listSets(kind: SetKind): Promise<DataSet[]> {
   return (await api<{ results: DataSet[] }>(SET_PATHS[kind])).results;
+}
+
+/** Sets with their record counts; product sets get theirs from the record listing (their objects carry none). */
+export async function listSetsWithCounts(kind: SetKind): Promise<DataSet[]> {
+  const sets = await listSets(kind);
+  if (kind !== 'product_sets') return sets;
+  return Promise.all(
+    sets.map(async (set) => {
+      const p = await api<RecordPage>(`${recordsPath(kind, set.id)}?count=1`);
+      return { ...set, n_items: p.n_items, n_downloaded: p.n_downloaded, n_failed: p.n_failed };
+    }),
+  );
 }
 
 /** Where a kind's bulk file goes, and under which field name. */

@@ -32,7 +32,11 @@ export interface RecordRow {
 export interface RecordPage {
   page: number;
   count: number;
+  /** Records matching the status filter. */
   total: number;
+  n_items: number;
+  n_downloaded: number;
+  n_failed: number;
   results: RecordRow[];
 }
 

@@ -1,7 +1,7 @@
 /** Data sets: the three kinds of sets with status, counts and live progress; create one. */
 import { useState } from 'preact/hooks';
 import { api } from '../api/client.js';
-import { isBusy, listSets, SET_PATHS } from '../api/sets.js';
+import { isBusy, listSetsWithCounts, SET_PATHS } from '../api/sets.js';
 import type { DataSet, SetKind } from '../api/types.js';
 import { ErrorNote, Field, ProgressBar, Section } from '../components/bits.js';
 import { useAction, useLoad } from '../components/hooks.js';
@@ -37,7 +37,7 @@ export function SetProgress({ set }: { set: DataSet }) {
 
 function SetTable({ kind, title }: { kind: SetKind; title: string }) {
   const { t, status } = useI18n();
-  const sets = useLoad(() => listSets(kind), [kind], 2000, (list) => list.some(isBusy));
+  const sets = useLoad(() => listSetsWithCounts(kind), [kind], 2000, (list) => list.some(isBusy));
   return (
     <Section title={title}>
       <ErrorNote error={sets.error} />

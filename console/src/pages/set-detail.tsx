@@ -18,9 +18,8 @@ interface Counts {
 }
 
 async function counts(kind: SetKind, id: string): Promise<Counts> {
-  const total = (status?: string) => api<RecordPage>(`${recordsPath(kind, id)}?count=1${status ? `&status=${status}` : ''}`).then((p) => p.total);
-  const [all, downloaded, failed] = await Promise.all([total(), total('downloaded'), total('failed')]);
-  return { total: all, downloaded, failed };
+  const p = await api<RecordPage>(`${recordsPath(kind, id)}?count=1`);
+  return { total: p.n_items, downloaded: p.n_downloaded, failed: p.n_failed };
 }
 
 function AddImages({ kind, id, onAdded }: { kind: SetKind; id: string; onAdded: () => void }) {

@@ -32,12 +32,22 @@ export async function resolveRecordSet(db: Queryable, accountId: number, kind: B
 // 'pending' covers the records being downloaded right now, as the set's counts do.
 const STATUS_FILTER = `($2::text IS NULL OR r.status = $2 OR ($2 = 'pending' AND r.status = 'downloading'))`;
 
-export async function listRecords(db: Queryable, setId: string, query: BrowseQuery): Promise<{ total: number; rows: BrowsedRecord[] }> {
-  const [total, rows] = await Promise.all([
-    db.query<{ total: number }>(`SELECT count(*)::int AS total FROM data_set_records r WHERE r.set_id = $1 AND r.deleted_at IS NULL AND ${STATUS_FILTER}`, [
-      setId,
-      query.status,
-    ]),
+export interface SetCounts {
+  n_items: number;
+  n_downloaded: number;
+  n_failed: number;
+}
+
+/** One page of the set's records, the number matching the filter, and the set's counts (one aggregate). */
+export async function listRecords(db: Queryable, setId: string, query: BrowseQuery): Promise<{ total: number; counts: SetCounts; rows: BrowsedRecord[] }> {
+  const [counted, rows] = await Promise.all([
+    db.query<SetCounts>(
+      `SELECT count(*)::int AS n_items,
+              count(*) FILTER (WHERE r.status = 'downloaded')::int AS n_downloaded,
+              count(*) FILTER (WHERE r.status = 'failed')::int AS n_failed
+       FROM data_set_records r WHERE r.set_id = $1 AND r.deleted_at IS NULL`,
+      [setId],
+    ),
     db.query<BrowsedRecord>(
       `SELECT r.id::text AS id, r.url, r.meta, r.tags, r.label, r.product_id, r.price, r.keywords,
               CASE WHEN r.status = 'downloading' THEN 'pending' ELSE r.status END AS status,
@@ -48,7 +58,14 @@ export async function listRecords(db: Queryable, setId: string, query: BrowseQue
       [setId, query.status, query.count, query.page * query.count],
     ),
   ]);
-  return { total: total.rows[0]?.total ?? 0, rows: rows.rows };
+  const counts = counted.rows[0] ?? { n_items: 0, n_downloaded: 0, n_failed: 0 };
+  const total = {
+    all: counts.n_items,
+    downloaded: counts.n_downloaded,
+    failed: counts.n_failed,
+    pending: counts.n_items - counts.n_downloaded - counts.n_failed,
+  }[query.status ?? 'all'];
+  return { total, counts, rows: rows.rows };
 }
 
 /** The stored picture of one live record of the set, or null (unknown, deleted, or not downloaded). */

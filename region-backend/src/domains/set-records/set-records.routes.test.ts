@@ -12,6 +12,9 @@ import { waitUntil } from '../../../test/support/wait-for.js';
 
 interface Page {
   total: number;
+  n_items: number;
+  n_downloaded: number;
+  n_failed: number;
   page: number;
   count: number;
   results: { id: string; url: string; status: string; last_error: string | null; meta: string; tags: string[]; label: string; product_id: string; width: number | null }[];
@@ -66,8 +69,9 @@ describe('record browsing and thumbnails', () => {
     expect(all.results[3]!.status).toBe('failed');
     expect(all.results[3]!.last_error).toMatch(/404/);
 
+    expect(all).toMatchObject({ total: 4, n_items: 4, n_downloaded: 3, n_failed: 1 });
     const failed = await page(`/iris/image_sets/${imageSet}/records?status=failed`);
-    expect(failed.total).toBe(1);
+    expect(failed).toMatchObject({ total: 1, n_items: 4, n_downloaded: 3, n_failed: 1 });
     expect(failed.results.map((r) => r.meta)).toEqual(['gone']);
     const second = await page(`/iris/image_sets/${imageSet}/records?page=1&count=2`);
     expect(second).toMatchObject({ page: 1, count: 2, total: 4 });

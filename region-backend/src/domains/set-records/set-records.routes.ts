@@ -41,12 +41,13 @@ const routes: FastifyPluginAsync = async (app) => {
   app.get('/iris/:kind/:id/records', async (request: FastifyRequest<{ Params: SetParams }>) => {
     const query = parseBrowseQuery(searchOf(request));
     const setId = await setOf(request);
-    const { total, rows } = await listRecords(app.db.pool, setId, query);
+    const { total, counts, rows } = await listRecords(app.db.pool, setId, query);
     return {
       request_id: request.ctx.requestId,
       page: query.page,
       count: query.count,
       total,
+      ...counts,
       results: rows.map((r) => ({ ...r, updated_at: formatTime(r.updated_at) })),
     };
   });
