@@ -52,7 +52,10 @@ describe('web console in a real browser', () => {
   let setId = '';
   let otherKey = '';
   let otherAccount = 0;
+  const pageErrors: string[] = [];
 
+  // Polls an expression in the page (page.waitForFunction would need 'unsafe-eval', which the console's CSP forbids).
+  const until = (expression: string) => waitUntil(() => page.evaluate(expression), (v) => v === true, 30_000);
   const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 
   beforeAll(async () => {
@@ -66,6 +69,9 @@ describe('web console in a real browser', () => {
     otherAccount = Number(other.id);
     otherKey = String((await platform.admin('POST', `/admin/accounts/${otherAccount}/keys`, {})).key_id);
     page = await browser.context.newPage();
+    // Script errors and CSP violations; refused API calls (401 on a wrong key) are expected and not counted.
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    page.on('console', (m) => void (m.type() === 'error' && !m.text().startsWith('Failed to load resource') && pageErrors.push(m.text())));
   });
   afterAll(async () => {
     await browser?.close();
@@ -120,7 +126,7 @@ describe('web console in a real browser', () => {
     // Thumbnails arrive through the authenticated thumbnail route as blob: URLs.
     await page.locator('img.thumb[src^="blob:"]').nth(IN_SET - 1).waitFor({ timeout: 30_000 });
     const loaded = `Array.from(document.querySelectorAll('img.thumb[src^="blob:"]')).filter((i) => i.complete && i.naturalWidth > 0).length`;
-    await page.waitForFunction(`${loaded} === ${IN_SET}`);
+    await until(`${loaded} === ${IN_SET}`);
     await shot('set-detail');
 
     await page.getByRole('tab', { name: /Failed records/ }).click();
@@ -158,7 +164,7 @@ describe('web console in a real browser', () => {
     await page.locator('#search-file').setInputFiles({ name: 'query.jpg', mimeType: 'image/jpeg', buffer: query });
     const canvas = page.locator('canvas.picture');
     await canvas.waitFor();
-    await page.waitForFunction("document.querySelector('canvas.picture')?.width === 640");
+    await until("document.querySelector('canvas.picture')?.width === 640");
     const box = (await canvas.boundingBox())!;
     await page.mouse.move(box.x + box.width * 0.01, box.y + box.height * 0.01);
     await page.mouse.down();
@@ -249,11 +255,12 @@ describe('web console in a real browser', () => {
     await faces.waitFor();
     expect(await faces.isChecked()).toBe(true);
     await faces.click();
-    await page.waitForFunction(`document.querySelectorAll('.grants input:not(:checked)').length === 1`);
+    await until(`document.querySelectorAll('.grants input:not(:checked)').length === 1`);
     const grants = (await platform.admin('GET', `/admin/accounts/${otherAccount}/grants`)) as { results: { service_id: string; granted: boolean }[] };
     expect(grants.results.filter((g) => !g.granted).map((g) => g.service_id)).toEqual(['_0000049']);
     await page.getByLabel('Batch tasks per day').waitFor();
     await shot('operator');
+    expect(pageErrors).toEqual([]);
   });
 
   it('refuses another account’s records and thumbnails at the edge; caches thumbnails by ETag', async () => {
