@@ -214,9 +214,21 @@ describe('web console in a real browser', () => {
   });
 
   it('shows the other pages and switches to Chinese', async () => {
+    // A training set with two labels, both far below the 50 usable images a classifier needs: highlighted.
+    const created = await platform.call('/custom_training/_0000194/training_sets', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'looks', description: 'people and patterns' }),
+    });
+    const trainingSet = ((await created.json()) as { id: string }).id;
+    const rows = [0, 1, 2].map((n) => `${images.url(`/img/${n}.jpg`)},person`).concat([7, 8].map((n) => `${images.url(`/img/${n}.jpg`)},pattern`));
+    const labelled = new FormData();
+    labelled.append('urls_to_add', new Blob([rows.join('\n')], { type: 'text/csv' }), 'labels.csv');
+    expect((await platform.call(`/custom_training/_0000194/training_sets/${trainingSet}/images`, { method: 'POST', body: labelled })).status).toBe(200);
     await page.goto(`${platform.edgeUrl}/console/#/training`);
+    await page.locator('.chip-warn', { hasText: 'person: 3/3' }).waitFor({ timeout: 60_000 });
+    await page.locator('.chip-warn', { hasText: 'pattern: 2/2' }).waitFor({ timeout: 60_000 });
     await page.getByRole('heading', { name: 'Custom classifiers' }).waitFor();
-    await page.waitForLoadState('networkidle');
     await shot('training');
 
     // A batch task from a URL file: prepared, started, followed to SUCCESS, its result file downloaded.
