@@ -8,7 +8,9 @@ import { registerBodyHandling } from './http/request-body.js';
 import { createJobRegistry } from './jobs/job-registry.js';
 import { blobStorePlugin } from './plugins/blob-store.plugin.js';
 import { databasePlugin } from './plugins/database.plugin.js';
+import { decoderPlugin } from './plugins/decoder.plugin.js';
 import { inferencePlugin } from './plugins/inference.plugin.js';
+import { loopWatchdogPlugin } from './plugins/loop-watchdog.plugin.js';
 import { queuePlugin } from './plugins/queue.plugin.js';
 
 declare module 'fastify' {
@@ -37,9 +39,11 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
   registerBodyHandling(app);
   registerErrorHandling(app);
   registerInternalAuth(app, config.internalSecret);
+  await app.register(loopWatchdogPlugin, { thresholdMs: config.watchdogMs });
 
-  await app.register(databasePlugin, { databaseUrl: config.databaseUrl });
-  await app.register(inferencePlugin, { threads: config.inferenceThreads });
+  await app.register(databasePlugin, { databaseUrl: config.databaseUrl, connectTimeoutMs: config.dbConnectTimeoutMs });
+  await app.register(inferencePlugin, { threads: config.inferenceThreads, taskTimeoutMs: config.inferenceTimeoutMs });
+  await app.register(decoderPlugin, { threads: config.images.decodeThreads, maxPixels: config.images.maxPixels, timeoutMs: config.images.decodeTimeoutMs });
   await app.register(blobStorePlugin);
   await app.register(queuePlugin, {
     databaseUrl: config.databaseUrl,

@@ -5,12 +5,12 @@ import { contextFrom } from './request-context.js';
 /**
  * Every request must come from the edge: a valid internal signature over the request line, account,
  * timestamp and context. Anything else is refused before routing, so an exposed backend port is not a
- * way around authentication. `/healthz` is the only open path (no data).
+ * way around authentication. `/healthz` and `/livez` are the only open paths (no data).
  */
 export function registerInternalAuth(app: FastifyInstance, secret: string): void {
   app.decorateRequest('ctx', null as unknown as FastifyRequest['ctx']);
   app.addHook('onRequest', async function verifyEdgeSignature(request) {
-    if (request.url === '/healthz') return;
+    if (request.url === '/healthz' || request.url === '/livez') return;
     const result = await verifyInternal(secret, {
       method: request.method,
       pathWithQuery: request.url,

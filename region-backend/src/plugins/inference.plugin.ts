@@ -9,8 +9,8 @@ declare module 'fastify' {
 
 /** The worker-thread pool that runs all model code; closed after in-flight HTTP work has finished. */
 export const inferencePlugin = fp(
-  async (app, opts: { threads: number }) => {
-    const pool = new InferencePool(opts.threads);
+  async (app, opts: { threads: number; taskTimeoutMs?: number }) => {
+    const pool = new InferencePool(opts.threads, { taskTimeoutMs: opts.taskTimeoutMs ?? 0 });
     app.decorate('inference', pool);
     app.addHook('onClose', async () => {
       await pool.close();
