@@ -74,6 +74,7 @@ export const ERROR = {
   methodNotAllowed: [405, 1109],
   payloadTooLarge: [413, 1110],
   badRequest: [400, 1111],
+  rateLimited: [429, 1112],
   internal: [500, 9001],
   backendUnavailable: [502, 9002],
   backendTimeout: [504, 9003],

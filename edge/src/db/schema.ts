@@ -12,8 +12,24 @@ export const accounts = sqliteTable('accounts', {
   createdAt: integer('created_at').notNull(),
 });
 
+/** Access keys by the SHA-256 of their id; secrets AES-GCM encrypted (migrations/0002_secrets_at_rest.sql). */
 export const accessKeys = sqliteTable(
   'access_keys',
+  {
+    keyHash: text('key_hash').primaryKey(),
+    keyHint: text('key_hint').notNull(),
+    secretEnc: text('secret_enc').notNull(),
+    accountId: integer('account_id').notNull().references(() => accounts.id),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+    signatureRequired: integer('signature_required', { mode: 'boolean' }).notNull().default(false),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('access_keys_account').on(t.accountId)],
+);
+
+/** Keys stored before 0002 (plain id and secret), converted one by one by the edge. */
+export const legacyAccessKeys = sqliteTable(
+  'legacy_access_keys',
   {
     keyId: text('key_id').primaryKey(),
     secret: text('secret').notNull(),
@@ -22,7 +38,7 @@ export const accessKeys = sqliteTable(
     signatureRequired: integer('signature_required', { mode: 'boolean' }).notNull().default(false),
     createdAt: integer('created_at').notNull(),
   },
-  (t) => [index('access_keys_account').on(t.accountId)],
+  (t) => [index('legacy_access_keys_account').on(t.accountId)],
 );
 
 export const accountQuotas = sqliteTable('account_quotas', {
@@ -78,4 +94,5 @@ export const signatureNonces = sqliteTable(
 
 export type Account = typeof accounts.$inferSelect;
 export type AccessKey = typeof accessKeys.$inferSelect;
+export type LegacyAccessKey = typeof legacyAccessKeys.$inferSelect;
 export type Resource = typeof resources.$inferSelect;

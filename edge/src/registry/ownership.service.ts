@@ -4,6 +4,7 @@
  */
 import { ApiError, RESOURCE_ID_PATTERN, newResourceId, type ErrorKey, type Quotas, type RegionId, type ResourceKind } from '@iris/shared';
 import type { Database } from '../db/database.js';
+import { forgetResources, resourceCache } from '../cache/hot-path.cache.js';
 import { findResource, insertPending } from './registry.repo.js';
 
 interface KindRules {
@@ -46,6 +47,8 @@ export interface OwnershipOptions {
   /** Pending rows older than this may still have been created by the backend: they are reconciled. */
   pendingWindowMs: number;
   reconcile: Reconcile;
+  /** Live rows are kept in the isolate this long (0 = always read D1). */
+  cacheTtlMs?: number;
   now?: number;
 }
 
@@ -58,11 +61,12 @@ export async function requireOwned(db: Database, kind: ResourceKind, id: string 
   const rules = KIND_RULES[kind];
   const unknown = () => new ApiError(rules.unknown, id ? `${rules.label} ${id} does not exist` : `${rules.label} does not exist`);
   if (!id || !RESOURCE_ID_PATTERN.test(id)) throw unknown();
-  let row = await findResource(db, id);
+  let row = await resourceCache.get(id, options?.cacheTtlMs ?? 0, () => findResource(db, id), (r) => r.state === 'live');
   const now = options?.now ?? Date.now();
   const unsettled = row?.state === 'pending' && row.kind === kind && row.accountId === scope.accountId && row.region === scope.region;
   if (options && unsettled && row!.createdAt < now - options.pendingWindowMs) {
     await options.reconcile(kind, id);
+    forgetResources([id]);
     row = await findResource(db, id);
   }
   if (!row || row.kind !== kind || row.state !== 'live' || row.region !== scope.region) throw unknown();

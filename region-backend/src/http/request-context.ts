@@ -10,6 +10,8 @@ export interface RequestContext {
   /** The account's quotas (defaults for any the edge did not send). */
   quotas: Quotas;
   startedAt: number;
+  /** The whole signed context (checked fields, granted services, public base, body binding). */
+  forward: ForwardContext;
 }
 
 declare module 'fastify' {
@@ -26,6 +28,7 @@ export function contextFrom(accountId: number, forward: ForwardContext): Request
     resourceId: forward.resourceId,
     quotas: withDefaultQuotas(forward.quotas),
     startedAt: performance.now(),
+    forward,
   };
 }
 

@@ -32,6 +32,20 @@ export function defaultPoolLimits(size: number): PoolLimits {
   return { accountThreads: Math.max(1, Math.ceil(size / 2)), accountQueue: 32, interactiveTimeoutMs: 30_000, backgroundTimeoutMs: 600_000 };
 }
 
+/**
+ * A task that ran past its time limit: its thread was terminated and replaced, nothing else was affected.
+ * Answers as the API's task timeout (504) when it reaches a route.
+ */
+export class InferenceTimeoutError extends ApiError {
+  override readonly name = 'InferenceTimeoutError';
+  constructor(
+    readonly task: string,
+    readonly timeoutMs: number,
+  ) {
+    super('taskTimeout', `${task} did not finish within ${timeoutMs} ms`);
+  }
+}
+
 /** An error raised inside a task, re-created on the calling side. */
 export class InferenceTaskError extends Error {
   readonly code: string | undefined;
@@ -52,7 +66,8 @@ interface Job {
   reject: (reason: unknown) => void;
 }
 
-interface Slot { worker: Worker; job: Job | null; timer: NodeJS.Timeout | null }
+/** `ready` once the thread has loaded (time limits count from then, not from a fresh thread's start-up). */
+interface Slot { worker: Worker; job: Job | null; timer: NodeJS.Timeout | null; ready: boolean }
 
 const entry = new URL(`./inference-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
 const bootstrap = new URL('./worker-bootstrap.mjs', import.meta.url);
@@ -76,8 +91,11 @@ export class InferencePool {
   /** Tasks stopped at their time limit since the pool started. */
   timeouts = 0;
 
-  constructor(readonly size: number = Math.max(1, os.availableParallelism()), limits: Partial<PoolLimits> = {}) {
-    this.limits = { ...defaultPoolLimits(size), ...limits };
+  /** `taskTimeoutMs` sets both time limits at once (0 = none). */
+  constructor(readonly size: number = Math.max(1, os.availableParallelism()), limits: Partial<PoolLimits> & { taskTimeoutMs?: number } = {}) {
+    const { taskTimeoutMs, ...rest } = limits;
+    const timeouts = taskTimeoutMs === undefined ? {} : { interactiveTimeoutMs: taskTimeoutMs, backgroundTimeoutMs: taskTimeoutMs };
+    this.limits = { ...defaultPoolLimits(size), ...timeouts, ...rest };
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
 
@@ -118,8 +136,13 @@ export class InferencePool {
 
   private spawn(): Slot {
     const worker = new Worker(bootstrap, { workerData: { entry } });
-    const slot: Slot = { worker, job: null, timer: null };
-    worker.on('message', (response: TaskResponse) => {
+    const slot: Slot = { worker, job: null, timer: null, ready: false };
+    worker.on('message', (response: TaskResponse | { ready: true }) => {
+      if ('ready' in response) {
+        slot.ready = true;
+        this.dispatch();
+        return;
+      }
       const job = this.finish(slot);
       worker.unref();
       if (job && job.request.id === response.id) {
@@ -166,16 +189,19 @@ export class InferencePool {
 
   private dispatch(): void {
     for (const slot of this.slots) {
-      if (slot.job) continue;
+      if (slot.job || !slot.ready) continue;
       const job = this.queues.interactive.shift(this.mayRun) ?? this.queues.background.shift(this.mayRun);
       if (!job) return;
       slot.job = job;
       if (job.account !== NO_ACCOUNT) this.running.set(job.account, (this.running.get(job.account) ?? 0) + 1);
-      slot.timer = setTimeout(() => {
-        this.timeouts++;
-        this.replace(slot, new ApiError('taskTimeout', `${job.request.task} took longer than ${job.timeoutMs} ms`));
-      }, job.timeoutMs);
-      slot.timer.unref();
+      if (job.timeoutMs > 0) {
+        slot.timer = setTimeout(() => {
+          if (slot.job !== job) return;
+          this.timeouts++;
+          this.replace(slot, new InferenceTimeoutError(job.request.task, job.timeoutMs));
+        }, job.timeoutMs);
+        slot.timer.unref();
+      }
       slot.worker.ref();
       slot.worker.postMessage(job.request, job.transfer);
     }

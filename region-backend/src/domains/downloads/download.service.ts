@@ -137,6 +137,12 @@ export class DownloadService {
 
   private async downloadRecord(setId: string, record: ClaimedRecord): Promise<void> {
     const { pool, config, log } = this.deps;
+    if (record.attempts > config.maxAttempts) {
+      // Claimed again after its leases expired: earlier attempts died with their process (or hung it).
+      log.error({ url: record.url, attempts: record.attempts }, 'download keeps stopping its process: record failed');
+      await failRecord(pool, setId, record.id, `the download was interrupted ${record.attempts - 1} times (a crash or a stuck worker); not tried again`);
+      return;
+    }
     try {
       const blob = await this.downloadNow(record.account_id, record.url);
       await completeRecord(pool, setId, record.id, blob);

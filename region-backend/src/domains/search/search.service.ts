@@ -10,7 +10,8 @@ import { ApiError, joinTags, secondsText } from '@iris/shared';
 import { EMBEDDING_VERSION } from '../../embedding/embedding-info.js';
 import { QueryImageError, type QueryImage } from '../../http/query-image.js';
 import type { RequestBody } from '../../http/request-body.js';
-import { decodeImage, ImageDecodeError, type RgbPixels } from '../../images/image-decoder.js';
+import { ImageDecodeError, type RgbPixels } from '../../images/image-decoder.js';
+import type { ImageDecoderPool } from '../../inference/image-decoder-pool.js';
 import { InferenceTaskError, type InferencePool } from '../../inference/inference-pool.js';
 import { matchesTags } from '../../vectors/tag-filter.js';
 import type { VectorHit, VectorStore } from '../../vectors/vector-store.js';
@@ -34,7 +35,7 @@ export interface SearchDeps {
   pool: pg.Pool;
   inference: InferencePool;
   indexes: ServiceIndexes;
-  maxPixels: number;
+  decoder: ImageDecoderPool;
   acquireImage: (body: RequestBody) => Promise<QueryImage>;
 }
 
@@ -106,7 +107,7 @@ export class SearchQueryService {
   private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number): Promise<Float32Array> {
     let rgb: RgbPixels;
     try {
-      rgb = await decodeImage(bytes, { maxPixels: this.deps.maxPixels, maxSide: QUERY_MAX_SIDE, ...(params.loc ? { crop: params.loc } : {}) });
+      rgb = await this.deps.decoder.rgb(bytes, { maxSide: QUERY_MAX_SIDE, ...(params.loc ? { crop: params.loc } : {}) });
     } catch (err) {
       if (err instanceof ImageDecodeError) throw new ApiError('invalidData', `image cannot be decoded: ${err.message}`);
       throw err;
