@@ -8,6 +8,9 @@ export type TaskHandler = (payload: unknown) => Promise<unknown> | unknown;
 export const TASKS: Record<string, () => Promise<{ default: TaskHandler }>> = {
   ping: () => import('./tasks/ping.task.js'),
   embed: () => import('./tasks/embed.task.js'),
+  'search-index-embed': () => import('./tasks/search-index-embed.task.js'),
+  'search-query-embed': () => import('./tasks/search-query-embed.task.js'),
+  'search-verify': () => import('./tasks/search-verify.task.js'),
   'vision-detect': () => import('./tasks/vision-detect.task.js'),
   'vision-classify': () => import('./tasks/vision-classify.task.js'),
   'face-attributes': () => import('./tasks/face-attributes.task.js'),

@@ -1,11 +1,13 @@
 /** Search settings from the environment, validated when the domain starts (a bad value stops the process). */
 import { z } from 'zod';
+import { RERANK } from '../../embedding/rerank-score.js';
 
 const schema = z.object({
   IRIS_SEARCH_POLL_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
   IRIS_SEARCH_SAVE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
   IRIS_SEARCH_INDEX_JOBS: z.coerce.number().int().min(1).max(16).default(2),
   IRIS_SEARCH_INDEX_BATCH: z.coerce.number().int().min(1).max(5000).default(128),
+  IRIS_SEARCH_RERANK: z.coerce.number().int().min(0).max(50).default(RERANK.candidates),
 });
 
 export interface SearchConfig {
@@ -17,6 +19,8 @@ export interface SearchConfig {
   indexJobs: number;
   /** Record changes per indexing transaction. */
   indexBatch: number;
+  /** Best candidates of each query verified by local-feature matching (0: no re-ranking). */
+  rerankCandidates: number;
 }
 
 export function loadSearchConfig(env: NodeJS.ProcessEnv): SearchConfig {
@@ -26,5 +30,5 @@ export function loadSearchConfig(env: NodeJS.ProcessEnv): SearchConfig {
     throw new Error(`invalid search configuration: ${problems}`);
   }
   const e = parsed.data;
-  return { pollMs: e.IRIS_SEARCH_POLL_MS, saveMs: e.IRIS_SEARCH_SAVE_MS, indexJobs: e.IRIS_SEARCH_INDEX_JOBS, indexBatch: e.IRIS_SEARCH_INDEX_BATCH };
+  return { pollMs: e.IRIS_SEARCH_POLL_MS, saveMs: e.IRIS_SEARCH_SAVE_MS, indexJobs: e.IRIS_SEARCH_INDEX_JOBS, indexBatch: e.IRIS_SEARCH_INDEX_BATCH, rerankCandidates: e.IRIS_SEARCH_RERANK };
 }

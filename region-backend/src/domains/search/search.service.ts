@@ -8,6 +8,7 @@
 import type pg from 'pg';
 import { ApiError, joinTags, secondsText } from '@iris/shared';
 import { EMBEDDING_VERSION } from '../../embedding/embedding-info.js';
+import type { QueryEmbedding } from '../../embedding/search-embedding.js';
 import { QueryImageError, type QueryImage } from '../../http/query-image.js';
 import type { RequestBody } from '../../http/request-body.js';
 import { decodeImage, ImageDecodeError, type RgbPixels } from '../../images/image-decoder.js';
@@ -18,12 +19,9 @@ import { findServiceState, type ServiceState } from '../search-services/search-s
 import { ServiceGoneError, type ServiceIndexes } from '../search-services/service-indexes.js';
 import { hasKeywords, inPriceRange } from './product-filter.js';
 import { parseSearchParams, type SearchParams } from './search-params.js';
+import { matchedRegion, rerank, type Selected } from './search-rerank.js';
 import { liveRecords, type HitRecord } from './search-records.repo.js';
 
-/** What the `embed` inference task returns (see inference/tasks/embed.task.ts). */
-interface EmbedOutput {
-  vector: Float32Array;
-}
 
 /** Longest side of the decoded query image (the embedder works at ≤ 1024 px, like the stored copies). */
 const QUERY_MAX_SIDE = 1024;
@@ -35,6 +33,8 @@ export interface SearchDeps {
   inference: InferencePool;
   indexes: ServiceIndexes;
   maxPixels: number;
+  /** Best candidates verified geometrically per query (0: no re-ranking). */
+  rerankCandidates: number;
   acquireImage: (body: RequestBody) => Promise<QueryImage>;
 }
 
@@ -48,10 +48,6 @@ export interface QueryInput {
   startedAt: number;
 }
 
-interface Selected {
-  hit: VectorHit;
-  record: HitRecord;
-}
 
 const round = (v: number, digits = 6) => Math.round(v * 10 ** digits) / 10 ** digits;
 
@@ -65,21 +61,22 @@ export class SearchQueryService {
     const image = await this.image(input.body);
 
     const preprocessStarted = performance.now();
-    const vector = await this.embed(image.bytes, params, service.scenario);
+    const query = await this.embed(image.bytes, params, service.scenario);
     const preprocessMs = performance.now() - preprocessStarted;
 
     const searchStarted = performance.now();
     const store = await this.deps.indexes.acquire(service).catch((err: unknown) => {
       throw err instanceof ServiceGoneError ? new ApiError('serviceNotFound', 'search service does not exist') : err;
     });
-    const selected = await this.select(store, service, vector, params, input.product);
+    const candidates = await this.selectAll(store, service, query.vectors, params, input.product);
+    const selected = await rerank(candidates, query.features, { pool: this.deps.pool, inference: this.deps.inference, service, candidates: this.deps.rerankCandidates });
     const searchMs = performance.now() - searchStarted;
 
     const page = input.product ? selected.slice(params.page * params.count, (params.page + 1) * params.count) : selected.slice(0, params.count);
     return {
       is_err: 0,
       request_id: input.requestId,
-      results: page.map((s) => (input.product ? productResult(s) : imageResult(s))),
+      results: page.map((s) => ({ ...(input.product ? productResult(s) : imageResult(s)), ...matchedRegion(s) })),
       loc: (params.loc ?? [0, 0, 1, 1]).map((v) => round(v)),
       ds: service.product_set_id ?? service.set_id,
       detect_time: secondsText(0),
@@ -104,7 +101,7 @@ export class SearchQueryService {
     }
   }
 
-  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string): Promise<Float32Array> {
+  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string): Promise<QueryEmbedding> {
     let rgb: RgbPixels;
     try {
       rgb = await decodeImage(bytes, { maxPixels: this.deps.maxPixels, maxSide: QUERY_MAX_SIDE, ...(params.loc ? { crop: params.loc } : {}) });
@@ -113,14 +110,29 @@ export class SearchQueryService {
       throw err;
     }
     try {
-      const result = await this.deps.inference.run<EmbedOutput>('embed', { rgb, scenario }, { priority: 'interactive' });
-      return result.vector;
+      return await this.deps.inference.run<QueryEmbedding>('search-query-embed', { rgb, scenario }, { priority: 'interactive' });
     } catch (err) {
       if (err instanceof InferenceTaskError && (err.code === 'image_decode_failed' || err.code === 'invalid_embed_input')) {
         throw new ApiError('invalidData', `image cannot be decoded: ${err.message}`);
       }
       throw err;
     }
+  }
+
+  /**
+   * Hits of every query vector (the whole query, and the picture found inside it), merged by record with the
+   * better score, best first.
+   */
+  private async selectAll(store: VectorStore, service: ServiceState, vectors: Float32Array[], params: SearchParams, product: boolean): Promise<Selected[]> {
+    const [first, ...others] = await Promise.all(vectors.map((v) => this.select(store, service, v, params, product)));
+    if (!others.length) return first ?? [];
+    const best = new Map<number, Selected>();
+    for (const s of [first!, ...others].flat()) {
+      const seen = best.get(s.hit.id);
+      if (!seen || s.hit.score > seen.hit.score) best.set(s.hit.id, s);
+    }
+    const merged = [...best.values()].sort((a, b) => b.hit.score - a.hit.score);
+    return product ? onePerProduct(merged) : merged;
   }
 
   /** Hits that pass every filter, best first, enough for the page asked for (fewer when the index runs out). */
@@ -158,6 +170,17 @@ export class SearchQueryService {
     }
     return selected;
   }
+}
+
+/** Product search answers one result per product; merging two vectors' hits may bring a product twice. */
+function onePerProduct(selected: Selected[]): Selected[] {
+  const seen = new Set<string>();
+  return selected.filter(({ record }) => {
+    const key = record.product_id ? `p:${record.product_id}` : `r:${record.id}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 function imageResult({ hit, record }: Selected) {
