@@ -115,20 +115,24 @@ export default async function run(): Promise<void> {
     for (const edit of SEARCH_EDITS) queries.push({ photo: index, edit, bytes: await makeSearchQuery(photo, edit, file.id) });
   }
   const photos = galleryItems.length;
-  // Distractors: the OpenCV manual's pictures, except those that show a test photo (the manual reuses some).
+  // Distractors: the OpenCV manual's pictures, except those that show a test photo (the manual reuses some,
+  // cropped or resized): close vectors, or a geometric match with many inliers.
   const testVectors = await Promise.all(galleryItems.map((it) => vectorOf(it, QUERY_VIEWS)));
+  const testFeatures = galleryRgb.map((rgb) => extractLocalFeatures(cv, rgb, LOCAL_FEATURES.indexSide, LOCAL_FEATURES.indexFeatures));
   let dropped = 0;
   for (const file of held.photos.slice(0, LIMIT === Infinity ? Infinity : LIMIT * 3)) {
     const photo = await loadPhoto(file.path);
     if (Math.min(photo.width, photo.height) < 96) continue;
     const candidate = item(photo.png);
+    const rgb = (await decodeImage(photo.png)).rgb;
     const v = await vectorOf(candidate, QUERY_VIEWS);
-    if (testVectors.some((t) => dot(t, v) > 0.8)) {
+    const shows = verifyCandidates(extractLocalFeatures(cv, rgb, LOCAL_FEATURES.querySide, LOCAL_FEATURES.queryFeatures), testFeatures);
+    if (testVectors.some((t) => dot(t, v) > 0.8) || shows.some((m) => m && m.inliers >= 40)) {
       dropped++;
       continue;
     }
     galleryItems.push(candidate);
-    galleryRgb.push((await decodeImage(photo.png)).rgb);
+    galleryRgb.push(rgb);
   }
   log(`${dropped} distractors dropped as near-duplicates of test photos`);
   log(`${photos} test photos, gallery of ${galleryItems.length}, ${queries.length} queries`);

@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { opencv } from '../analysis/logo/opencv-runtime.js';
 import { packageFile } from '../inference/runtime/tfjs.js';
@@ -8,7 +8,7 @@ import { extractLocalFeatures, LOCAL_FEATURES } from './local-features.js';
 
 const SAMPLES = packageFile('@vladmandic/human', 'assets/samples.jpg');
 
-async function rgb(image: sharp.Sharp): Promise<Rgb> {
+async function rgb(image: Sharp): Promise<Rgb> {
   const { data, info } = await image.removeAlpha().raw().toBuffer({ resolveWithObject: true });
   return { data: new Uint8Array(data), width: info.width, height: info.height };
 }
