@@ -8,6 +8,7 @@ const schema = z.object({
   IRIS_SEARCH_INDEX_JOBS: z.coerce.number().int().min(1).max(16).default(2),
   IRIS_SEARCH_INDEX_BATCH: z.coerce.number().int().min(1).max(5000).default(128),
   IRIS_SEARCH_RERANK: z.coerce.number().int().min(0).max(50).default(RERANK.candidates),
+  IRIS_INDEX_MEMORY_MB: z.coerce.number().min(1).max(1_048_576).default(2048),
 });
 
 export interface SearchConfig {
@@ -21,6 +22,8 @@ export interface SearchConfig {
   indexBatch: number;
   /** Best candidates of each query verified by local-feature matching (0: no re-ranking). */
   rerankCandidates: number;
+  /** Estimated bytes the loaded search indexes of one process may hold (least recently used evicted past it). */
+  indexMemoryBytes: number;
 }
 
 export function loadSearchConfig(env: NodeJS.ProcessEnv): SearchConfig {
@@ -30,5 +33,12 @@ export function loadSearchConfig(env: NodeJS.ProcessEnv): SearchConfig {
     throw new Error(`invalid search configuration: ${problems}`);
   }
   const e = parsed.data;
-  return { pollMs: e.IRIS_SEARCH_POLL_MS, saveMs: e.IRIS_SEARCH_SAVE_MS, indexJobs: e.IRIS_SEARCH_INDEX_JOBS, indexBatch: e.IRIS_SEARCH_INDEX_BATCH, rerankCandidates: e.IRIS_SEARCH_RERANK };
+  return {
+    pollMs: e.IRIS_SEARCH_POLL_MS,
+    saveMs: e.IRIS_SEARCH_SAVE_MS,
+    indexJobs: e.IRIS_SEARCH_INDEX_JOBS,
+    indexBatch: e.IRIS_SEARCH_INDEX_BATCH,
+    indexMemoryBytes: Math.round(e.IRIS_INDEX_MEMORY_MB * 1024 * 1024),
+    rerankCandidates: e.IRIS_SEARCH_RERANK,
+  };
 }

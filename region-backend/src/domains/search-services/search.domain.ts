@@ -12,7 +12,8 @@ import { loadSearchConfig } from './search-config.js';
 import { INDEX_JOB, SearchIndexer, type IndexJobData } from './search-indexer.js';
 import { setHasService } from './search-service.repo.js';
 import { searchServiceRoutes } from './search-service.routes.js';
-import { ServiceIndexes } from './service-indexes.js';
+import { ServiceGoneError, ServiceIndexes } from './service-indexes.js';
+import { vectorBackend } from './vector-backend.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -25,7 +26,15 @@ const services = fp(
   async (app) => {
     const config = loadSearchConfig(process.env);
     const log = app.log.child({ domain: 'search' });
-    const indexes = new ServiceIndexes({ pool: app.db.pool, dataDir: app.config.dataDir, log, saveEveryMs: config.saveMs });
+    const vectors = vectorBackend(app.config.vectors, { databaseUrl: app.config.databaseUrl, pool: app.db.pool }, log);
+    const indexes = new ServiceIndexes({
+      pool: app.db.pool,
+      dataDir: app.config.dataDir,
+      log,
+      saveEveryMs: config.saveMs,
+      memoryBudgetBytes: config.indexMemoryBytes,
+      vectors: vectors.backend,
+    });
     const indexer = new SearchIndexer({ pool: app.db.pool, blobs: app.blobs, inference: app.inference, log }, { batchSize: config.indexBatch });
     const poller = new IndexPoller({ pool: app.db.pool, queue: app.queue, indexes, log, intervalMs: config.pollMs });
     app.decorate('searchIndexes', indexes);
@@ -40,6 +49,7 @@ const services = fp(
     app.addHook('onClose', async () => {
       unregister();
       await indexes.close();
+      await vectors.close();
     });
     await app.register(searchServiceRoutes);
   },
@@ -57,6 +67,9 @@ export const searchServicesDomain: Domain = {
       queue: { policy: 'short', retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 15 * 60 },
       handler: async (data) => {
         await app.searchIndexer.run(data.serviceId);
+        await app.searchIndexes.keepFileCurrent(data.serviceId).catch((err: unknown) => {
+          if (!(err instanceof ServiceGoneError)) throw err;
+        });
       },
     }),
   ],

@@ -25,6 +25,7 @@ export interface RerankDeps {
   service: ServiceState;
   /** Candidates verified (the best by vector score); 0 turns re-ranking off. */
   candidates: number;
+  accountId: number;
 }
 
 export async function rerank(selected: Selected[], queryFeatures: Uint8Array, deps: RerankDeps): Promise<Selected[]> {
@@ -35,7 +36,7 @@ export async function rerank(selected: Selected[], queryFeatures: Uint8Array, de
   const verifications = await deps.inference.run<(Verification | null)[]>(
     'search-verify',
     { query: queryFeatures, candidates: head.map((s) => stored.get(s.hit.id) ?? null) },
-    { priority: 'interactive' },
+    { priority: 'interactive', accountId: deps.accountId },
   );
   const rescored = head.map((s, i) => {
     const match = verifications[i] ?? null;

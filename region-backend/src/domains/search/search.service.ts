@@ -11,13 +11,14 @@ import { EMBEDDING_VERSION } from '../../embedding/embedding-info.js';
 import type { QueryEmbedding } from '../../embedding/search-embedding.js';
 import { QueryImageError, type QueryImage } from '../../http/query-image.js';
 import type { RequestBody } from '../../http/request-body.js';
-import { decodeImage, ImageDecodeError, type RgbPixels } from '../../images/image-decoder.js';
+import { ImageDecodeError, type RgbPixels } from '../../images/image-decoder.js';
+import type { ImageDecoderPool } from '../../inference/image-decoder-pool.js';
 import { InferenceTaskError, type InferencePool } from '../../inference/inference-pool.js';
 import { matchesTags } from '../../vectors/tag-filter.js';
 import type { VectorHit, VectorStore } from '../../vectors/vector-store.js';
 import { findServiceState, type ServiceState } from '../search-services/search-service.repo.js';
 import { ServiceGoneError, type ServiceIndexes } from '../search-services/service-indexes.js';
-import { hasKeywords, inPriceRange } from './product-filter.js';
+import { hasKeywords, inPriceRange, productFilter } from './product-filter.js';
 import { parseSearchParams, type SearchParams } from './search-params.js';
 import { matchedRegion, rerank, type Selected } from './search-rerank.js';
 import { liveRecords, type HitRecord } from './search-records.repo.js';
@@ -32,7 +33,7 @@ export interface SearchDeps {
   pool: pg.Pool;
   inference: InferencePool;
   indexes: ServiceIndexes;
-  maxPixels: number;
+  decoder: ImageDecoderPool;
   /** Best candidates verified geometrically per query (0: no re-ranking). */
   rerankCandidates: number;
   acquireImage: (body: RequestBody) => Promise<QueryImage>;
@@ -61,15 +62,22 @@ export class SearchQueryService {
     const image = await this.image(input.body);
 
     const preprocessStarted = performance.now();
-    const query = await this.embed(image.bytes, params, service.scenario);
+    const query = await this.embed(image.bytes, params, service.scenario, input.accountId);
     const preprocessMs = performance.now() - preprocessStarted;
 
     const searchStarted = performance.now();
-    const store = await this.deps.indexes.acquire(service).catch((err: unknown) => {
-      throw err instanceof ServiceGoneError ? new ApiError('serviceNotFound', 'search service does not exist') : err;
+    const candidates = await this.deps.indexes
+      .use(service, (store) => this.selectAll(store, service, query.vectors, params, input.product))
+      .catch((err: unknown) => {
+        throw err instanceof ServiceGoneError ? new ApiError('serviceNotFound', 'search service does not exist') : err;
+      });
+    const selected = await rerank(candidates, query.features, {
+      pool: this.deps.pool,
+      inference: this.deps.inference,
+      service,
+      candidates: this.deps.rerankCandidates,
+      accountId: input.accountId,
     });
-    const candidates = await this.selectAll(store, service, query.vectors, params, input.product);
-    const selected = await rerank(candidates, query.features, { pool: this.deps.pool, inference: this.deps.inference, service, candidates: this.deps.rerankCandidates });
     const searchMs = performance.now() - searchStarted;
 
     const page = input.product ? selected.slice(params.page * params.count, (params.page + 1) * params.count) : selected.slice(0, params.count);
@@ -101,16 +109,16 @@ export class SearchQueryService {
     }
   }
 
-  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string): Promise<QueryEmbedding> {
+  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number): Promise<QueryEmbedding> {
     let rgb: RgbPixels;
     try {
-      rgb = await decodeImage(bytes, { maxPixels: this.deps.maxPixels, maxSide: QUERY_MAX_SIDE, ...(params.loc ? { crop: params.loc } : {}) });
+      rgb = await this.deps.decoder.rgb(bytes, { maxSide: QUERY_MAX_SIDE, ...(params.loc ? { crop: params.loc } : {}) });
     } catch (err) {
       if (err instanceof ImageDecodeError) throw new ApiError('invalidData', `image cannot be decoded: ${err.message}`);
       throw err;
     }
     try {
-      return await this.deps.inference.run<QueryEmbedding>('search-query-embed', { rgb, scenario }, { priority: 'interactive' });
+      return await this.deps.inference.run<QueryEmbedding>('search-query-embed', { rgb, scenario }, { priority: 'interactive', accountId });
     } catch (err) {
       if (err instanceof InferenceTaskError && (err.code === 'image_decode_failed' || err.code === 'invalid_embed_input')) {
         throw new ApiError('invalidData', `image cannot be decoded: ${err.message}`);
@@ -139,10 +147,12 @@ export class SearchQueryService {
   private async select(store: VectorStore, service: ServiceState, vector: Float32Array, params: SearchParams, product: boolean): Promise<Selected[]> {
     const need = (params.page + 1) * params.count;
     const limit = Math.min(store.size, MAX_CANDIDATES);
+    // Stores that hold product attributes (pgvector) filter in SQL; the records are checked below all the same.
+    const options = product ? { product: productFilter(params.keywords, params.minPrice, params.maxPrice) } : {};
     const records = new Map<number, HitRecord>();
     let k = Math.min(limit, need + 8);
     for (;;) {
-      const hits = k > 0 ? store.search(vector, k, params.tags) : [];
+      const hits = k > 0 ? await store.search(vector, k, params.tags, options) : [];
       const unknown = hits.map((h) => h.id).filter((id) => !records.has(id));
       for (const [id, record] of await liveRecords(this.deps.pool, service.set_id, unknown)) records.set(id, record);
       const selected = this.filter(hits, records, params, product);
