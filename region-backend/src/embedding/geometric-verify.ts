@@ -94,10 +94,14 @@ function fitMatches(query: LocalFeatures, candidate: LocalFeatures, matches: Mat
   });
   if (!fit || fit.inliers < options.minInliers || fit.inliers < options.minInlierShare * matches.length) return null;
   if (!plausible(fit.h, options)) return null;
-  const queryBox = inlierBox(src, fit.inlierMask, query.width, query.height);
-  const candidateBox = inlierBox(dst, fit.inlierMask, candidate.width, candidate.height);
-  if (queryBox[2] < options.minSpread || queryBox[3] < options.minSpread) return null;
-  if (candidateBox[2] < options.minSpread || candidateBox[3] < options.minSpread) return null;
+  const queryInliers = inlierBox(src, fit.inlierMask, query.width, query.height);
+  const candidateInliers = inlierBox(dst, fit.inlierMask, candidate.width, candidate.height);
+  if (queryInliers[2] < options.minSpread || queryInliers[3] < options.minSpread) return null;
+  if (candidateInliers[2] < options.minSpread || candidateInliers[3] < options.minSpread) return null;
+  // Where each picture shows the other: the other's frame projected through the homography, clipped.
+  const inverse = invert3(fit.h);
+  const queryBox = (inverse && projectedFrame(inverse, candidate.width, candidate.height, query.width, query.height)) ?? queryInliers;
+  const candidateBox = projectedFrame(fit.h, query.width, query.height, candidate.width, candidate.height) ?? candidateInliers;
   return { inliers: fit.inliers, queryBox, candidateBox };
 }
 
@@ -139,4 +143,32 @@ function plausible(h: ArrayLike<number>, options: typeof VERIFY): boolean {
   const r = Math.hypot(f, g);
   const smallest = Math.abs(q - r);
   return smallest > 1e-9 && (q + r) / smallest <= options.maxAnisotropy && Math.abs(h[6] as number) < 0.01 && Math.abs(h[7] as number) < 0.01;
+}
+
+function invert3(m: ArrayLike<number>): number[] | null {
+  const [a = 0, b = 0, c = 0, d = 0, e = 0, f = 0, g = 0, h = 0, i = 0] = m as number[];
+  const A = e * i - f * h;
+  const B = -(d * i - f * g);
+  const C = d * h - e * g;
+  const det = a * A + b * B + c * C;
+  if (Math.abs(det) < 1e-12) return null;
+  return [A, -(b * i - c * h), b * f - c * e, B, a * i - c * g, -(a * f - c * d), C, -(a * h - b * g), a * e - b * d].map((v) => v / det);
+}
+
+/** Bounds of the `w × h` frame mapped by `m`, clipped to the `W × H` frame, normalised; null when outside. */
+function projectedFrame(m: ArrayLike<number>, w: number, h: number, W: number, H: number): [number, number, number, number] | null {
+  const xs: number[] = [];
+  const ys: number[] = [];
+  for (const [x, y] of [[0, 0], [w, 0], [w, h], [0, h]] as const) {
+    const z = (m[6] as number) * x + (m[7] as number) * y + (m[8] as number);
+    if (!(z > 1e-9)) return null;
+    xs.push(((m[0] as number) * x + (m[1] as number) * y + (m[2] as number)) / z);
+    ys.push(((m[3] as number) * x + (m[4] as number) * y + (m[5] as number)) / z);
+  }
+  const x0 = Math.max(0, Math.min(...xs)) / W;
+  const y0 = Math.max(0, Math.min(...ys)) / H;
+  const x1 = Math.min(W, Math.max(...xs)) / W;
+  const y1 = Math.min(H, Math.max(...ys)) / H;
+  if (x1 <= x0 || y1 <= y0) return null;
+  return [x0, y0, x1 - x0, y1 - y0];
 }
