@@ -38,8 +38,25 @@ export async function embeddedKeys(db: Queryable, pipeline: string, blobKeys: re
   return new Set(result.rows.map((r) => r.blob_key));
 }
 
-export async function insertEmbedding(db: Queryable, blobKey: string, pipeline: string, vector: Buffer): Promise<void> {
-  await db.query('INSERT INTO image_embeddings (blob_key, pipeline, vector) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [blobKey, pipeline, vector]);
+export async function insertEmbedding(db: Queryable, blobKey: string, pipeline: string, vector: Buffer, features: Uint8Array | null = null): Promise<void> {
+  await db.query('INSERT INTO image_embeddings (blob_key, pipeline, vector, features) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
+    blobKey,
+    pipeline,
+    vector,
+    features ? Buffer.from(features.buffer, features.byteOffset, features.byteLength) : null,
+  ]);
+}
+
+/** Stored local features of a service's live items, by record id (records without any are left out). */
+export async function itemFeatures(db: Queryable, serviceId: string, pipeline: string, recordIds: readonly number[]): Promise<Map<number, Uint8Array>> {
+  if (!recordIds.length) return new Map();
+  const result = await db.query<{ record_id: string; features: Buffer }>(
+    `SELECT i.record_id, e.features FROM search_index_items i
+     JOIN image_embeddings e ON e.blob_key = i.blob_key AND e.pipeline = $2
+     WHERE i.service_id = $1 AND i.record_id = ANY($3::bigint[]) AND i.deleted_at IS NULL AND e.features IS NOT NULL`,
+    [serviceId, pipeline, recordIds],
+  );
+  return new Map(result.rows.map((r) => [Number(r.record_id), new Uint8Array(r.features)]));
 }
 
 export interface BatchResult {
