@@ -112,6 +112,7 @@ export function attrBool(node: TfNode, key: string): boolean {
 export function tfDtype(type: string | undefined): OnnxDtype {
   switch (type) {
     case 'DT_INT32':
+    case 'DT_UINT8': // TFJS has no uint8: such inputs are fed as int32, so the conversion takes int32 too
       return 'int32';
     case 'DT_INT64':
       return 'int64';

@@ -45,30 +45,41 @@ function scalar(ctx: GraphContext, dtype: OnnxDtype, value: number): string {
 
 const INT_MAX = 2 ** 31 - 1;
 
-/** StridedSlice with begin/end/stride constants and masks (no ellipsis or new axes). */
+/** StridedSlice with begin/end/stride constants and masks (new axes and shrinks; no ellipsis). */
 function stridedSlice(ctx: GraphContext, node: TfNode): void {
-  if (attrInt(node, 'ellipsis_mask') || attrInt(node, 'new_axis_mask')) throw new ConvertError(`${node.name}: StridedSlice with ellipsis or new axes is not supported`);
+  if (attrInt(node, 'ellipsis_mask')) throw new ConvertError(`${node.name}: StridedSlice with an ellipsis is not supported`);
   const begin = ctx.constOf(node, 1);
   const end = ctx.constOf(node, 2);
   const strides = ctx.constOf(node, 3);
   const beginMask = attrInt(node, 'begin_mask');
   const endMask = attrInt(node, 'end_mask');
   const shrink = attrInt(node, 'shrink_axis_mask');
-  const starts: number[] = [], ends: number[] = [], axes: number[] = [], steps: number[] = [], squeeze: number[] = [];
+  const newAxis = attrInt(node, 'new_axis_mask');
+  const starts: number[] = [], ends: number[] = [], axes: number[] = [], steps: number[] = [], squeeze: number[] = [], unsqueeze: number[] = [];
+  let dim = 0; // input dimension the next spec entry applies to
+  let outPos = 0; // position in the output
   begin.forEach((_, i) => {
+    if (newAxis & (1 << i)) {
+      unsqueeze.push(outPos++);
+      return;
+    }
     const step = strides[i] ?? 1;
     let s = beginMask & (1 << i) ? (step > 0 ? 0 : INT_MAX) : begin[i]!;
     let e = endMask & (1 << i) ? (step > 0 ? INT_MAX : -INT_MAX) : end[i]!;
     if (shrink & (1 << i)) {
       s = begin[i]!;
       e = s === -1 ? INT_MAX : s + 1;
-      squeeze.push(i);
+      squeeze.push(dim);
+    } else {
+      outPos++;
     }
-    starts.push(s); ends.push(e); axes.push(i); steps.push(step);
+    starts.push(s); ends.push(e); axes.push(dim); steps.push(step);
+    dim++;
   });
   const b = ctx.b;
   let y = b.op('Slice', [ctx.inName(node, 0), b.int64s('starts', starts), b.int64s('ends', ends), b.int64s('axes', axes), b.int64s('steps', steps)], {}, node.name);
   if (squeeze.length) y = b.op('Squeeze', [y, b.int64s('axes', squeeze)]);
+  if (unsqueeze.length) y = b.op('Unsqueeze', [y, b.int64s('axes', unsqueeze)]);
   ctx.set(node, val(y, ctx.in(node, 0).dtype));
 }
 
@@ -201,9 +212,13 @@ const TENSOR_OPS: Record<string, Handler> = {
   Fill: (ctx, node) => ctx.set(node, val(ctx.b.op('Expand', [ctx.inName(node, 1), ctx.int64Of(node, 0)], {}, node.name), ctx.in(node, 1).dtype)),
   BroadcastTo: (ctx, node) => ctx.set(node, val(ctx.b.op('Expand', [ctx.inName(node, 0), ctx.int64Of(node, 1)], {}, node.name), ctx.in(node, 0).dtype)),
   Pad: (ctx, node) => {
-    const p = ctx.constOf(node, 1);
-    const pads = [...p.filter((_, i) => i % 2 === 0), ...p.filter((_, i) => i % 2 === 1)];
-    ctx.set(node, val(ctx.b.op('Pad', [ctx.inName(node, 0), ctx.b.int64s('pads', pads)], {}, node.name), ctx.in(node, 0).dtype));
+    // TF paddings [[before, after] per axis] → ONNX [befores..., afters...].
+    const paddings = ctx.in(node, 1);
+    const b = ctx.b;
+    const pads = paddings.constant
+      ? b.int64s('pads', ((p) => [...p.filter((_, i) => i % 2 === 0), ...p.filter((_, i) => i % 2 === 1)])(Array.from(paddings.constant.data, Number)))
+      : b.op('Reshape', [b.op('Transpose', [ctx.int64Of(node, 1)], { perm: [1, 0] }), b.int64s('flat', [-1])]);
+    ctx.set(node, val(b.op('Pad', [ctx.inName(node, 0), pads], {}, node.name), ctx.in(node, 0).dtype));
   },
   GatherV2: (ctx, node) => {
     const axis = ctx.constOf(node, 2)[0]!;

@@ -133,3 +133,10 @@ export function readTfjsGraph(file: string): TfGraph {
   }
   return { nodes: json.modelTopology.node, weights: decodeWeights(specs, Buffer.concat(buffers)) };
 }
+
+/** The graph's sink nodes (not read by any other node): its outputs when a manifest names none. */
+export function tfjsGraphOutputs(file: string): string[] {
+  const { nodes } = readTfjsGraph(file);
+  const read = new Set(nodes.flatMap((n) => (n.input ?? []).map((i) => i.replace(/^\^/, '').split(':')[0]!)));
+  return nodes.filter((n) => n.op !== 'Const' && !read.has(n.name)).map((n) => n.name);
+}
