@@ -28,7 +28,7 @@ describe('converted model cache', () => {
     expect(Buffer.compare(Buffer.from(again.bytes), Buffer.from(first.bytes))).toBe(0);
     // A flipped byte no longer matches the SHA-256 beside it.
     const damaged = Buffer.from(first.bytes);
-    damaged[damaged.length >> 1] ^= 0xff;
+    damaged[damaged.length >> 1] = damaged[damaged.length >> 1]! ^ 0xff;
     writeFileSync(first.file, damaged);
     const repaired = convertedModel(spec());
     expect(repaired.converted).toBe(true);
