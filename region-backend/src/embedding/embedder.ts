@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import type { Rgb } from '../inference/runtime/pixels.js';
 import { featureMaps, warmUpBackbone } from './backbone.js';
 import { EMBEDDING_DIM, EMBEDDING_PIPELINE } from './embedding-info.js';
-import { l2normalise, pool } from './feature-pooling.js';
+import { l2normalise, pool, type FeatureMap } from './feature-pooling.js';
 import { decodeImage, type ImageInput } from './image-views.js';
 import { renderView } from './image-views.js';
 import { applyWhitening, decodeWhitening, type Whitening } from './pca-whitening.js';
@@ -80,10 +80,8 @@ function inputOf(request: EmbedRequest): ImageInput {
   throw new EmbedInputError('embed needs image bytes or rgb pixels');
 }
 
-/** Sum of the L2-normalised pooled descriptors of the views (before whitening), for evaluation and tests. */
-export async function pooledDescriptor(rgb: Rgb, scenario?: string): Promise<Float32Array> {
-  const views = await Promise.all(scenarioViews(scenario).map((v) => renderView(rgb, v)));
-  const maps = await featureMaps(views);
+/** Sum of the L2-normalised pooled descriptors of one image's view maps, L2-normalised. */
+function descriptorOf(maps: FeatureMap[]): Float32Array {
   let sum: Float32Array | null = null;
   for (const map of maps) {
     const v = l2normalise(pool(map, EMBEDDING_PIPELINE.pooling));
@@ -93,9 +91,40 @@ export async function pooledDescriptor(rgb: Rgb, scenario?: string): Promise<Flo
   return l2normalise(sum!);
 }
 
+/** Sum of the L2-normalised pooled descriptors of the views (before whitening), for evaluation and tests. */
+export async function pooledDescriptor(rgb: Rgb, scenario?: string): Promise<Float32Array> {
+  const views = await Promise.all(scenarioViews(scenario).map((v) => renderView(rgb, v)));
+  return descriptorOf(await featureMaps(views));
+}
+
 export async function embed(request: EmbedRequest): Promise<EmbedResult> {
-  const loc = checkLoc(request.loc);
-  const decoded = await decodeImage(inputOf(request), loc);
-  const [descriptor, w] = await Promise.all([pooledDescriptor(decoded.rgb, request.scenario), loadWhitening()]);
-  return { vector: applyWhitening(w, descriptor), width: decoded.width, height: decoded.height };
+  const [result] = await embedMany([request]);
+  if (result instanceof Error) throw result;
+  return result!;
+}
+
+/**
+ * Embeds several images at once: every view of every image goes through the backbone in batches of
+ * same-size views. A request that fails (bad image, bad loc) answers its error; the others are unaffected.
+ */
+export async function embedMany(requests: EmbedRequest[]): Promise<(EmbedResult | Error)[]> {
+  const prepared = await Promise.all(
+    requests.map(async (request) => {
+      try {
+        const loc = checkLoc(request.loc);
+        const decoded = await decodeImage(inputOf(request), loc);
+        const views = await Promise.all(scenarioViews(request.scenario).map((v) => renderView(decoded.rgb, v)));
+        return { decoded, views };
+      } catch (err) {
+        return err instanceof Error ? err : new Error(String(err));
+      }
+    }),
+  );
+  const [maps, w] = await Promise.all([featureMaps(prepared.flatMap((p) => (p instanceof Error ? [] : p.views))), loadWhitening()]);
+  let next = 0;
+  return prepared.map((p) => {
+    if (p instanceof Error) return p;
+    const own = maps.slice(next, (next += p.views.length));
+    return { vector: applyWhitening(w, descriptorOf(own)), width: p.decoded.width, height: p.decoded.height };
+  });
 }

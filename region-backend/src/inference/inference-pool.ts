@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { Worker, type TransferListItem } from 'node:worker_threads';
-import type { TaskRequest, TaskResponse } from './inference-worker.js';
-import { TASKS } from './task-registry.js';
+import type { BatchItem, TaskRequest, TaskResponse } from './inference-worker.js';
+import { BATCHED_TASKS, TASKS } from './task-registry.js';
 
 export type Priority = 'interactive' | 'background';
 
@@ -41,6 +41,8 @@ export class InferencePool {
   private readonly slots: Slot[] = [];
   private readonly queues: Record<Priority, Job[]> = { interactive: [], background: [] };
   private nextId = 1;
+  /** Background jobs that ran inside a batch of several (for benchmarks and tests). */
+  batchedJobs = 0;
   private closed = false;
 
   constructor(readonly size: number = Math.max(1, os.availableParallelism())) {
@@ -104,14 +106,50 @@ export class InferencePool {
     this.dispatch();
   }
 
+  /**
+   * The next background job; for a batched task, the queued background jobs of that task (up to its batch
+   * size) gathered into one job, so a worker runs them as one model batch. Interactive work is never batched.
+   */
+  private nextBackground(): Job | undefined {
+    const head = this.queues.background.shift();
+    const max = head ? BATCHED_TASKS[head.request.task] : undefined;
+    if (!head || !max) return head;
+    const jobs = [head];
+    for (let i = 0; i < this.queues.background.length && jobs.length < max; ) {
+      if (this.queues.background[i]!.request.task === head.request.task) jobs.push(...this.queues.background.splice(i, 1));
+      else i++;
+    }
+    if (jobs.length === 1) return head;
+    this.batchedJobs += jobs.length;
+    return batchJob(jobs);
+  }
+
   private dispatch(): void {
     for (const slot of this.slots) {
       if (slot.job) continue;
-      const job = this.queues.interactive.shift() ?? this.queues.background.shift();
+      const job = this.queues.interactive.shift() ?? this.nextBackground();
       if (!job) return;
       slot.job = job;
       slot.worker.ref();
       slot.worker.postMessage(job.request, job.transfer);
     }
   }
+}
+
+/** One job standing for several jobs of a batched task: the worker answers one result (or error) per job. */
+function batchJob(jobs: Job[]): Job {
+  const first = jobs[0]!.request;
+  return {
+    request: { id: first.id, task: first.task, payload: null, batch: jobs.map((j) => j.request.payload) },
+    transfer: jobs.flatMap((j) => j.transfer),
+    resolve: (value) => {
+      const items = value as BatchItem[];
+      jobs.forEach((job, i) => {
+        const item = items[i];
+        if (item?.ok) job.resolve(item.result);
+        else job.reject(item ? new InferenceTaskError(item.error.message, item.error.name, item.error.code) : new Error('batch answered too few results'));
+      });
+    },
+    reject: (reason) => jobs.forEach((job) => job.reject(reason)),
+  };
 }

@@ -5,7 +5,19 @@
  */
 export type TaskHandler = (payload: unknown) => Promise<unknown> | unknown;
 
-export const TASKS: Record<string, () => Promise<{ default: TaskHandler }>> = {
+/** A task module: `default` runs one payload; `batch` (optional) runs several as one model batch. */
+export interface TaskModule {
+  default: TaskHandler;
+  batch?: (payloads: unknown[]) => Promise<import('./inference-worker.js').BatchItem[]>;
+}
+
+/**
+ * Tasks whose queued background jobs the pool gathers into one batch (up to this many per batch), so the
+ * model runs them together. Interactive calls of these tasks still run one by one, ahead of the batches.
+ */
+export const BATCHED_TASKS: Partial<Record<string, number>> = { embed: 8, 'classifier-features': 8 };
+
+export const TASKS: Record<string, () => Promise<TaskModule>> = {
   ping: () => import('./tasks/ping.task.js'),
   'prepare-models': () => import('./tasks/prepare-models.task.js'),
   embed: () => import('./tasks/embed.task.js'),

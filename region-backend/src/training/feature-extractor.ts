@@ -96,10 +96,27 @@ function inputOf(request: FeatureRequest): Uint8Array | Rgb {
 }
 
 export async function extractFeatures(request: FeatureRequest): Promise<FeatureResult> {
-  const decoded = await decodeImage(inputOf(request));
+  const [result] = await extractFeaturesMany([request]);
+  if (result instanceof Error) throw result;
+  return result!;
+}
+
+/** Features of several images in one backbone batch; a request that fails answers its error. */
+export async function extractFeaturesMany(requests: FeatureRequest[]): Promise<(FeatureResult | Error)[]> {
   const size = CLASSIFIER_FEATURES.inputSize;
-  const view = await renderView(decoded.rgb, { size, fit: 'squash' });
-  return { features: await featuresOfInput(view), width: decoded.width, height: decoded.height };
+  const prepared = await Promise.all(
+    requests.map(async (request) => {
+      try {
+        const decoded = await decodeImage(inputOf(request));
+        return { decoded, view: await renderView(decoded.rgb, { size, fit: 'squash' }) };
+      } catch (err) {
+        return err instanceof Error ? err : new Error(String(err));
+      }
+    }),
+  );
+  const features = await featuresOfInputs(prepared.flatMap((p) => (p instanceof Error ? [] : [p.view])));
+  let next = 0;
+  return prepared.map((p) => (p instanceof Error ? p : { features: features[next++]!, width: p.decoded.width, height: p.decoded.height }));
 }
 
 /** Loads the backbone now (so a thread's first request does not pay for it). */
