@@ -42,3 +42,20 @@ describe('dynamic batching of background work', () => {
     expect(order.indexOf('interactive')).toBeLessThanOrEqual(1);
   });
 });
+
+describe('interactive reserve', () => {
+  it('after an interactive call, background work leaves one of two threads free; without one it takes both', async () => {
+    const two = new InferencePool(2);
+    try {
+      const quiet = Array.from({ length: 4 }, (_, i) => two.run('ping', i, { priority: 'background' }));
+      expect(two.waiting.background).toBe(2);
+      await Promise.all(quiet);
+      await two.run('ping', 'interactive', { priority: 'interactive' });
+      const busy = Array.from({ length: 4 }, (_, i) => two.run('ping', i, { priority: 'background' }));
+      expect(two.waiting.background).toBe(3);
+      await Promise.all(busy);
+    } finally {
+      await two.close();
+    }
+  });
+});

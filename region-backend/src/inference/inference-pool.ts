@@ -28,7 +28,14 @@ interface Job {
   reject: (reason: unknown) => void;
 }
 
-interface Slot { worker: Worker; job: Job | null }
+interface Slot { worker: Worker; job: Job | null; background?: boolean }
+
+/**
+ * For this long after an interactive call, background work leaves one thread free (pools of 2 or more), so
+ * the next interactive call does not wait behind a background batch. Without interactive traffic, background
+ * work uses every thread.
+ */
+const INTERACTIVE_RESERVE_MS = 2_000;
 
 const entry = new URL(`./inference-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
 const bootstrap = new URL('./worker-bootstrap.mjs', import.meta.url);
@@ -43,6 +50,8 @@ export class InferencePool {
   private nextId = 1;
   /** Background jobs that ran inside a batch of several (for benchmarks and tests). */
   batchedJobs = 0;
+  private lastInteractive = -Infinity;
+  private reserveTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(readonly size: number = Math.max(1, os.availableParallelism())) {
@@ -54,7 +63,9 @@ export class InferencePool {
     if (!TASKS[task]) return Promise.reject(new Error(`unknown inference task ${task}`));
     return new Promise<T>((resolve, reject) => {
       const job: Job = { request: { id: this.nextId++, task, payload }, transfer: options.transfer ?? [], resolve: resolve as (v: unknown) => void, reject };
-      this.queues[options.priority ?? 'interactive'].push(job);
+      const priority = options.priority ?? 'interactive';
+      if (priority === 'interactive') this.lastInteractive = performance.now();
+      this.queues[priority].push(job);
       this.dispatch();
     });
   }
@@ -124,10 +135,24 @@ export class InferencePool {
     return batchJob(jobs);
   }
 
+  private reserveForInteractive(): boolean {
+    if (this.slots.length < 2 || performance.now() - this.lastInteractive > INTERACTIVE_RESERVE_MS) return false;
+    const busyBackground = this.slots.filter((s) => s.job && s.background).length;
+    if (busyBackground < this.slots.length - 1) return false;
+    // Hand the reserved thread back to background work when the window ends, even if nothing else happens.
+    this.reserveTimer ??= setTimeout(() => {
+      this.reserveTimer = undefined;
+      this.dispatch();
+    }, INTERACTIVE_RESERVE_MS).unref();
+    return true;
+  }
+
   private dispatch(): void {
     for (const slot of this.slots) {
       if (slot.job) continue;
-      const job = this.queues.interactive.shift() ?? this.nextBackground();
+      let job = this.queues.interactive.shift();
+      slot.background = !job;
+      if (!job && !this.reserveForInteractive()) job = this.nextBackground();
       if (!job) return;
       slot.job = job;
       slot.worker.ref();
