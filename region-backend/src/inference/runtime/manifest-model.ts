@@ -89,11 +89,26 @@ export function loadManifestModel(manifest: ModelManifest): Promise<ManifestMode
   return model;
 }
 
-/** Brings images to a manifest's input size (`stretch` or `fit`) and converts them into its input tensor. */
+/** Brings images to a manifest's input size (`stretch`, `fit` or `letterbox`) and converts them into its input tensor. */
 export function manifestInput(images: Rgb[], manifest: ModelManifest): InputTensor {
   const [width, height] = manifest.inputSize;
+  if (manifest.resize === 'letterbox') {
+    const boxed = images.map((img) => letterbox(img, width, height));
+    return { ...toInputTensor(boxed.map((b) => b.image), manifest), contentWidth: boxed[0]!.contentWidth, contentHeight: boxed[0]!.contentHeight };
+  }
   const sized = images.map((img) =>
     manifest.resize === 'fit' ? limitSide(img, Math.min(width, height)) : resizeRgb(img, width, height),
   );
   return toInputTensor(sized, manifest);
+}
+
+/** Scales to fit inside width × height keeping the aspect ratio, padding right and bottom with grey 114. */
+export function letterbox(img: Rgb, width: number, height: number): { image: Rgb; contentWidth: number; contentHeight: number } {
+  const scale = Math.min(width / img.width, height / img.height);
+  const w = Math.max(1, Math.min(width, Math.round(img.width * scale)));
+  const h = Math.max(1, Math.min(height, Math.round(img.height * scale)));
+  const scaled = resizeRgb(img, w, h);
+  const data = new Uint8Array(width * height * 3).fill(114);
+  for (let y = 0; y < h; y++) data.set(scaled.data.subarray(y * w * 3, (y + 1) * w * 3), y * width * 3);
+  return { image: { data, width, height }, contentWidth: w, contentHeight: h };
 }
