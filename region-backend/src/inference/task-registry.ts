@@ -3,12 +3,14 @@
  * a result; it loads its models at module scope (or lazily, once), so each thread loads each model once.
  * Add a line here for a new task; start-up fails on an unknown task name.
  */
+import type { BatchItem } from './inference-worker.js';
+
 export type TaskHandler = (payload: unknown) => Promise<unknown> | unknown;
 
 /** A task module: `default` runs one payload; `batch` (optional) runs several as one model batch. */
 export interface TaskModule {
   default: TaskHandler;
-  batch?: (payloads: unknown[]) => Promise<import('./inference-worker.js').BatchItem[]>;
+  batch?: (payloads: unknown[]) => Promise<BatchItem[]>;
 }
 
 /**

@@ -23,7 +23,9 @@ const loaded = new Map<string, Promise<ManifestModel>>();
 // TFJS layers models (operator manifests only; the pack has none) still run on TensorFlow.js, imported on
 // first use so a thread that does not need it never loads it.
 async function tfjsLayersModel(manifest: ModelManifest): Promise<ManifestModel> {
-  const { loadLayersModelFile, tfjs } = await import('./tfjs.js');
+  const { loadLayersModelFile, tfjs } = await import('./tfjs.js').catch((err: unknown) => {
+    throw new Error(`${manifest.file}: TFJS layers models need @tensorflow/tfjs and @tensorflow/tfjs-backend-wasm installed (${String(err)}); convert the model to ONNX instead`);
+  });
   const tf = await tfjs();
   const model = await loadLayersModelFile(manifest.file);
   const outputNames = manifest.outputNames ?? model.outputs.map((o) => o.name);

@@ -8,6 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, openSync, fsyncSync, closeSync, writeFileSync, readFileSync, renameSync, existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import type { InferenceSession } from 'onnxruntime-node';
 import { convertGraph } from '../convert/convert-graph.js';
 import { modelFiles, readTfjsGraph } from '../convert/tfjs-artifacts.js';
 
@@ -79,7 +80,7 @@ export function convertedModel(spec: ConversionSpec): ConvertedModel {
 }
 
 /** A session on the conversion of a TFJS graph model, created once per thread and conversion. */
-export async function convertedSession(spec: ConversionSpec): Promise<import('onnxruntime-node').InferenceSession> {
+export async function convertedSession(spec: ConversionSpec): Promise<InferenceSession> {
   const { onnxSession } = await import('./onnx-session.js');
   const key = `tfjs:${JSON.stringify([spec.file, spec.outputs, spec.inputShape ?? null])}`;
   return onnxSession(key, () => convertedModel(spec).bytes);
