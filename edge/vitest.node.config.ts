@@ -4,7 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.e2e.test.ts'],
-    testTimeout: 60_000,
+    // The CLI test runs ~18 CLI processes in a row: over a minute on a loaded two-core machine.
+    testTimeout: 180_000,
     hookTimeout: 180_000,
   },
 });

@@ -32,19 +32,45 @@ export class ConfigError extends Error {
   }
 }
 
-function jsonVar(name: string, value: string | Record<string, unknown> | undefined): Record<RegionId, string[]> | undefined {
+function parseJsonVar(name: string, value: string | Record<string, unknown> | undefined): unknown {
   if (value === undefined || value === '') return undefined;
-  let parsed: unknown = value;
-  if (typeof value === 'string') {
-    try {
-      parsed = JSON.parse(value);
-    } catch {
-      throw new ConfigError(`${name} is not valid JSON`);
-    }
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw new ConfigError(`${name} is not valid JSON`);
   }
+}
+
+function jsonVar(name: string, value: string | Record<string, unknown> | undefined): Record<RegionId, string[]> | undefined {
+  const parsed = parseJsonVar(name, value);
+  if (parsed === undefined) return undefined;
   const result = regionLists.safeParse(parsed);
   if (!result.success) throw new ConfigError(`${name} must map region ids (${REGIONS.join(', ')}) to lists of strings`);
   return result.data as Record<RegionId, string[]>;
+}
+
+const hostRegions = z.record(z.string().min(1), regionId);
+
+/**
+ * REGION_HOSTS in either form: region → host names (`{"ap-southeast": ["hk.api.example.com"]}`) or
+ * host name → region (`{"hk.api.example.com": "ap-southeast"}`, as deploy/README.md has long shown).
+ */
+function regionHostsVar(value: string | Record<string, unknown> | undefined): Map<string, RegionId> {
+  const parsed = parseJsonVar('REGION_HOSTS', value);
+  const hosts = new Map<string, RegionId>();
+  if (parsed === undefined) return hosts;
+  const byRegion = regionLists.safeParse(parsed);
+  if (byRegion.success) {
+    for (const [region, names] of Object.entries(byRegion.data)) for (const host of names) hosts.set(host.trim().toLowerCase(), region as RegionId);
+    return hosts;
+  }
+  const byHost = hostRegions.safeParse(parsed);
+  if (!byHost.success) {
+    throw new ConfigError(`REGION_HOSTS must map region ids (${REGIONS.join(', ')}) to lists of host names, or host names to region ids`);
+  }
+  for (const [host, region] of Object.entries(byHost.data)) hosts.set(host.trim().toLowerCase(), region as RegionId);
+  return hosts;
 }
 
 function positiveNumber(name: string, value: string | number | undefined, fallback: number): number {
@@ -55,10 +81,7 @@ function positiveNumber(name: string, value: string | number | undefined, fallba
 }
 
 function parseConfig(env: Bindings): EdgeConfig {
-  const regionHosts = new Map<string, RegionId>();
-  for (const [region, hosts] of Object.entries(jsonVar('REGION_HOSTS', env.REGION_HOSTS) ?? {})) {
-    for (const host of hosts) regionHosts.set(host.trim().toLowerCase(), region as RegionId);
-  }
+  const regionHosts = regionHostsVar(env.REGION_HOSTS);
   const overrides = jsonVar('REGION_SERVICES', env.REGION_SERVICES);
   const regionServices = {} as Record<RegionId, ReadonlySet<string>>;
   for (const region of REGIONS) {

@@ -38,7 +38,7 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
   registerErrorHandling(app);
   registerInternalAuth(app, config.internalSecret);
 
-  await app.register(databasePlugin, { databaseUrl: config.databaseUrl });
+  await app.register(databasePlugin, { databaseUrl: config.databaseUrl, connectTimeoutMs: config.dbConnectTimeoutMs });
   await app.register(inferencePlugin, { threads: config.inferenceThreads });
   await app.register(blobStorePlugin);
   await app.register(queuePlugin, {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import os from 'node:os';
 import { z } from 'zod';
 import { REGIONS } from '@iris/shared';
+import { StartupError } from './util/startup-error.js';
 import { loadImageConfig, type ImageConfig } from './images/image-config.js';
 
 const flag = z
@@ -21,6 +22,7 @@ const schema = z.object({
   IRIS_INFERENCE_THREADS: z.coerce.number().int().min(1).max(64).default(Math.max(1, os.availableParallelism())),
   IRIS_DOWNLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   IRIS_PUBLIC_EDGE_URL: z.string().url().default('http://127.0.0.1:8787'),
+  IRIS_DB_CONNECT_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3600).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -39,6 +41,8 @@ export interface BackendConfig {
   downloadConcurrency: number;
   publicEdgeUrl: string;
   logLevel: string;
+  /** How long the first connection to PostgreSQL is retried at boot. */
+  dbConnectTimeoutMs: number;
   /** Download limits, pixel limit, stored-copy size and blob directory (images/image-config.ts). */
   images: ImageConfig;
 }
@@ -47,7 +51,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig 
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`invalid backend configuration: ${problems}`);
+    throw new StartupError(`invalid backend configuration: ${problems}: fix these environment variables (README, Configuration)`);
   }
   const e = parsed.data;
   return {
@@ -63,6 +67,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig 
     downloadConcurrency: e.IRIS_DOWNLOAD_CONCURRENCY,
     publicEdgeUrl: e.IRIS_PUBLIC_EDGE_URL,
     logLevel: e.LOG_LEVEL,
+    dbConnectTimeoutMs: e.IRIS_DB_CONNECT_TIMEOUT_SECONDS * 1000,
     images: loadImageConfig(env, path.resolve(e.IRIS_DATA_DIR, 'regions', e.IRIS_REGION), e.IRIS_ALLOW_PRIVATE_URLS),
   };
 }

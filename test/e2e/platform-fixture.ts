@@ -1,5 +1,5 @@
 /** Starts the whole platform once per test file on free ports, in a temporary data directory. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,6 +34,8 @@ function requestWithHost(url: URL, host: string, method: string, headers: Header
 
 export async function startPlatformFixture(): Promise<PlatformFixture> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'iris-e2e-'));
+  // Open to the `postgres` user (the server's user when tests run as root), so its data stays in this folder.
+  chmodSync(dataDir, 0o755);
   const platform = await startPlatform({
     dataDir,
     edgePort: await freePort(),
