@@ -52,14 +52,24 @@ export interface Platform {
 interface Secrets {
   adminToken: string;
   internal: Record<Region, string>;
+  /** AES-GCM key of access-key secrets in the edge's D1 (32 bytes, base64). */
+  secretsMasterKey: string;
 }
 
 function loadSecrets(dataDir: string): Secrets {
   const file = path.join(dataDir, 'secrets.json');
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Secrets;
+  if (existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as Secrets;
+    if (saved.secretsMasterKey) return saved;
+    // Created before secrets were encrypted at rest: add the master key once, keep everything else.
+    const upgraded = { ...saved, secretsMasterKey: randomBytes(32).toString('base64') };
+    writeFileSync(file, JSON.stringify(upgraded, null, 2), { mode: 0o600 });
+    return upgraded;
+  }
   const secrets: Secrets = {
     adminToken: randomBytes(24).toString('hex'),
     internal: { 'cn-east': randomBytes(32).toString('hex'), 'ap-southeast': randomBytes(32).toString('hex') },
+    secretsMasterKey: randomBytes(32).toString('base64'),
   };
   writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
   writeFileSync(path.join(dataDir, 'admin-token'), secrets.adminToken, { mode: 0o600 });
@@ -176,6 +186,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       BACKEND_URL_AP_SOUTHEAST: backendUrls['ap-southeast'],
       INTERNAL_SECRET_CN_EAST: secrets.internal['cn-east'],
       INTERNAL_SECRET_AP_SOUTHEAST: secrets.internal['ap-southeast'],
+      SECRETS_MASTER_KEY: secrets.secretsMasterKey,
     });
     const edgeArgs = ['dev', '--config', 'wrangler.toml', '--env-file', devVars, '--ip', '127.0.0.1', '--port', String(options.edgePort), '--persist-to', persist, '--show-interactive-dev-session=false', '--log-level', 'warn'];
     const edgeUrl = `http://127.0.0.1:${options.edgePort}`;

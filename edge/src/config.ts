@@ -1,6 +1,7 @@
 /** Edge configuration from Worker variables, validated once per environment object. */
 import { z } from 'zod';
 import { REGIONS, SERVICES, type RegionId } from '@iris/shared';
+import { DEFAULT_CACHE_TTL_MS } from './cache/hot-path.cache.js';
 import type { Bindings } from './env.js';
 
 export interface RegionBackend {
@@ -17,6 +18,12 @@ export interface EdgeConfig {
   backendTimeoutMs: number;
   adminToken: string | undefined;
   grantsByDefault: boolean;
+  /** How long the isolate keeps keys, account state, quotas, grants and registry rows (0 = no cache). */
+  cacheTtlMs: number;
+  /** The period of the `[[ratelimits]]` binding, sent as `Retry-After` with a 429. */
+  rateLimitPeriodSeconds: number;
+  /** Add `x-iris-d1-queries` (D1 round trips of the call) to public API answers: benchmarks and tests. */
+  reportD1Queries: boolean;
 }
 
 export const DEFAULT_MAX_SKEW_SECONDS = 900;
@@ -80,6 +87,13 @@ function positiveNumber(name: string, value: string | number | undefined, fallba
   return n;
 }
 
+function nonNegativeNumber(name: string, value: string | number | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new ConfigError(`${name} must be a number ≥ 0`);
+  return n;
+}
+
 function parseConfig(env: Bindings): EdgeConfig {
   const regionHosts = regionHostsVar(env.REGION_HOSTS);
   const overrides = jsonVar('REGION_SERVICES', env.REGION_SERVICES);
@@ -100,6 +114,9 @@ function parseConfig(env: Bindings): EdgeConfig {
     backendTimeoutMs: positiveNumber('BACKEND_TIMEOUT_MS', env.BACKEND_TIMEOUT_MS, DEFAULT_BACKEND_TIMEOUT_MS),
     adminToken: env.ADMIN_TOKEN || undefined,
     grantsByDefault: grants === 'all',
+    cacheTtlMs: nonNegativeNumber('EDGE_CACHE_TTL_MS', env.EDGE_CACHE_TTL_MS, DEFAULT_CACHE_TTL_MS),
+    rateLimitPeriodSeconds: positiveNumber('RATE_LIMIT_PERIOD_SECONDS', env.RATE_LIMIT_PERIOD_SECONDS, 60),
+    reportD1Queries: ['1', 'true', 'yes'].includes(String(env.EDGE_REPORT_D1_QUERIES ?? '').toLowerCase()),
   };
 }
 

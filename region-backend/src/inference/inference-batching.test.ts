@@ -47,6 +47,12 @@ describe('interactive reserve', () => {
   it('after an interactive call, background work leaves one of two threads free; without one it takes both', async () => {
     const two = new InferencePool(2);
     try {
+      // Both threads ready (background calls only: no interactive call yet).
+      const seen = new Set<number>();
+      while (seen.size < 2) {
+        const answers = await Promise.all([1, 2, 3, 4].map((i) => two.run<{ threadId: number }>('ping', i, { priority: 'background' })));
+        for (const a of answers) seen.add(a.threadId);
+      }
       const quiet = Array.from({ length: 4 }, (_, i) => two.run('ping', i, { priority: 'background' }));
       expect(two.waiting.background).toBe(2);
       await Promise.all(quiet);

@@ -1,5 +1,7 @@
 import os from 'node:os';
 import { Worker, type TransferListItem } from 'node:worker_threads';
+import { ApiError } from '@iris/shared';
+import { AccountQueues } from './account-queues.js';
 import type { BatchItem, TaskRequest, TaskResponse } from './inference-worker.js';
 import { BATCHED_TASKS, TASKS } from './task-registry.js';
 
@@ -9,6 +11,39 @@ export interface RunOptions {
   /** Interactive work (API queries) always goes before background work (indexing, training, batch). */
   priority?: Priority;
   transfer?: TransferListItem[];
+  /** The account the work is for: accounts are served round-robin, each within its limits. */
+  accountId?: number;
+  /** Time limit of this task (default: the pool's limit for its priority). */
+  timeoutMs?: number;
+}
+
+/** Per-account fairness and time limits (README "Quotas and limits"). */
+export interface PoolLimits {
+  /** Threads one account's tasks (interactive and background) may hold at once. */
+  accountThreads: number;
+  /** Interactive tasks one account may have waiting; past it, calls are refused with 503. */
+  accountQueue: number;
+  /** Time limits: over it the thread is terminated and replaced, the caller gets 504. */
+  interactiveTimeoutMs: number;
+  backgroundTimeoutMs: number;
+}
+
+export function defaultPoolLimits(size: number): PoolLimits {
+  return { accountThreads: Math.max(1, Math.ceil(size / 2)), accountQueue: 32, interactiveTimeoutMs: 30_000, backgroundTimeoutMs: 600_000 };
+}
+
+/**
+ * A task that ran past its time limit: its thread was terminated and replaced, nothing else was affected.
+ * Answers as the API's task timeout (504) when it reaches a route.
+ */
+export class InferenceTimeoutError extends ApiError {
+  override readonly name = 'InferenceTimeoutError';
+  constructor(
+    readonly task: string,
+    readonly timeoutMs: number,
+  ) {
+    super('taskTimeout', `${task} did not finish within ${timeoutMs} ms`);
+  }
 }
 
 /** An error raised inside a task, re-created on the calling side. */
@@ -24,11 +59,20 @@ export class InferenceTaskError extends Error {
 interface Job {
   request: TaskRequest;
   transfer: TransferListItem[];
+  priority: Priority;
+  account: string;
+  timeoutMs: number;
   resolve: (value: unknown) => void;
   reject: (reason: unknown) => void;
 }
 
-interface Slot { worker: Worker; job: Job | null; background?: boolean }
+/** `ready` once the thread has loaded (time limits count from then, not from a fresh thread's start-up). */
+interface Slot { worker: Worker; job: Job | null; timer: NodeJS.Timeout | null; ready: boolean }
+
+const entry = new URL(`./inference-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
+const bootstrap = new URL('./worker-bootstrap.mjs', import.meta.url);
+/** Work that names no account (operator calls, internal jobs) shares one queue. */
+const NO_ACCOUNT = '-';
 
 /**
  * For this long after an interactive call, background work leaves one thread free (pools of 2 or more), so
@@ -37,58 +81,81 @@ interface Slot { worker: Worker; job: Job | null; background?: boolean }
  */
 const INTERACTIVE_RESERVE_MS = 2_000;
 
-const entry = new URL(`./inference-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
-const bootstrap = new URL('./worker-bootstrap.mjs', import.meta.url);
-
 /**
  * A fixed pool of worker threads that run model code, so the request event loop never does.
- * Two queues: interactive jobs are always taken before background ones.
+ * Interactive jobs are always taken before background ones; within a priority, accounts take turns; an
+ * account's jobs hold at most `accountThreads` threads at once (so other accounts always find one free when
+ * it floods), it queues at most `accountQueue` interactive jobs; every job runs under a time limit.
+ * Work that names no account (indexing, training) is not capped.
  */
 export class InferencePool {
   private readonly slots: Slot[] = [];
-  private readonly queues: Record<Priority, Job[]> = { interactive: [], background: [] };
+  private readonly queues: Record<Priority, AccountQueues<Job>> = { interactive: new AccountQueues(), background: new AccountQueues() };
+  private readonly running = new Map<string, number>();
+  private readonly limits: PoolLimits;
   private nextId = 1;
+  private closed = false;
+  /** Tasks stopped at their time limit since the pool started. */
+  timeouts = 0;
   /** Background jobs that ran inside a batch of several (for benchmarks and tests). */
   batchedJobs = 0;
   private lastInteractive = -Infinity;
   private reserveTimer: NodeJS.Timeout | undefined;
-  private closed = false;
 
-  constructor(readonly size: number = Math.max(1, os.availableParallelism())) {
+  /** `taskTimeoutMs` sets both time limits at once (0 = none). */
+  constructor(readonly size: number = Math.max(1, os.availableParallelism()), limits: Partial<PoolLimits> & { taskTimeoutMs?: number } = {}) {
+    const { taskTimeoutMs, ...rest } = limits;
+    const timeouts = taskTimeoutMs === undefined ? {} : { interactiveTimeoutMs: taskTimeoutMs, backgroundTimeoutMs: taskTimeoutMs };
+    this.limits = { ...defaultPoolLimits(size), ...timeouts, ...rest };
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
 
   run<T = unknown>(task: string, payload: unknown, options: RunOptions = {}): Promise<T> {
     if (this.closed) return Promise.reject(new Error('inference pool is closed'));
     if (!TASKS[task]) return Promise.reject(new Error(`unknown inference task ${task}`));
+    const priority = options.priority ?? 'interactive';
+    const account = options.accountId === undefined ? NO_ACCOUNT : String(options.accountId);
+    if (priority === 'interactive' && account !== NO_ACCOUNT && this.queues.interactive.waitingOf(account) >= this.limits.accountQueue) {
+      return Promise.reject(new ApiError('busy', 'too many analysis calls of this account at once; retry later'));
+    }
+    const timeoutMs = options.timeoutMs ?? (priority === 'interactive' ? this.limits.interactiveTimeoutMs : this.limits.backgroundTimeoutMs);
+    if (priority === 'interactive') this.lastInteractive = performance.now();
     return new Promise<T>((resolve, reject) => {
-      const job: Job = { request: { id: this.nextId++, task, payload }, transfer: options.transfer ?? [], resolve: resolve as (v: unknown) => void, reject };
-      const priority = options.priority ?? 'interactive';
-      if (priority === 'interactive') this.lastInteractive = performance.now();
-      this.queues[priority].push(job);
+      const job: Job = { request: { id: this.nextId++, task, payload }, transfer: options.transfer ?? [], priority, account, timeoutMs, resolve: resolve as (v: unknown) => void, reject };
+      this.queues[priority].push(account, job);
       this.dispatch();
     });
   }
 
+  /** A view of the pool whose jobs are all for one account (analysis handlers take a pool, not an account). */
+  forAccount(accountId: number): InferencePool {
+    const view = Object.create(this) as InferencePool;
+    Object.defineProperty(view, 'run', { value: (task: string, payload: unknown, options: RunOptions = {}) => this.run(task, payload, { accountId, ...options }) });
+    return view;
+  }
+
   /** Jobs waiting (not yet on a thread), per priority. */
   get waiting(): Record<Priority, number> {
-    return { interactive: this.queues.interactive.length, background: this.queues.background.length };
+    return { interactive: this.queues.interactive.size, background: this.queues.background.size };
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of [...this.queues.interactive, ...this.queues.background]) job.reject(new Error('inference pool is closed'));
-    this.queues.interactive = [];
-    this.queues.background = [];
+    for (const job of [...this.queues.interactive.drain(), ...this.queues.background.drain()]) job.reject(new Error('inference pool is closed'));
+    for (const slot of this.slots) if (slot.timer) clearTimeout(slot.timer);
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
   }
 
   private spawn(): Slot {
     const worker = new Worker(bootstrap, { workerData: { entry } });
-    const slot: Slot = { worker, job: null };
-    worker.on('message', (response: TaskResponse) => {
-      const job = slot.job;
-      slot.job = null;
+    const slot: Slot = { worker, job: null, timer: null, ready: false };
+    worker.on('message', (response: TaskResponse | { ready: true }) => {
+      if ('ready' in response) {
+        slot.ready = true;
+        this.dispatch();
+        return;
+      }
+      const job = this.finish(slot);
       worker.unref();
       if (job && job.request.id === response.id) {
         if (response.ok) job.resolve(response.result);
@@ -105,56 +172,74 @@ export class InferencePool {
     return slot;
   }
 
-  /** A crashed thread fails only its own job; a fresh thread takes its place. */
+  /** Takes the job off a slot (its timer and its account's running count). */
+  private finish(slot: Slot): Job | null {
+    const job = slot.job;
+    slot.job = null;
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.timer = null;
+    if (job && job.account !== NO_ACCOUNT) {
+      const left = (this.running.get(job.account) ?? 1) - 1;
+      if (left > 0) this.running.set(job.account, left);
+      else this.running.delete(job.account);
+    }
+    return job;
+  }
+
+  /** A crashed or timed-out thread fails only its own job; a fresh thread takes its place. */
   private replace(slot: Slot, err: unknown): void {
     if (this.closed) return;
     const index = this.slots.indexOf(slot);
     if (index < 0) return;
-    slot.job?.reject(err);
-    slot.job = null;
+    this.finish(slot)?.reject(err);
     void slot.worker.terminate();
     this.slots[index] = this.spawn();
     this.dispatch();
   }
 
+  private mayRun = (account: string): boolean => account === NO_ACCOUNT || (this.running.get(account) ?? 0) < this.limits.accountThreads;
+
   /**
-   * The next background job; for a batched task, the queued background jobs of that task (up to its batch
-   * size) gathered into one job, so a worker runs them as one model batch. Interactive work is never batched.
+   * The next background job; for a batched task, that account's queued background jobs of the same task (up
+   * to the task's batch size) gathered into one job, which the worker runs as one model batch.
    */
   private nextBackground(): Job | undefined {
-    const head = this.queues.background.shift();
+    const head = this.queues.background.shift(this.mayRun);
     const max = head ? BATCHED_TASKS[head.request.task] : undefined;
     if (!head || !max) return head;
-    const jobs = [head];
-    for (let i = 0; i < this.queues.background.length && jobs.length < max; ) {
-      if (this.queues.background[i]!.request.task === head.request.task) jobs.push(...this.queues.background.splice(i, 1));
-      else i++;
-    }
-    if (jobs.length === 1) return head;
-    this.batchedJobs += jobs.length;
-    return batchJob(jobs);
+    const more = this.queues.background.takeMatching(head.account, max - 1, (j) => j.request.task === head.request.task);
+    if (!more.length) return head;
+    this.batchedJobs += more.length + 1;
+    return batchJob([head, ...more]);
   }
 
   private reserveForInteractive(): boolean {
     if (this.slots.length < 2 || performance.now() - this.lastInteractive > INTERACTIVE_RESERVE_MS) return false;
-    const busyBackground = this.slots.filter((s) => s.job && s.background).length;
+    const busyBackground = this.slots.filter((s) => s.job?.priority === 'background').length;
     if (busyBackground < this.slots.length - 1) return false;
     // Hand the reserved thread back to background work when the window ends, even if nothing else happens.
     this.reserveTimer ??= setTimeout(() => {
       this.reserveTimer = undefined;
-      this.dispatch();
+      if (!this.closed) this.dispatch();
     }, INTERACTIVE_RESERVE_MS).unref();
     return true;
   }
 
   private dispatch(): void {
     for (const slot of this.slots) {
-      if (slot.job) continue;
-      let job = this.queues.interactive.shift();
-      slot.background = !job;
-      if (!job && !this.reserveForInteractive()) job = this.nextBackground();
+      if (slot.job || !slot.ready) continue;
+      const job = this.queues.interactive.shift(this.mayRun) ?? (this.reserveForInteractive() ? undefined : this.nextBackground());
       if (!job) return;
       slot.job = job;
+      if (job.account !== NO_ACCOUNT) this.running.set(job.account, (this.running.get(job.account) ?? 0) + 1);
+      if (job.timeoutMs > 0) {
+        slot.timer = setTimeout(() => {
+          if (slot.job !== job) return;
+          this.timeouts++;
+          this.replace(slot, new InferenceTimeoutError(job.request.task, job.timeoutMs));
+        }, job.timeoutMs);
+        slot.timer.unref();
+      }
       slot.worker.ref();
       slot.worker.postMessage(job.request, job.transfer);
     }
@@ -163,10 +248,12 @@ export class InferencePool {
 
 /** One job standing for several jobs of a batched task: the worker answers one result (or error) per job. */
 function batchJob(jobs: Job[]): Job {
-  const first = jobs[0]!.request;
+  const head = jobs[0]!;
   return {
-    request: { id: first.id, task: first.task, payload: null, batch: jobs.map((j) => j.request.payload) },
+    ...head,
+    request: { id: head.request.id, task: head.request.task, payload: null, batch: jobs.map((j) => j.request.payload) },
     transfer: jobs.flatMap((j) => j.transfer),
+    timeoutMs: head.timeoutMs > 0 ? head.timeoutMs * jobs.length : 0,
     resolve: (value) => {
       const items = value as BatchItem[];
       jobs.forEach((job, i) => {

@@ -64,3 +64,6 @@ parentPort!.on('message', async (request: TaskRequest) => {
     parentPort!.postMessage({ id: request.id, ok: false, error: taskError(err) } satisfies TaskResponse);
   }
 });
+
+// Tells the pool this thread has loaded: its time limits start counting from here.
+parentPort!.postMessage({ ready: true });

@@ -22,6 +22,7 @@ export const BATCHED_TASKS: Partial<Record<string, number>> = { embed: 8, 'class
 export const TASKS: Record<string, () => Promise<TaskModule>> = {
   ping: () => import('./tasks/ping.task.js'),
   'prepare-models': () => import('./tasks/prepare-models.task.js'),
+  'image-decode': () => import('./tasks/image-decode.task.js'),
   embed: () => import('./tasks/embed.task.js'),
   'vision-detect': () => import('./tasks/vision-detect.task.js'),
   'vision-classify': () => import('./tasks/vision-classify.task.js'),

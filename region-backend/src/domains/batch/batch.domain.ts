@@ -26,7 +26,7 @@ const routes = fp(
     const config = loadBatchConfig(process.env);
     const filesDir = path.join(app.config.dataDir, 'batch');
     const inference = backgroundPool(app.inference, config.inferenceThreads ?? defaultBatchThreads(app.inference.size));
-    const custom = customClassifierSource({ pool: app.db.pool, inference, defaultTopk: loadTrainingConfig(process.env).defaultTopk });
+    const custom = customClassifierSource({ pool: app.db.pool, inference, decoder: app.decoder, defaultTopk: loadTrainingConfig(process.env).defaultTopk });
     const services = new BatchServices(app, config.services, custom);
     const worker = new BatchWorker({
       pool: app.db.pool,
@@ -43,7 +43,7 @@ const routes = fp(
       services,
       config,
       filesDir,
-      secret: app.config.internalSecret,
+      secret: app.config.linkSecret,
       publicEdgeUrl: app.config.publicEdgeUrl,
       enqueue: (taskId) => worker.enqueue(taskId),
     });

@@ -17,13 +17,13 @@ export const searchServiceRoutes: FastifyPluginAsync = async (app) => {
   const fields = async (request: FastifyRequest) => (await readBody(request, { tmpDir: app.config.tmpDir })).fields;
 
   app.post('/image_sets/_0000014/:id/services', async (request: ById, reply) => {
-    const row = await service.createOnImageSet(request.ctx.accountId, mintedId(request), request.params.id, await fields(request));
+    const row = await service.createOnImageSet(request.ctx.accountId, mintedId(request), request.params.id, await fields(request), request.ctx.quotas.searchServicesPerSet);
     reportRegistry(reply, { live: [row.id] });
     return searchServiceObject(row, request.ctx.requestId);
   });
 
   app.post('/product_sets/_0000178/:id/services', async (request: ById, reply) => {
-    const row = await service.createOnProductSet(request.ctx.accountId, mintedId(request), request.params.id, await fields(request));
+    const row = await service.createOnProductSet(request.ctx.accountId, mintedId(request), request.params.id, await fields(request), request.ctx.quotas.searchServicesPerSet);
     reportRegistry(reply, { live: [row.id] });
     return searchServiceObject(row, request.ctx.requestId);
   });
