@@ -27,13 +27,16 @@ const schema = z.object({
   IRIS_DOWNLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   IRIS_ACCOUNT_UPLOADS: z.coerce.number().int().min(1).max(1000).default(8),
   IRIS_PUBLIC_EDGE_URL: z.string().url().default('http://127.0.0.1:8787'),
-  IRIS_DB_CONNECT_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3600).default(30),
-  /** Key of signed result links; unset: derived from INTERNAL_SECRET (a different key, same secret to keep). */
   /** PEM certificate chain and private key: the backend listens on HTTPS (edge → backend over TLS). */
   IRIS_TLS_CERT_FILE: z.string().optional(),
   IRIS_TLS_KEY_FILE: z.string().optional(),
+  /** Key of signed result links; unset: derived from INTERNAL_SECRET (a different key, same secret to keep). */
   IRIS_LINK_SECRET: z.string().min(16, 'IRIS_LINK_SECRET must be at least 16 characters').optional(),
+  IRIS_DB_CONNECT_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3600).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  IRIS_VECTOR_STORE: z.enum(['hnsw', 'pgvector']).default('hnsw'),
+  IRIS_VECTOR_DATABASE_URL: z.string().url().optional(),
+  IRIS_VECTOR_TYPE: z.enum(['vector', 'halfvec']).default('vector'),
 });
 
 export interface BackendConfig {
@@ -66,6 +69,16 @@ export interface BackendConfig {
   dbConnectTimeoutMs: number;
   /** Download limits, pixel limit, stored-copy size and blob directory (images/image-config.ts). */
   images: ImageConfig;
+  /** Where search indexes live: in each process's memory (hnsw) or in a pgvector database shared by all. */
+  vectors: VectorConfig;
+}
+
+export interface VectorConfig {
+  store: 'hnsw' | 'pgvector';
+  /** pgvector: the vector database (default: the region's own database, DATABASE_URL). */
+  databaseUrl: string;
+  /** pgvector column type: float32 `vector` or float16 `halfvec`. */
+  type: 'vector' | 'halfvec';
 }
 
 function tlsFiles(certFile: string | undefined, keyFile: string | undefined): BackendConfig['tls'] {
@@ -101,5 +114,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig 
     logLevel: e.LOG_LEVEL,
     dbConnectTimeoutMs: e.IRIS_DB_CONNECT_TIMEOUT_SECONDS * 1000,
     images: loadImageConfig(env, path.resolve(e.IRIS_DATA_DIR, 'regions', e.IRIS_REGION), e.IRIS_ALLOW_PRIVATE_URLS),
+    vectors: { store: e.IRIS_VECTOR_STORE, databaseUrl: e.IRIS_VECTOR_DATABASE_URL ?? e.DATABASE_URL, type: e.IRIS_VECTOR_TYPE },
   };
 }

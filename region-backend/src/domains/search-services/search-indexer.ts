@@ -157,7 +157,7 @@ export class SearchIndexer {
     );
     const upserts: ItemUpsert[] = [];
     for (const c of live) {
-      if (embedded.has(c.blob_key!)) upserts.push({ record_id: c.id, blob_key: c.blob_key!, tags: c.tags });
+      if (embedded.has(c.blob_key!)) upserts.push({ record_id: c.id, blob_key: c.blob_key!, tags: c.tags, price: c.price, keywords: c.keywords });
       else summary.skipped++;
     }
     return upserts;

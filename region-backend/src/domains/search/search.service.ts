@@ -17,7 +17,7 @@ import { matchesTags } from '../../vectors/tag-filter.js';
 import type { VectorHit, VectorStore } from '../../vectors/vector-store.js';
 import { findServiceState, type ServiceState } from '../search-services/search-service.repo.js';
 import { ServiceGoneError, type ServiceIndexes } from '../search-services/service-indexes.js';
-import { hasKeywords, inPriceRange } from './product-filter.js';
+import { hasKeywords, inPriceRange, productFilter } from './product-filter.js';
 import { parseSearchParams, type SearchParams } from './search-params.js';
 import { liveRecords, type HitRecord } from './search-records.repo.js';
 
@@ -127,10 +127,12 @@ export class SearchQueryService {
   private async select(store: VectorStore, service: ServiceState, vector: Float32Array, params: SearchParams, product: boolean): Promise<Selected[]> {
     const need = (params.page + 1) * params.count;
     const limit = Math.min(store.size, MAX_CANDIDATES);
+    // Stores that hold product attributes (pgvector) filter in SQL; the records are checked below all the same.
+    const options = product ? { product: productFilter(params.keywords, params.minPrice, params.maxPrice) } : {};
     const records = new Map<number, HitRecord>();
     let k = Math.min(limit, need + 8);
     for (;;) {
-      const hits = k > 0 ? store.search(vector, k, params.tags) : [];
+      const hits = k > 0 ? await store.search(vector, k, params.tags, options) : [];
       const unknown = hits.map((h) => h.id).filter((id) => !records.has(id));
       for (const [id, record] of await liveRecords(this.deps.pool, service.set_id, unknown)) records.set(id, record);
       const selected = this.filter(hits, records, params, product);
