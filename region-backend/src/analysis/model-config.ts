@@ -68,7 +68,25 @@ export function readManifest(manifestPath: string): ModelManifest {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new Error(`model manifest ${manifestPath} is invalid: ${problems}`);
   }
-  return { ...parsed.data, file: resolveModelFile(parsed.data.file, path.dirname(manifestPath)) };
+  const dir = path.dirname(manifestPath);
+  const labels = parsed.data.labelsFile ? readLabelsFile(resolveModelFile(parsed.data.labelsFile, dir)) : parsed.data.labels;
+  return { ...parsed.data, ...(labels ? { labels } : {}), file: resolveModelFile(parsed.data.file, dir) };
+}
+
+/** One label per non-empty line: `name`, or `english<TAB>chinese`; the id is the English name. */
+export function readLabelsFile(file: string): { id: string; en: string; zh: string }[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new Error(`labels file ${file}: ${(err as Error).message}`);
+  }
+  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  if (lines.length > 100_000) throw new Error(`labels file ${file}: more than 100000 labels`);
+  return lines.map((line) => {
+    const [en = '', zh] = line.split('\t').map((p) => p.trim());
+    return { id: en, en, zh: zh || en };
+  });
 }
 
 /** True when the operator configured a manifest for this stage. */

@@ -17,9 +17,11 @@ export const modelManifestSchema = z.object({
   inputSize: z.tuple([z.number().int().positive(), z.number().int().positive()]),
   /**
    * How an image is brought to `inputSize`: `stretch` to exactly that size (aspect ratio not kept), or `fit`
-   * inside it keeping the aspect ratio (for models that take any input size, e.g. SSD-style face detectors).
+   * inside it keeping the aspect ratio (for models that take any input size, e.g. SSD-style face detectors),
+   * or `letterbox`: scaled to fit keeping the aspect ratio, then padded right and bottom with grey (114) to
+   * exactly `inputSize` (YOLO exports); detectors' boxes are mapped back from the unpadded part.
    */
-  resize: z.enum(['stretch', 'fit']).default('stretch'),
+  resize: z.enum(['stretch', 'fit', 'letterbox']).default('stretch'),
   /** Element type of the input tensor (`int32` for graphs that take raw 0..255 integers). */
   inputType: z.enum(['float32', 'int32']).default('float32'),
   layout: z.enum(['nhwc', 'nchw']).default('nhwc'),
@@ -38,6 +40,11 @@ export const modelManifestSchema = z.object({
   /** Named output decoder and its options, e.g. `{type: "softmax", ...}`; decoders live with the pipelines. */
   output: z.object({ type: z.string().min(1) }).passthrough(),
   labels: z.array(labelSchema).optional(),
+  /**
+   * Labels from a text file (one per line, in output order; `en<TAB>zh` for both languages), resolved like
+   * `file`. Replaces `labels`; e.g. a YOLO export's class list or an ImageNet synset file.
+   */
+  labelsFile: z.string().min(1).optional(),
   source: z.string().optional(),
   licence: z.string().optional(),
 });

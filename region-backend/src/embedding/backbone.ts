@@ -1,76 +1,79 @@
 /**
- * The embedding backbone: nsfwjs MobileNetV2 (width 1.4, "Mid") read as a TFJS graph model, tapped at its
- * last convolutional feature map (`Conv_1/Relu6`, 1792 channels, stride 32) instead of its classifier.
- * The bundle declares a fixed 224×224 input; the convolutional part works at any size, so the input shape is
- * relaxed at load time to let views keep their aspect ratio or use a larger scale. Worker threads only.
+ * The embedding backbone: nsfwjs MobileNetV2 (width 1.4, "Mid"), converted to ONNX and run on ONNX Runtime,
+ * tapped at its last convolutional feature map (`Conv_1/Relu6`, 1792 channels, stride 32) instead of its
+ * classifier. The bundle declares a fixed 224×224 input; the convolutional part works at any size, so the
+ * conversion frees height and width to let views keep their aspect ratio or use a larger scale. Images of
+ * one size run as one batch. Worker threads only.
  */
-import type * as tfTypes from '@tensorflow/tfjs';
-import { nsfwjsArtifacts, nsfwjsModelFile } from '../inference/runtime/nsfwjs-models.js';
-import { tfjs } from '../inference/runtime/tfjs.js';
+import { resolveModelFile } from '../analysis/model-config.js';
+import type { Rgb } from '../inference/runtime/pixels.js';
+import { convertedSession, type ConversionSpec } from '../vision/runtime/converted-model.js';
+import { ort } from '../vision/runtime/onnx-session.js';
 import type { FeatureMap } from './feature-pooling.js';
+
+export type { Rgb };
 
 const PREFIX = 'StatefulPartitionedCall/sequential/keras_layer/StatefulPartitionedCall/StatefulPartitionedCall/StatefulPartitionedCall/predict/';
 export const MOBILENET_V2_MID_CONV = `${PREFIX}MobilenetV2/Conv_1/Relu6`;
 
-export interface Rgb {
-  data: Uint8Array;
-  width: number;
-  height: number;
+/** Largest batch one session call takes (bounds the memory of one call). */
+export const MAX_BATCH = 16;
+
+/** The backbone bundle inside the installed nsfwjs package. */
+export function backboneFile(): string {
+  return resolveModelFile('pkg:nsfwjs/dist/models/mobilenet_v2_mid/model.min.js', '.');
 }
 
-interface GraphNode {
-  name: string;
-  op: string;
-  attr?: { shape?: { shape?: { dim?: { size: string }[] } } };
-}
-
-/** Lets a graph model's placeholder accept any batch, height and width (the layers below must be convolutional). */
-export function relaxInputShape(artifacts: tfTypes.io.ModelArtifacts): tfTypes.io.ModelArtifacts {
-  const topology = artifacts.modelTopology as { node?: GraphNode[] } | undefined;
-  for (const node of topology?.node ?? []) {
-    const dims = node.op === 'Placeholder' ? node.attr?.shape?.shape?.dim : undefined;
-    if (dims?.length === 4) for (let i = 0; i < 3; i++) dims[i] = { size: '-1' };
-  }
-  return artifacts;
-}
-
-let model: Promise<tfTypes.GraphModel> | null = null;
-
-function backbone(): Promise<tfTypes.GraphModel> {
-  if (!model) {
-    model = (async () => {
-      const tf = await tfjs();
-      const artifacts = relaxInputShape(nsfwjsArtifacts(nsfwjsModelFile('mobilenet_v2_mid')));
-      return tf.loadGraphModel(tf.io.fromMemory(artifacts));
-    })();
-    model.catch(() => {
-      model = null;
-    });
-  }
-  return model;
+/** The backbone cut at `outputs`, any batch, height and width (the layers below must be convolutional). */
+export function backboneSpec(outputs: string[]): ConversionSpec {
+  return { file: backboneFile(), outputs, inputShape: [null, null, null, 3] };
 }
 
 /** Loads the model now (a thread can warm up before its first request). */
 export async function warmUpBackbone(): Promise<void> {
-  await backbone();
+  await convertedSession(backboneSpec([MOBILENET_V2_MID_CONV]));
 }
 
-/** Feature maps of several images (each any size ≥ 32 px; pixels scaled to 0..1 as the model was trained). */
+/** NHWC float input (pixels scaled to 0..1, as the model was trained) for images of one size. */
+export function backboneInput(images: Rgb[]): InstanceType<typeof ort.Tensor> {
+  const { width, height } = images[0]!;
+  const plane = width * height * 3;
+  const data = new Float32Array(images.length * plane);
+  images.forEach((img, n) => {
+    for (let i = 0; i < plane; i++) data[n * plane + i] = img.data[i]! / 255;
+  });
+  return new ort.Tensor('float32', data, [images.length, height, width, 3]);
+}
+
+/** Groups of indices of images sharing a size, at most MAX_BATCH each. */
+export function sizeGroups(images: Rgb[]): number[][] {
+  const groups = new Map<string, number[][]>();
+  images.forEach((img, i) => {
+    const key = `${img.width}x${img.height}`;
+    const list = groups.get(key) ?? [];
+    const last = list[list.length - 1];
+    if (last && last.length < MAX_BATCH) last.push(i);
+    else list.push([i]);
+    groups.set(key, list);
+  });
+  return [...groups.values()].flat();
+}
+
+/** Splits a batch output [N, H, W, C] into one feature map per image. */
+export function splitMaps(t: InstanceType<typeof ort.Tensor>): FeatureMap[] {
+  const [n, height, width, channels] = t.dims as [number, number, number, number];
+  const data = t.data as Float32Array;
+  const size = height * width * channels;
+  return Array.from({ length: n }, (_, i) => ({ data: data.subarray(i * size, (i + 1) * size), height, width, channels }));
+}
+
+/** Feature maps of several images (each any size ≥ 32 px), same-size images batched together. */
 export async function featureMaps(images: Rgb[]): Promise<FeatureMap[]> {
-  const tf = await tfjs();
-  const graph = await backbone();
-  const maps: FeatureMap[] = [];
-  for (const img of images) {
-    const out = tf.tidy(() => {
-      const x = tf.tensor4d(img.data, [1, img.height, img.width, 3], 'int32').toFloat().div(255);
-      return graph.execute(x, MOBILENET_V2_MID_CONV) as tfTypes.Tensor;
-    });
-    try {
-      const [, height, width, channels] = out.shape as [number, number, number, number];
-      maps.push({ data: (await out.data()) as Float32Array, height, width, channels });
-    } finally {
-      out.dispose();
-    }
+  const session = await convertedSession(backboneSpec([MOBILENET_V2_MID_CONV]));
+  const maps: FeatureMap[] = new Array(images.length);
+  for (const group of sizeGroups(images)) {
+    const out = await session.run({ [session.inputNames[0]!]: backboneInput(group.map((i) => images[i]!)) });
+    splitMaps(out[MOBILENET_V2_MID_CONV]!).forEach((map, k) => (maps[group[k]!] = map));
   }
   return maps;
 }

@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { InferencePool, InferenceTaskError } from '../inference/inference-pool.js';
-import { packageFile } from '../inference/runtime/tfjs.js';
+import { resolveModelFile } from '../analysis/model-config.js';
+const packageFile = (pkg: string, relative: string) => resolveModelFile(`pkg:${pkg}/${relative}`, '.');
 import { EMBEDDING_DIM } from './embedding-info.js';
 
 interface Embedded {

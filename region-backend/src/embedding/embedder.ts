@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import type { Rgb } from '../inference/runtime/pixels.js';
 import { featureMaps, warmUpBackbone } from './backbone.js';
 import { EMBEDDING_DIM, EMBEDDING_PIPELINE } from './embedding-info.js';
-import { l2normalise, pool } from './feature-pooling.js';
+import { l2normalise, pool, type FeatureMap } from './feature-pooling.js';
 import { decodeImage, type DecodedImage, type ImageInput } from './image-views.js';
 import { renderView, type ViewSpec } from './image-views.js';
 import { applyWhitening, decodeWhitening, type Whitening } from './pca-whitening.js';
@@ -80,20 +80,8 @@ function inputOf(request: EmbedRequest): ImageInput {
   throw new EmbedInputError('embed needs image bytes or rgb pixels');
 }
 
-/** Sum of the L2-normalised pooled descriptors of the views (before whitening), for evaluation and tests. */
-export function pooledDescriptor(rgb: Rgb, scenario?: string): Promise<Float32Array> {
-  return pooledDescriptorOfViews(rgb, scenarioViews(scenario));
-}
-
-/** The final vector of an image under a list of views (pooled per view, summed, whitened, L2). */
-export async function vectorOfViews(rgb: Rgb, views: readonly ViewSpec[]): Promise<Float32Array> {
-  const [descriptor, w] = await Promise.all([pooledDescriptorOfViews(rgb, views), loadWhitening()]);
-  return applyWhitening(w, descriptor);
-}
-
-async function pooledDescriptorOfViews(rgb: Rgb, viewSpecs: readonly ViewSpec[]): Promise<Float32Array> {
-  const views = await Promise.all(viewSpecs.map((v) => renderView(rgb, v)));
-  const maps = await featureMaps(views);
+/** Sum of the L2-normalised pooled descriptors of one image's view maps, L2-normalised. */
+function descriptorOf(maps: FeatureMap[]): Float32Array {
   let sum: Float32Array | null = null;
   for (const map of maps) {
     const v = l2normalise(pool(map, EMBEDDING_PIPELINE.pooling));
@@ -103,13 +91,56 @@ async function pooledDescriptorOfViews(rgb: Rgb, viewSpecs: readonly ViewSpec[])
   return l2normalise(sum!);
 }
 
+/** Sum of the L2-normalised pooled descriptors of the views (before whitening), for evaluation and tests. */
+export async function pooledDescriptor(rgb: Rgb, scenario?: string): Promise<Float32Array> {
+  const views = await Promise.all(scenarioViews(scenario).map((v) => renderView(rgb, v)));
+  return descriptorOf(await featureMaps(views));
+}
+
+/** The final vector of an image under a list of views (pooled per view, summed, whitened, L2). */
+export async function vectorOfViews(rgb: Rgb, viewSpecs: readonly ViewSpec[]): Promise<Float32Array> {
+  const views = await Promise.all(viewSpecs.map((v) => renderView(rgb, v)));
+  const [maps, w] = await Promise.all([featureMaps(views), loadWhitening()]);
+  return applyWhitening(w, descriptorOf(maps));
+}
+
 /** The request's image decoded (and cropped to its `loc`); throws EmbedInputError / ImageDecodeError. */
 export function decodeEmbedInput(request: EmbedRequest): Promise<DecodedImage> {
   return decodeImage(inputOf(request), checkLoc(request.loc));
 }
 
 export async function embed(request: EmbedRequest): Promise<EmbedResult> {
-  const decoded = await decodeEmbedInput(request);
-  const [descriptor, w] = await Promise.all([pooledDescriptor(decoded.rgb, request.scenario), loadWhitening()]);
-  return { vector: applyWhitening(w, descriptor), width: decoded.width, height: decoded.height };
+  const [result] = await embedMany([request]);
+  if (result instanceof Error) throw result;
+  return result!;
+}
+
+/**
+ * Embeds several images at once: every view of every image goes through the backbone in batches of
+ * same-size views. A request that fails (bad image, bad loc) answers its error; the others are unaffected.
+ */
+export async function embedMany(requests: EmbedRequest[]): Promise<(EmbedResult | Error)[]> {
+  return (await embedManyWithPixels(requests, (r) => scenarioViews(r.scenario))).map((r) => (r instanceof Error ? r : { vector: r.vector, width: r.width, height: r.height }));
+}
+
+/** `embedMany` under the given views, keeping each image's decoded pixels (for local features). */
+export async function embedManyWithPixels(requests: EmbedRequest[], viewsOf: (request: EmbedRequest) => readonly ViewSpec[]): Promise<((EmbedResult & { rgb: Rgb }) | Error)[]> {
+  const prepared = await Promise.all(
+    requests.map(async (request) => {
+      try {
+        const decoded = await decodeEmbedInput(request);
+        const views = await Promise.all(viewsOf(request).map((v) => renderView(decoded.rgb, v)));
+        return { decoded, views };
+      } catch (err) {
+        return err instanceof Error ? err : new Error(String(err));
+      }
+    }),
+  );
+  const [maps, w] = await Promise.all([featureMaps(prepared.flatMap((p) => (p instanceof Error ? [] : p.views))), loadWhitening()]);
+  let next = 0;
+  return prepared.map((p) => {
+    if (p instanceof Error) return p;
+    const own = maps.slice(next, (next += p.views.length));
+    return { vector: applyWhitening(w, descriptorOf(own)), width: p.decoded.width, height: p.decoded.height, rgb: p.decoded.rgb };
+  });
 }

@@ -10,7 +10,7 @@
  */
 import { opencv } from '../analysis/logo/opencv-runtime.js';
 import { contentBox } from './content-box.js';
-import { decodeEmbedInput, vectorOfViews, type EmbedRequest } from './embedder.js';
+import { decodeEmbedInput, embedManyWithPixels, vectorOfViews, type EmbedRequest } from './embedder.js';
 import { indexViews, queryViews } from './embedding-views.js';
 import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures } from './local-features.js';
 import { cropRgb } from './image-views.js';
@@ -34,10 +34,19 @@ export interface QueryEmbedding {
 }
 
 export async function embedForIndex(request: EmbedRequest): Promise<IndexEmbedding> {
-  const decoded = await decodeEmbedInput(request);
-  const [vector, { cv }] = await Promise.all([vectorOfViews(decoded.rgb, indexViews(request.scenario)), opencv()]);
-  const features = packLocalFeatures(extractLocalFeatures(cv, decoded.rgb, LOCAL_FEATURES.indexSide, LOCAL_FEATURES.indexFeatures));
-  return { vector, features, width: decoded.width, height: decoded.height };
+  const [result] = await embedForIndexMany([request]);
+  if (result instanceof Error) throw result;
+  return result!;
+}
+
+/** Several images at once (one model batch for their views); a bad image answers its own error. */
+export async function embedForIndexMany(requests: EmbedRequest[]): Promise<(IndexEmbedding | Error)[]> {
+  const [embedded, { cv }] = await Promise.all([embedManyWithPixels(requests, (r) => indexViews(r.scenario)), opencv()]);
+  return embedded.map((e) => {
+    if (e instanceof Error) return e;
+    const features = packLocalFeatures(extractLocalFeatures(cv, e.rgb, LOCAL_FEATURES.indexSide, LOCAL_FEATURES.indexFeatures));
+    return { vector: e.vector, features, width: e.width, height: e.height };
+  });
 }
 
 export async function embedForQuery(request: EmbedRequest): Promise<QueryEmbedding> {

@@ -49,6 +49,19 @@ export class AccountQueues<T> {
     return best.items.shift();
   }
 
+  /** Removes and returns up to `max` more items of one account that satisfy `match`, oldest first (batching). */
+  takeMatching(account: string, max: number, match: (item: T) => boolean): T[] {
+    const lane = this.lanes.get(account);
+    const taken: T[] = [];
+    if (!lane) return taken;
+    for (let i = 0; i < lane.items.length && taken.length < max; ) {
+      if (match(lane.items[i]!)) taken.push(...lane.items.splice(i, 1));
+      else i++;
+    }
+    this.count -= taken.length;
+    return taken;
+  }
+
   /** Removes and returns every item. */
   drain(): T[] {
     const all = [...this.lanes.values()].flatMap((l) => l.items);

@@ -2,8 +2,8 @@ import os from 'node:os';
 import { Worker, type TransferListItem } from 'node:worker_threads';
 import { ApiError } from '@iris/shared';
 import { AccountQueues } from './account-queues.js';
-import type { TaskRequest, TaskResponse } from './inference-worker.js';
-import { TASKS } from './task-registry.js';
+import type { BatchItem, TaskRequest, TaskResponse } from './inference-worker.js';
+import { BATCHED_TASKS, TASKS } from './task-registry.js';
 
 export type Priority = 'interactive' | 'background';
 
@@ -75,6 +75,13 @@ const bootstrap = new URL('./worker-bootstrap.mjs', import.meta.url);
 const NO_ACCOUNT = '-';
 
 /**
+ * For this long after an interactive call, background work leaves one thread free (pools of 2 or more), so
+ * the next interactive call does not wait behind a background batch. Without interactive traffic, background
+ * work uses every thread.
+ */
+const INTERACTIVE_RESERVE_MS = 2_000;
+
+/**
  * A fixed pool of worker threads that run model code, so the request event loop never does.
  * Interactive jobs are always taken before background ones; within a priority, accounts take turns; an
  * account's jobs hold at most `accountThreads` threads at once (so other accounts always find one free when
@@ -90,6 +97,10 @@ export class InferencePool {
   private closed = false;
   /** Tasks stopped at their time limit since the pool started. */
   timeouts = 0;
+  /** Background jobs that ran inside a batch of several (for benchmarks and tests). */
+  batchedJobs = 0;
+  private lastInteractive = -Infinity;
+  private reserveTimer: NodeJS.Timeout | undefined;
 
   /** `taskTimeoutMs` sets both time limits at once (0 = none). */
   constructor(readonly size: number = Math.max(1, os.availableParallelism()), limits: Partial<PoolLimits> & { taskTimeoutMs?: number } = {}) {
@@ -108,6 +119,7 @@ export class InferencePool {
       return Promise.reject(new ApiError('busy', 'too many analysis calls of this account at once; retry later'));
     }
     const timeoutMs = options.timeoutMs ?? (priority === 'interactive' ? this.limits.interactiveTimeoutMs : this.limits.backgroundTimeoutMs);
+    if (priority === 'interactive') this.lastInteractive = performance.now();
     return new Promise<T>((resolve, reject) => {
       const job: Job = { request: { id: this.nextId++, task, payload }, transfer: options.transfer ?? [], priority, account, timeoutMs, resolve: resolve as (v: unknown) => void, reject };
       this.queues[priority].push(account, job);
@@ -187,10 +199,36 @@ export class InferencePool {
 
   private mayRun = (account: string): boolean => account === NO_ACCOUNT || (this.running.get(account) ?? 0) < this.limits.accountThreads;
 
+  /**
+   * The next background job; for a batched task, that account's queued background jobs of the same task (up
+   * to the task's batch size) gathered into one job, which the worker runs as one model batch.
+   */
+  private nextBackground(): Job | undefined {
+    const head = this.queues.background.shift(this.mayRun);
+    const max = head ? BATCHED_TASKS[head.request.task] : undefined;
+    if (!head || !max) return head;
+    const more = this.queues.background.takeMatching(head.account, max - 1, (j) => j.request.task === head.request.task);
+    if (!more.length) return head;
+    this.batchedJobs += more.length + 1;
+    return batchJob([head, ...more]);
+  }
+
+  private reserveForInteractive(): boolean {
+    if (this.slots.length < 2 || performance.now() - this.lastInteractive > INTERACTIVE_RESERVE_MS) return false;
+    const busyBackground = this.slots.filter((s) => s.job?.priority === 'background').length;
+    if (busyBackground < this.slots.length - 1) return false;
+    // Hand the reserved thread back to background work when the window ends, even if nothing else happens.
+    this.reserveTimer ??= setTimeout(() => {
+      this.reserveTimer = undefined;
+      if (!this.closed) this.dispatch();
+    }, INTERACTIVE_RESERVE_MS).unref();
+    return true;
+  }
+
   private dispatch(): void {
     for (const slot of this.slots) {
       if (slot.job || !slot.ready) continue;
-      const job = this.queues.interactive.shift(this.mayRun) ?? this.queues.background.shift(this.mayRun);
+      const job = this.queues.interactive.shift(this.mayRun) ?? (this.reserveForInteractive() ? undefined : this.nextBackground());
       if (!job) return;
       slot.job = job;
       if (job.account !== NO_ACCOUNT) this.running.set(job.account, (this.running.get(job.account) ?? 0) + 1);
@@ -206,4 +244,24 @@ export class InferencePool {
       slot.worker.postMessage(job.request, job.transfer);
     }
   }
+}
+
+/** One job standing for several jobs of a batched task: the worker answers one result (or error) per job. */
+function batchJob(jobs: Job[]): Job {
+  const head = jobs[0]!;
+  return {
+    ...head,
+    request: { id: head.request.id, task: head.request.task, payload: null, batch: jobs.map((j) => j.request.payload) },
+    transfer: jobs.flatMap((j) => j.transfer),
+    timeoutMs: head.timeoutMs > 0 ? head.timeoutMs * jobs.length : 0,
+    resolve: (value) => {
+      const items = value as BatchItem[];
+      jobs.forEach((job, i) => {
+        const item = items[i];
+        if (item?.ok) job.resolve(item.result);
+        else job.reject(item ? new InferenceTaskError(item.error.message, item.error.name, item.error.code) : new Error('batch answered too few results'));
+      });
+    },
+    reject: (reason) => jobs.forEach((job) => job.reject(reason)),
+  };
 }

@@ -1,22 +1,47 @@
 import { parentPort, type TransferListItem } from 'node:worker_threads';
-import { TASKS, type TaskHandler } from './task-registry.js';
+import { TASKS, type TaskModule } from './task-registry.js';
 
-export interface TaskRequest { id: number; task: string; payload: unknown }
+/** `batch` (batched tasks only): several payloads, answered by one `BatchItem` each, in order. */
+export interface TaskRequest { id: number; task: string; payload: unknown; batch?: unknown[] }
+export interface TaskError { message: string; name: string; code?: string }
+export type BatchItem = { ok: true; result: unknown } | { ok: false; error: TaskError };
 export type TaskResponse =
   | { id: number; ok: true; result: unknown }
-  | { id: number; ok: false; error: { message: string; name: string; code?: string } };
+  | { id: number; ok: false; error: TaskError };
 
-const handlers = new Map<string, Promise<TaskHandler>>();
+const modules = new Map<string, Promise<TaskModule>>();
 
-function handlerFor(task: string): Promise<TaskHandler> {
-  let handler = handlers.get(task);
-  if (!handler) {
+function moduleFor(task: string): Promise<TaskModule> {
+  let module = modules.get(task);
+  if (!module) {
     const load = TASKS[task];
     if (!load) return Promise.reject(new Error(`unknown inference task ${task}`));
-    handler = load().then((m) => m.default);
-    handlers.set(task, handler);
+    module = load();
+    modules.set(task, module);
   }
-  return handler;
+  return module;
+}
+
+function taskError(err: unknown): TaskError {
+  const e = err instanceof Error ? err : new Error(String(err));
+  const code = (e as { code?: unknown }).code;
+  return { message: e.message, name: e.name, ...(typeof code === 'string' ? { code } : {}) };
+}
+
+/** Runs a request: one payload through `default`, or a batch through `batch` (else `default` one by one). */
+async function execute(request: TaskRequest): Promise<unknown> {
+  const module = await moduleFor(request.task);
+  if (!request.batch) return module.default(request.payload);
+  if (module.batch) return module.batch(request.batch);
+  const items: BatchItem[] = [];
+  for (const payload of request.batch) {
+    try {
+      items.push({ ok: true, result: await module.default(payload) });
+    } catch (err) {
+      items.push({ ok: false, error: taskError(err) });
+    }
+  }
+  return items;
 }
 
 /** Collects ArrayBuffers of typed arrays in a result so they move to the main thread instead of being copied. */
@@ -33,17 +58,10 @@ function transferablesOf(value: unknown, out: TransferListItem[] = [], depth = 0
 
 parentPort!.on('message', async (request: TaskRequest) => {
   try {
-    const handler = await handlerFor(request.task);
-    const result = await handler(request.payload);
+    const result = await execute(request);
     parentPort!.postMessage({ id: request.id, ok: true, result } satisfies TaskResponse, transferablesOf(result));
   } catch (err) {
-    const e = err instanceof Error ? err : new Error(String(err));
-    const code = (e as { code?: unknown }).code;
-    parentPort!.postMessage({
-      id: request.id,
-      ok: false,
-      error: { message: e.message, name: e.name, ...(typeof code === 'string' ? { code } : {}) },
-    } satisfies TaskResponse);
+    parentPort!.postMessage({ id: request.id, ok: false, error: taskError(err) } satisfies TaskResponse);
   }
 });
 

@@ -3,10 +3,25 @@
  * a result; it loads its models at module scope (or lazily, once), so each thread loads each model once.
  * Add a line here for a new task; start-up fails on an unknown task name.
  */
+import type { BatchItem } from './inference-worker.js';
+
 export type TaskHandler = (payload: unknown) => Promise<unknown> | unknown;
 
-export const TASKS: Record<string, () => Promise<{ default: TaskHandler }>> = {
+/** A task module: `default` runs one payload; `batch` (optional) runs several as one model batch. */
+export interface TaskModule {
+  default: TaskHandler;
+  batch?: (payloads: unknown[]) => Promise<BatchItem[]>;
+}
+
+/**
+ * Tasks whose queued background jobs the pool gathers into one batch (up to this many per batch), so the
+ * model runs them together. Interactive calls of these tasks still run one by one, ahead of the batches.
+ */
+export const BATCHED_TASKS: Partial<Record<string, number>> = { embed: 8, 'search-index-embed': 8, 'classifier-features': 8 };
+
+export const TASKS: Record<string, () => Promise<TaskModule>> = {
   ping: () => import('./tasks/ping.task.js'),
+  'prepare-models': () => import('./tasks/prepare-models.task.js'),
   'image-decode': () => import('./tasks/image-decode.task.js'),
   embed: () => import('./tasks/embed.task.js'),
   'search-index-embed': () => import('./tasks/search-index-embed.task.js'),

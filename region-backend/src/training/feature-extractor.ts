@@ -3,13 +3,11 @@
  * alpha dropped, sRGB), squash to the input square, run the backbone up to the three tapped blocks, GeM-pool
  * each map over a 2 × 2 grid, L2-normalise each tap's part so every block weighs the same.
  */
-import type * as tfTypes from '@tensorflow/tfjs';
-import { relaxInputShape } from '../embedding/backbone.js';
-import { l2normalise } from '../embedding/feature-pooling.js';
+import { backboneInput, backboneSpec, sizeGroups, splitMaps } from '../embedding/backbone.js';
+import { l2normalise, type FeatureMap } from '../embedding/feature-pooling.js';
 import { decodeImage, renderView } from '../embedding/image-views.js';
 import type { Rgb } from '../inference/runtime/pixels.js';
-import { nsfwjsArtifacts, nsfwjsModelFile } from '../inference/runtime/nsfwjs-models.js';
-import { tfjs } from '../inference/runtime/tfjs.js';
+import { convertedSession } from '../vision/runtime/converted-model.js';
 import { CLASSIFIER_FEATURE_DIM, CLASSIFIER_FEATURES } from './feature-info.js';
 
 export interface FeatureRequest {
@@ -32,61 +30,59 @@ export class FeatureInputError extends Error {
   }
 }
 
-let graph: Promise<tfTypes.GraphModel> | null = null;
-
-function backbone(): Promise<tfTypes.GraphModel> {
-  if (!graph) {
-    graph = (async () => {
-      const tf = await tfjs();
-      return tf.loadGraphModel(tf.io.fromMemory(relaxInputShape(nsfwjsArtifacts(nsfwjsModelFile('mobilenet_v2_mid')))));
-    })();
-    graph.catch(() => {
-      graph = null;
-    });
-  }
-  return graph;
-}
+const spec = () => backboneSpec(CLASSIFIER_FEATURES.taps.map((t) => t.node));
 
 /** Generalised-mean pooling of each channel over the cells of a grid (rows of cells, then columns). */
-function gridGem(tf: typeof tfTypes, map: tfTypes.Tensor4D, grid: number, p: number): tfTypes.Tensor1D {
-  const [, height, width] = map.shape;
+export function gridGem(map: FeatureMap, grid: number, p: number): Float32Array {
+  const { height, width, channels, data } = map;
   const cellH = Math.ceil(height / grid);
   const cellW = Math.ceil(width / grid);
-  const cells: tfTypes.Tensor1D[] = [];
+  const out = new Float32Array(grid * grid * channels);
+  const sums = new Float64Array(channels);
   for (let gy = 0; gy < grid; gy++) {
     const top = grid === 1 ? 0 : Math.round((gy * (height - cellH)) / (grid - 1));
     for (let gx = 0; gx < grid; gx++) {
       const left = grid === 1 ? 0 : Math.round((gx * (width - cellW)) / (grid - 1));
-      const cell = map.slice([0, top, left, 0], [1, cellH, cellW, -1]);
-      cells.push(cell.relu().add(1e-6).pow(p).mean([1, 2]).pow(1 / p).flatten() as tfTypes.Tensor1D);
+      sums.fill(0);
+      for (let y = top; y < top + cellH; y++) {
+        for (let x = left; x < left + cellW; x++) {
+          const base = (y * width + x) * channels;
+          for (let c = 0; c < channels; c++) sums[c] = sums[c]! + (Math.max(0, data[base + c]!) + 1e-6) ** p;
+        }
+      }
+      const cell = (gy * grid + gx) * channels;
+      for (let c = 0; c < channels; c++) out[cell + c] = (sums[c]! / (cellH * cellW)) ** (1 / p);
     }
   }
-  return tf.concat(cells) as tfTypes.Tensor1D;
+  return out;
+}
+
+/** Features of already rendered input pixels (the squares the backbone sees), same-size inputs batched. */
+export async function featuresOfInputs(inputs: Rgb[]): Promise<Float32Array[]> {
+  const session = await convertedSession(spec());
+  const { taps, grid, gemPower } = CLASSIFIER_FEATURES;
+  const results: Float32Array[] = new Array(inputs.length);
+  for (const group of sizeGroups(inputs)) {
+    const out = await session.run({ [session.inputNames[0]!]: backboneInput(group.map((i) => inputs[i]!)) });
+    const perTap = taps.map((t) => splitMaps(out[t.node]!));
+    group.forEach((imageIndex, k) => {
+      const features = new Float32Array(CLASSIFIER_FEATURE_DIM);
+      let offset = 0;
+      for (const [i, maps] of perTap.entries()) {
+        const values = l2normalise(gridGem(maps[k]!, grid, gemPower));
+        if (values.length !== taps[i]!.channels * grid * grid) throw new Error(`tap ${taps[i]!.node} gave ${values.length} values`);
+        features.set(values, offset);
+        offset += values.length;
+      }
+      results[imageIndex] = features;
+    });
+  }
+  return results;
 }
 
 /** Features of already rendered input pixels (the square the backbone sees). */
 export async function featuresOfInput(input: Rgb): Promise<Float32Array> {
-  const tf = await tfjs();
-  const model = await backbone();
-  const { taps, grid, gemPower } = CLASSIFIER_FEATURES;
-  const parts = tf.tidy(() => {
-    const x = tf.tensor4d(input.data, [1, input.height, input.width, 3], 'int32').toFloat().div(255);
-    const maps = model.execute(x, taps.map((t) => t.node)) as tfTypes.Tensor4D[];
-    return maps.map((m) => gridGem(tf, m, grid, gemPower));
-  });
-  const out = new Float32Array(CLASSIFIER_FEATURE_DIM);
-  let offset = 0;
-  try {
-    for (const [i, part] of parts.entries()) {
-      const values = l2normalise(Float32Array.from((await part.data()) as Float32Array));
-      if (values.length !== taps[i]!.channels * grid * grid) throw new Error(`tap ${taps[i]!.node} gave ${values.length} values`);
-      out.set(values, offset);
-      offset += values.length;
-    }
-  } finally {
-    for (const part of parts) part.dispose();
-  }
-  return out;
+  return (await featuresOfInputs([input]))[0]!;
 }
 
 function inputOf(request: FeatureRequest): Uint8Array | Rgb {
@@ -100,13 +96,30 @@ function inputOf(request: FeatureRequest): Uint8Array | Rgb {
 }
 
 export async function extractFeatures(request: FeatureRequest): Promise<FeatureResult> {
-  const decoded = await decodeImage(inputOf(request));
+  const [result] = await extractFeaturesMany([request]);
+  if (result instanceof Error) throw result;
+  return result!;
+}
+
+/** Features of several images in one backbone batch; a request that fails answers its error. */
+export async function extractFeaturesMany(requests: FeatureRequest[]): Promise<(FeatureResult | Error)[]> {
   const size = CLASSIFIER_FEATURES.inputSize;
-  const view = await renderView(decoded.rgb, { size, fit: 'squash' });
-  return { features: await featuresOfInput(view), width: decoded.width, height: decoded.height };
+  const prepared = await Promise.all(
+    requests.map(async (request) => {
+      try {
+        const decoded = await decodeImage(inputOf(request));
+        return { decoded, view: await renderView(decoded.rgb, { size, fit: 'squash' }) };
+      } catch (err) {
+        return err instanceof Error ? err : new Error(String(err));
+      }
+    }),
+  );
+  const features = await featuresOfInputs(prepared.flatMap((p) => (p instanceof Error ? [] : [p.view])));
+  let next = 0;
+  return prepared.map((p) => (p instanceof Error ? p : { features: features[next++]!, width: p.decoded.width, height: p.decoded.height }));
 }
 
 /** Loads the backbone now (so a thread's first request does not pay for it). */
 export async function warmUpFeatures(): Promise<void> {
-  await backbone();
+  await convertedSession(spec());
 }

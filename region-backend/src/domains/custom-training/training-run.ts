@@ -219,7 +219,7 @@ export class TrainingRunner {
   private async computeFeatures(serviceId: string, setId: string, started: number): Promise<boolean> {
     const { pool, blobs, inference, log, config } = this.deps;
     const skipped = new Set<string>();
-    const gate = new Semaphore(Math.max(2, inference.size * 2));
+    const gate = new Semaphore(Math.max(2, inference.size * 8)); // enough in flight for the pool to batch
     for (;;) {
       const keys = (await imagesWithoutFeatures(pool, setId, CLASSIFIER_FEATURE_PIPELINE, FEATURE_BATCH + skipped.size)).filter((k) => !skipped.has(k));
       if (!keys.length) return true;

@@ -79,7 +79,7 @@ export class SearchIndexer {
     private readonly deps: IndexerDeps,
     options: Partial<IndexerOptions> = {},
   ) {
-    this.options = { batchSize: 128, maxRunMs: 10 * 60_000, embedConcurrency: Math.max(2, deps.inference.size * 2), ...options };
+    this.options = { batchSize: 128, maxRunMs: 10 * 60_000, embedConcurrency: Math.max(2, deps.inference.size * 8) /* enough in flight for the pool to batch */, ...options };
   }
 
   /** Stops runs between batches (called before the app closes). */

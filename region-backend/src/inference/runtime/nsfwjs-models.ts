@@ -67,3 +67,19 @@ export async function loadNsfwjsModel(modelBundle: string): Promise<tfTypes.Grap
   const handler = tf.io.fromMemory(artifacts);
   return nsfwjsIsGraphModel(artifacts) ? tf.loadGraphModel(handler) : tf.loadLayersModel(handler);
 }
+
+interface GraphNode {
+  name: string;
+  op: string;
+  attr?: { shape?: { shape?: { dim?: { size: string }[] } } };
+}
+
+/** Lets a graph model's placeholder accept any batch, height and width (the layers below must be convolutional). */
+export function relaxInputShape(artifacts: tfTypes.io.ModelArtifacts): tfTypes.io.ModelArtifacts {
+  const topology = artifacts.modelTopology as { node?: GraphNode[] } | undefined;
+  for (const node of topology?.node ?? []) {
+    const dims = node.op === 'Placeholder' ? node.attr?.shape?.shape?.dim : undefined;
+    if (dims?.length === 4) for (let i = 0; i < 3; i++) dims[i] = { size: '-1' };
+  }
+  return artifacts;
+}

@@ -118,6 +118,9 @@ export function limitSide(img: Rgb, maxSide: number): Rgb {
 export interface InputTensor {
   data: Float32Array;
   dims: number[];
+  /** Letterboxed inputs: the part of the input holding the image (the rest is padding). */
+  contentWidth?: number;
+  contentHeight?: number;
 }
 
 /**

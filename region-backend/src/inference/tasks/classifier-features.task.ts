@@ -1,4 +1,5 @@
-import { extractFeatures, type FeatureRequest, type FeatureResult } from '../../training/feature-extractor.js';
+import { extractFeatures, extractFeaturesMany, type FeatureRequest, type FeatureResult } from '../../training/feature-extractor.js';
+import { batchItems } from './batch-items.js';
 
 /**
  * `classifier-features`: `{image: Uint8Array} | {rgb: {data, width, height}}` → `{features: Float32Array
@@ -6,4 +7,9 @@ import { extractFeatures, type FeatureRequest, type FeatureResult } from '../../
  */
 export default function classifierFeaturesTask(payload: unknown): Promise<FeatureResult> {
   return extractFeatures((payload ?? {}) as FeatureRequest);
+}
+
+/** Background batches (training runs): one backbone batch for all images. */
+export async function batch(payloads: unknown[]) {
+  return batchItems(await extractFeaturesMany(payloads.map((p) => (p ?? {}) as FeatureRequest)));
 }

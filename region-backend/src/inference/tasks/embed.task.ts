@@ -1,4 +1,5 @@
-import { embed, type EmbedRequest, type EmbedResult } from '../../embedding/embedder.js';
+import { embed, embedMany, type EmbedRequest, type EmbedResult } from '../../embedding/embedder.js';
+import { batchItems } from './batch-items.js';
 
 /**
  * `embed`: `{image: Uint8Array} | {rgb: {data, width, height}}` (+ optional `loc` [x, y, w, h] normalised and
@@ -6,4 +7,9 @@ import { embed, type EmbedRequest, type EmbedResult } from '../../embedding/embe
  */
 export default function embedTask(payload: unknown): Promise<EmbedResult> {
   return embed((payload ?? {}) as EmbedRequest);
+}
+
+/** Background batches: all views of all images through the backbone together. */
+export async function batch(payloads: unknown[]) {
+  return batchItems(await embedMany(payloads.map((p) => (p ?? {}) as EmbedRequest)));
 }

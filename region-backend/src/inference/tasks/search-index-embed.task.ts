@@ -1,7 +1,13 @@
 import type { EmbedRequest } from '../../embedding/embedder.js';
-import { embedForIndex, type IndexEmbedding } from '../../embedding/search-embedding.js';
+import { embedForIndex, embedForIndexMany, type IndexEmbedding } from '../../embedding/search-embedding.js';
+import { batchItems } from './batch-items.js';
 
 /** `search-index-embed`: an `embed` payload → the indexed vector (with thumbnail views) and packed ORB features. */
 export default function searchIndexEmbedTask(payload: unknown): Promise<IndexEmbedding> {
   return embedForIndex((payload ?? {}) as EmbedRequest);
+}
+
+/** Background batches: all views of all images through the backbone together. */
+export async function batch(payloads: unknown[]) {
+  return batchItems(await embedForIndexMany(payloads.map((p) => (p ?? {}) as EmbedRequest)));
 }

@@ -45,8 +45,9 @@ export default async function visionDetect(input: unknown): Promise<VisionDetect
     const { image } = payload;
     const { image: crop, left, top } = region ? cropNormalised(image, region) : { image, left: 0, top: 0 };
     const input = manifestInput([region ? enlarge(crop, payload.regionMinSide) : crop], manifest);
-    const layoutH = manifest.layout === 'nchw' ? input.dims[2]! : input.dims[1]!;
-    const layoutW = manifest.layout === 'nchw' ? input.dims[3]! : input.dims[2]!;
+    // Boxes are normalised by the part of the input that holds the image (all of it unless letterboxed).
+    const layoutH = input.contentHeight ?? (manifest.layout === 'nchw' ? input.dims[2]! : input.dims[1]!);
+    const layoutW = input.contentWidth ?? (manifest.layout === 'nchw' ? input.dims[3]! : input.dims[2]!);
     const outputs = await model.run(input);
     // Boxes are relative to the crop; map them back onto the whole image.
     const rx = crop.width / image.width;

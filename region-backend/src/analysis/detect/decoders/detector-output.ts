@@ -4,8 +4,9 @@ import type { OutputTensor } from '../../../inference/runtime/manifest-model.js'
 import { boxesOptions, decodeBoxes } from './boxes.decoder.js';
 import { centernetOptions, decodeCenternet } from './centernet.decoder.js';
 import type { Detection } from './detection.js';
+import { decodeYolo, yoloOptions } from './yolo.decoder.js';
 
-export const DETECTOR_DECODERS = ['centernet', 'boxes'] as const;
+export const DETECTOR_DECODERS = ['centernet', 'boxes', 'yolo'] as const;
 
 export function decodeDetector(manifest: ModelManifest, outputs: OutputTensor[], inputWidth: number, inputHeight: number): Detection[] {
   switch (manifest.output.type) {
@@ -13,6 +14,8 @@ export function decodeDetector(manifest: ModelManifest, outputs: OutputTensor[],
       return decodeCenternet(outputs, inputWidth, inputHeight, centernetOptions.parse(manifest.output));
     case 'boxes':
       return decodeBoxes(outputs, inputWidth, inputHeight, boxesOptions.parse(manifest.output));
+    case 'yolo':
+      return decodeYolo(outputs, inputWidth, inputHeight, yoloOptions.parse(manifest.output));
     default:
       throw new Error(`manifest ${manifest.name}: detector output type ${manifest.output.type} is not one of ${DETECTOR_DECODERS.join(', ')}`);
   }

@@ -1,0 +1,178 @@
+/**
+ * `npm run bench -- onnx-runtime`: the model pack on ONNX Runtime against the TFJS originals (wasm backend,
+ * what served before), measured in the same run on the same inputs (640-px real photos brought to each
+ * model's input size). Per model: TFJS ms, the bare ONNX Runtime session on the conversion (the floor), and
+ * the production call (manifest model, input preparation included). Then the embedding per image per core
+ * (batch 1 and 8), background throughput with dynamic batching on all cores, ingest of 640-px JPEGs over
+ * loopback HTTP (download + decode + embed), and interactive latency while a background batch runs.
+ * IRIS_BENCH_RUNS (default 15) sets the timed runs per row.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import sharp from 'sharp';
+import type * as tfTypes from '@tensorflow/tfjs';
+import { median, printTable } from '../../scripts/table.js';
+import { resolveManifest } from '../src/analysis/model-config.js';
+import type { ModelManifest } from '../src/analysis/model-manifest.js';
+import { backboneInput, backboneSpec, MOBILENET_V2_MID_CONV } from '../src/embedding/backbone.js';
+import { InferencePool } from '../src/inference/inference-pool.js';
+import { loadManifestModel, manifestInput } from '../src/inference/runtime/manifest-model.js';
+import { nsfwjsArtifacts, relaxInputShape } from '../src/inference/runtime/nsfwjs-models.js';
+import { limitSide, resizeRgb, type InputTensor, type Rgb } from '../src/inference/runtime/pixels.js';
+import { fileIOHandler, tfjs } from '../src/inference/runtime/tfjs.js';
+import { convertedSession } from '../src/vision/runtime/converted-model.js';
+import { ort } from '../src/vision/runtime/onnx-session.js';
+import { realPhoto } from '../test/support/real-photos.js';
+
+const RUNS = Number(process.env.IRIS_BENCH_RUNS ?? 15);
+const STAGES = ['object-detector', 'face-detector', 'face-attributes', 'person-pose', 'person-segmentation', 'porn-classifier'];
+
+async function timeIt(runs: number, fn: () => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < 2; i++) await fn();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await fn();
+    times.push(performance.now() - t);
+  }
+  return median(times);
+}
+
+async function tfjsGraph(file: string, relax = false): Promise<tfTypes.GraphModel> {
+  const tf = await tfjs();
+  return tf.loadGraphModel(file.endsWith('.min.js') ? tf.io.fromMemory(relax ? relaxInputShape(nsfwjsArtifacts(file)) : nsfwjsArtifacts(file)) : fileIOHandler(file));
+}
+
+function feedOf(manifest: ModelManifest, input: InputTensor): InstanceType<typeof ort.Tensor> {
+  return manifest.inputType === 'int32' ? new ort.Tensor('int32', Int32Array.from(input.data), input.dims) : new ort.Tensor('float32', input.data, input.dims);
+}
+
+/** MoveNet takes sides that are multiples of 32 (person-models.ts pads the same way). */
+function paddedTo32(img: Rgb): Rgb {
+  const width = Math.ceil(img.width / 32) * 32;
+  const height = Math.ceil(img.height / 32) * 32;
+  const out = { data: new Uint8Array(width * height * 3), width, height };
+  for (let y = 0; y < img.height; y++) out.data.set(img.data.subarray(y * img.width * 3, (y + 1) * img.width * 3), y * width * 3);
+  return out;
+}
+
+async function modelRows(photo: Rgb): Promise<(string | number)[][]> {
+  const tf = await tfjs();
+  const rows: (string | number)[][] = [];
+  for (const stage of STAGES) {
+    const manifest = resolveManifest(stage);
+    const image = stage === 'face-attributes' ? resizeRgb(photo, 224, 224) : stage === 'person-pose' ? paddedTo32(limitSide(photo, 256)) : photo;
+    const input = manifestInput([image], manifest);
+    const graph = await tfjsGraph(manifest.file);
+    const x = manifest.inputType === 'int32' ? tf.tensor(Int32Array.from(input.data), input.dims, 'int32') : tf.tensor(input.data, input.dims);
+    const tfMs = await timeIt(Math.min(RUNS, 5), async () => {
+      const out = (await graph.executeAsync(x, manifest.outputNames)) as tfTypes.Tensor | tfTypes.Tensor[];
+      const list = Array.isArray(out) ? out : [out];
+      await Promise.all(list.map((t) => t.data()));
+      tf.dispose(list);
+    });
+    x.dispose();
+    graph.dispose();
+    const session = await convertedSession({ file: manifest.file, outputs: manifest.outputNames! });
+    const feed = { [session.inputNames[0]!]: feedOf(manifest, input) };
+    const floor = await timeIt(RUNS, () => session.run(feed));
+    const model = await loadManifestModel(manifest);
+    const call = await timeIt(RUNS, () => model.run(manifestInput([image], manifest)));
+    rows.push([`${stage} (${input.dims.slice(1, 3).join('×')})`, tfMs, floor, call, tfMs / call]);
+  }
+  return rows;
+}
+
+async function embeddingRows(photo: Rgb): Promise<(string | number)[][]> {
+  const tf = await tfjs();
+  const view = resizeRgb(photo, 298, 224); // a 640×480 photo's general-scenario view (shorter side 224)
+  const graph = await tfjsGraph(resolveManifest('porn-classifier').file, true);
+  const x = tf.tidy(() => tf.tensor4d(view.data, [1, 224, 298, 3], 'int32').toFloat().div(255));
+  const tfMs = await timeIt(Math.min(RUNS, 5), async () => {
+    const out = graph.execute(x, MOBILENET_V2_MID_CONV) as tfTypes.Tensor;
+    await out.data();
+    out.dispose();
+  });
+  tf.dispose([x]);
+  graph.dispose();
+  const session = await convertedSession(backboneSpec([MOBILENET_V2_MID_CONV]));
+  const rows: (string | number)[][] = [['TFJS wasm, batch 1', tfMs]];
+  for (const batch of [1, 8]) {
+    const feed = { [session.inputNames[0]!]: backboneInput(Array.from({ length: batch }, () => view)) };
+    rows.push([`ONNX Runtime, batch ${batch}`, (await timeIt(RUNS, () => session.run(feed))) / batch]);
+  }
+  return rows;
+}
+
+async function jpegs(photo: Rgb, count: number): Promise<Buffer[]> {
+  // Distinct JPEGs (shifted crops) so nothing is served from a cache.
+  return Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      sharp(Buffer.from(photo.data), { raw: { width: photo.width, height: photo.height, channels: 3 } })
+        .extract({ left: i % 16, top: (i * 3) % 16, width: photo.width - 16, height: photo.height - 16 })
+        .resize(640, 480, { fit: 'fill' })
+        .jpeg({ quality: 85 })
+        .toBuffer(),
+    ),
+  );
+}
+
+async function poolRows(photo: Rgb): Promise<(string | number)[][]> {
+  const threads = Math.max(1, os.availableParallelism());
+  const pool = new InferencePool(threads);
+  const images = await jpegs(photo, 64);
+  const server = http.createServer((req, res) => {
+    const body = images[Number(req.url?.slice(1)) % images.length]!;
+    res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': body.length }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const rows: (string | number)[][] = [];
+  try {
+    await Promise.all(Array.from({ length: threads * 2 }, (_, i) => pool.run('embed', { image: images[i] })));
+    const embedInteractive = (i: number) => pool.run('embed', { image: images[i % images.length] }, { priority: 'interactive' });
+    const idle = await timeIt(RUNS, () => embedInteractive(0));
+    rows.push(['interactive embed, idle pool: p50 ms', idle]);
+    // Background throughput with batching: everything queued at once.
+    const total = 256;
+    const before = pool.batchedJobs;
+    let t = performance.now();
+    await Promise.all(Array.from({ length: total }, (_, i) => pool.run('embed', { image: images[i % images.length] }, { priority: 'background' })));
+    const rate = total / ((performance.now() - t) / 1000);
+    rows.push([`background embed, ${threads} threads, batched (${pool.batchedJobs - before} of ${total} jobs in batches): images/s`, rate]);
+    // Ingest from loopback: download + decode + embed, 32 downloads in flight.
+    let next = 0;
+    t = performance.now();
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        while (next < total) {
+          const i = next++;
+          const bytes = new Uint8Array(await (await fetch(`${base}/${i}`)).arrayBuffer());
+          await pool.run('embed', { image: bytes }, { priority: 'background' });
+        }
+      }),
+    );
+    rows.push([`ingest of 640×480 JPEGs from loopback HTTP (download + decode + embed), ${threads} threads: images/s`, total / ((performance.now() - t) / 1000)]);
+    // Interactive latency while a background batch of 256 images runs.
+    const background = Promise.all(Array.from({ length: total }, (_, i) => pool.run('embed', { image: images[i % images.length] }, { priority: 'background' })));
+    const busy = await timeIt(RUNS, () => embedInteractive(1));
+    await background;
+    rows.push(['interactive embed while 256 background embeds run: p50 ms', busy]);
+    rows.push(['  ratio busy / idle (target ≤ 1.3)', busy / idle]);
+  } finally {
+    server.close();
+    await pool.close();
+  }
+  return rows;
+}
+
+export default async function run(): Promise<void> {
+  const photo = await realPhoto('samples.jpg', 640);
+  console.log(`Load average at start ${os.loadavg()[0]!.toFixed(1)} on ${os.availableParallelism()} cores (shared machine: compare columns of one run, not runs).\n`);
+  printTable(['model (input)', 'TFJS wasm ms', 'ONNX floor: bare session ms', 'ONNX production call ms', 'speed-up vs TFJS'], await modelRows(photo));
+  console.log('One thread each, batch 1, median of timed runs after 2 warm-ups; the production call includes resizing and tensor preparation.\n');
+  printTable(['embedding backbone, 224×298 view (one 640×480 image)', 'ms per image, 1 thread'], await embeddingRows(photo));
+  printTable(['pool (embed task: decode + views + backbone + pooling + whitening)', 'value'], await poolRows(photo));
+  console.log(`Load average at the end ${os.loadavg()[0]!.toFixed(1)}.`);
+}

@@ -1,0 +1,6 @@
+import { prepareModels, type PreparedModel } from '../../vision/runtime/prepare-models.js';
+
+/** `prepare-models`: `{}` → the ONNX conversions of the pack, converted now or found intact in the cache. */
+export default function prepareModelsTask(): PreparedModel[] {
+  return prepareModels();
+}
