@@ -88,7 +88,17 @@ describe('product search', () => {
   it('returns products with their fields, one result per product', async () => {
     const body = await search(5, { count: '5' });
     expect(body.results).toHaveLength(5);
-    expect(body.results[0]).toEqual({ product_id: 'p5', price: '60', keywords: products[5]!.keywords, url: urlOf(5), metadata: 'meta p5', score: expect.any(Number), tags: 't1' });
+    expect(body.results[0]).toEqual({
+      product_id: 'p5',
+      price: '60',
+      keywords: products[5]!.keywords,
+      url: urlOf(5),
+      metadata: 'meta p5',
+      score: expect.any(Number),
+      tags: 't1',
+      // The very image is verified by keypoint matching: the Iris extension says where it matched.
+      matched_region: { query: expect.any(Array), result: expect.any(Array), inliers: expect.any(Number) },
+    });
     expect(body.results[0]!.score).toBeGreaterThan(0.95);
     expect(body.ds).toBe(productSet.id);
     // p0 has two images: querying with the second finds p0 once.
