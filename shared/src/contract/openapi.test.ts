@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- walking the generated JSON document */
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { describe, expect, it } from 'vitest';
 import { OPERATIONS } from './index.js';
@@ -14,7 +15,7 @@ describe('the OpenAPI document', () => {
     const result = await validate(structuredClone(document) as never);
     expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
     expect(document.openapi).toBe('3.1.0');
-    const broken = structuredClone(document) as Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any;
+    const broken = structuredClone(document) as Record<string, any>;
     broken.paths['/search/{service_id}'].post.responses = { 200: { content: {} } };
     expect((await validate(broken as never)).valid).toBe(false);
   });
@@ -30,7 +31,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('names both regions as servers, the access-key header, the three error shapes and the extensions', () => {
-    const document = buildOpenApiDocument({ servers }) as Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any;
+    const document = buildOpenApiDocument({ servers }) as Record<string, any>;
     expect(document.servers).toEqual(servers);
     expect(document.components.securitySchemes.accessKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-ca-accesskeyid' });
     expect(Object.keys(document.components.schemas)).toEqual(expect.arrayContaining(['ResourceError', 'AnalysisError', 'BatchError']));
