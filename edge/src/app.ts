@@ -4,6 +4,7 @@ import { adminRoutes } from './admin/admin.routes.js';
 import type { AppEnv } from './env.js';
 import { handleError, handleNotFound } from './http/error-handler.js';
 import { edgeConfig, requestContext } from './http/request-context.middleware.js';
+import { openApiRoutes } from './routes/openapi.routes.js';
 import { publicRoutes } from './routes/public.routes.js';
 
 /** Routing ignores trailing slashes (`/search/x/` is `/search/x`). */
@@ -20,6 +21,7 @@ export function createApp() {
   return new Hono<AppEnv>({ getPath: routingPath })
     .use(requestContext(), edgeConfig())
     .route('/admin', adminRoutes)
+    .route('/', openApiRoutes)
     .route('/', publicRoutes)
     .notFound(handleNotFound)
     .onError(handleError);
