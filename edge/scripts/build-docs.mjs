@@ -1,3 +1,4 @@
+/* global console, process */
 // Copies the API reference page's files (Swagger UI, from npm) into the Worker's static assets:
 // edge/public/docs/. The page itself is answered by the Worker at /docs (edge/src/routes/openapi.routes.ts).
 import { copyFileSync, mkdirSync } from 'node:fs';
