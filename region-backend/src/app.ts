@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { BackendConfig } from './config.js';
 import { DOMAINS } from './domains/index.js';
+import { registerContract } from './http/contract.hook.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerInternalAuth } from './http/internal-auth.hook.js';
 import { registerBodyHandling } from './http/request-body.js';
@@ -36,6 +37,7 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
   app.decorate('config', config);
   registerBodyHandling(app);
   registerErrorHandling(app);
+  registerContract(app);
   registerInternalAuth(app, config.internalSecret);
 
   await app.register(databasePlugin, { databaseUrl: config.databaseUrl });

@@ -2,8 +2,12 @@
  * Building blocks of the contract: how an operation is described, and the value types the specification
  * and the released clients use (times as text, numbers that arrive as strings, request ids).
  */
+import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import type { ErrorFamily, ErrorKey } from '../errors.js';
+
+// `.openapi()` metadata (file parts as binary strings) on the contract's schemas.
+extendZodWithOpenApi(z);
 
 export const requestId = z.string().describe('unique id of the call; also the id of its log lines');
 export const timestamp = z.string().describe('UTC time, %Y-%m-%dT%H:%M:%SZ');
@@ -15,8 +19,18 @@ export const intText = z.union([z.number().int(), z.string().trim().regex(/^[+-]
 /** A number sent as a number or as text. */
 export const numberText = z.union([z.number(), z.string().trim().regex(/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/, 'must be a number')]);
 
-/** An uploaded file part (multipart); some clients send the file's text as a plain field instead. */
-export const upload = z.string().describe('file content (multipart file part, or its text as a field)');
+/** A file part as the backend's body reader hands it over (stored in a temp file). */
+export interface FilePart {
+  field: string;
+  filename: string;
+  path: string;
+  size: number;
+}
+const isUpload = (value: unknown): value is FilePart | string =>
+  typeof value === 'string' || (typeof value === 'object' && value !== null && typeof (value as FilePart).path === 'string');
+
+/** An uploaded file (multipart file part); some clients send the file's text as a plain field instead. */
+export const upload = z.custom<FilePart | string>(isUpload, 'must be a file').openapi({ type: 'string', format: 'binary' });
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 

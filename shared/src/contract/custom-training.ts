@@ -16,7 +16,7 @@ export const ClearTrainingSet = z
   .object({ name: z.string(), training_set_id: z.string(), token: z.string().describe('base64 of "selfserve_admin:" + the set name') })
   .passthrough();
 export const CreateCustomService = z
-  .object({ name: z.string(), description: z.string().optional(), scenario: z.string().describe('only classifier is accepted') })
+  .object({ scenario: z.string().describe('only classifier is accepted'), name: z.string(), description: z.string().optional() })
   .passthrough();
 export const RenameCustomService = z.object({ name: z.string() }).passthrough();
 
@@ -77,7 +77,7 @@ export const customTrainingOperations = [
   }),
   op({
     id: 'createCustomService', method: 'post', path: `${BASE}/training_sets/{training_set_id}/services`, servedBy: 'backend', tag, summary: 'Train a classifier service on a training set', errors: 'resource',
-    errorCodes: ['setNotFound', 'customServiceQuota', 'scenarioUnknown', 'invalidData'], params: bySet, body: { schema: CreateCustomService, forms: ANY_FORM, required: true }, response: CustomServiceResponse,
+    errorCodes: ['setNotFound', 'customServiceQuota', 'scenarioUnknown', 'invalidData'], params: bySet, body: { schema: CreateCustomService, forms: ANY_FORM, required: true }, fieldErrors: { scenario: 'scenarioUnknown' }, response: CustomServiceResponse,
   }),
   op({ id: 'listCustomServices', method: 'get', path: `${BASE}/services`, servedBy: 'backend', tag, summary: 'List classifier services', errors: 'resource', response: listOf(CustomService) }),
   op({ id: 'getCustomService', method: 'get', path: `${BASE}/services/{service_id}`, servedBy: 'backend', tag, summary: 'Get a classifier service (message when failed)', errors: 'resource', errorCodes: ['serviceNotFound'], params: byService, response: CustomServiceResponse }),

@@ -2,14 +2,12 @@
  * The OpenAPI 3.1 document, generated from the contract: every operation, both regions as servers, the
  * access-key header, the three error shapes, and `x-iris-extension` on what the specification does not have.
  */
-import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { ERROR, type ErrorFamily } from '../errors.js';
 import type { BodyForm, Operation } from './common.js';
 import { AnalysisError, BatchError, ResourceError } from './error-shapes.js';
 import { OPERATIONS } from './index.js';
-
-extendZodWithOpenApi(z);
 
 const MEDIA: Record<BodyForm, string> = { json: 'application/json', form: 'application/x-www-form-urlencoded', multipart: 'multipart/form-data' };
 const ERROR_REF: Record<ErrorFamily, string> = { resource: 'ResourceError', analysis: 'AnalysisError', batch: 'BatchError' };

@@ -1,6 +1,6 @@
 /** Product sets (`/product_sets/_0000178`) and their products. */
 import { z } from 'zod';
-import { ANY_FORM, intText, listOf, numberText, op, pathParams, requestId, timestamp, upload } from './common.js';
+import { ANY_FORM, intText, listOf, op, pathParams, requestId, timestamp, upload } from './common.js';
 import { SetStatus } from './image-sets.js';
 
 const BASE = '/product_sets/_0000178';
@@ -26,7 +26,7 @@ export const AddProduct = z
     product_id: z.string(),
     image_url: z.string().optional().describe('required unless url is given; at most 512 characters'),
     url: z.string().optional().describe('alias of image_url'),
-    price: numberText.optional(),
+    price: z.union([z.number(), z.string()]).optional().describe('a number, or text'),
     keywords: z.string().optional(),
     meta: z.string().optional(),
     tags: z.string().optional(),
