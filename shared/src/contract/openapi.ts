@@ -3,7 +3,7 @@
  * access-key header, the three error shapes, and `x-iris-extension` on what the specification does not have.
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ERROR, type ErrorFamily } from '../errors.js';
 import type { BodyForm, Operation } from './common.js';
 import { AnalysisError, BatchError, ResourceError } from './error-shapes.js';
