@@ -20,6 +20,11 @@ export const CreateCustomService = z
   .passthrough();
 export const RenameCustomService = z.object({ name: z.string() }).passthrough();
 
+export type CreateTrainingSetInput = z.output<typeof CreateTrainingSet>;
+export type ClearTrainingSetInput = z.output<typeof ClearTrainingSet>;
+export type CreateCustomServiceInput = z.output<typeof CreateCustomService>;
+export type RenameCustomServiceInput = z.output<typeof RenameCustomService>;
+
 export const CustomServiceStatus = z.enum(['pending', 'preparing', 'running', 'failed', 'deleted']);
 export const TrainingStage = z.enum(['queued', 'downloading', 'embedding', 'training', 'done', 'failed']);
 export const CustomService = z.object({

@@ -30,14 +30,19 @@ const record = {
   meta: z.string().optional().describe('at most 512 characters'),
   tags: z.string().optional().describe('tags joined with |'),
 };
-export const AddImage = z.object({ image_url: z.string().describe('at most 512 characters'), ...record }).passthrough();
-/** Older clients name the field url. */
-export const AddImageByUrl = z.object({ url: z.string(), ...record }).passthrough();
+export const AddImage = z
+  .object({ image_url: z.string().optional().describe('required (or url); at most 512 characters'), url: z.string().optional().describe('alias of image_url (older clients)'), ...record })
+  .passthrough()
+  .refine((v) => v.image_url !== undefined || v.url !== undefined, { message: 'image_url is required', path: ['image_url'] });
 export const AddImages = z.object({ urls_to_add: upload.describe('CSV url,meta,tags (or a .tar.gz holding it), under 50 MB') }).passthrough();
 export const DeleteImages = z.object({ urls_to_delete: upload.describe('CSV whose first column is the URL to delete, under 50 MB') }).passthrough();
 
 /** The one POST on a set: told apart by the body (none = delete the set). */
-export const ImageSetPost = z.union([AddImage, AddImageByUrl, AddImages, DeleteImages, ModifyImageSet]);
+export const ImageSetPost = z.union([AddImage, AddImages, DeleteImages, ModifyImageSet]);
+
+export type CreateImageSetInput = z.output<typeof CreateImageSet>;
+export type ModifyImageSetInput = z.output<typeof ModifyImageSet>;
+export type AddImageInput = z.output<typeof AddImage>;
 
 export const imageSetOperations = [
   op({

@@ -37,6 +37,10 @@ export const DeleteProductsFile = z.object({ products_to_delete: upload.describe
 export const ProductsPost = z.union([AddProducts, DeleteProductsFile, AddProduct]);
 export const ProductIds = z.object({ ids: z.union([z.array(z.string()), z.string().describe('comma-separated ids')]).optional() }).passthrough();
 
+export type CreateProductSetInput = z.output<typeof CreateProductSet>;
+export type ModifyProductSetInput = z.output<typeof ModifyProductSet>;
+export type AddProductInput = z.output<typeof AddProduct>;
+
 export const OkResponse = z.object({ ok: z.boolean(), request_id: requestId });
 
 export const ProductImage = z.object({ url: z.string(), status: z.string() }).passthrough();

@@ -23,6 +23,9 @@ export const SearchServiceResponse = SearchService.extend({ request_id: requestI
 export const CreateSearchService = z.object({ name: z.string(), scenario: z.string().describe('a defined scenario: general, fashion, fashion_v3, fashion_5_7, fashion_v5_5, material') }).passthrough();
 export const RenameService = z.object({ name: z.string() }).passthrough();
 
+export type CreateSearchServiceInput = z.output<typeof CreateSearchService>;
+export type RenameServiceInput = z.output<typeof RenameService>;
+
 const tag = 'Search services';
 const byService = pathParams('service_id');
 
