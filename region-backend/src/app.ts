@@ -10,6 +10,7 @@ import { createJobRegistry } from './jobs/job-registry.js';
 import { blobStorePlugin } from './plugins/blob-store.plugin.js';
 import { databasePlugin } from './plugins/database.plugin.js';
 import { inferencePlugin } from './plugins/inference.plugin.js';
+import { metricsPlugin } from './plugins/metrics.plugin.js';
 import { queuePlugin } from './plugins/queue.plugin.js';
 
 declare module 'fastify' {
@@ -49,6 +50,7 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
     registry: () => createJobRegistry(DOMAINS.flatMap((d) => d.jobs?.(app) ?? [])),
   });
 
+  await app.register(metricsPlugin, config.metrics);
   app.get('/healthz', async () => ({ ok: true, region: config.region }));
   for (const domain of DOMAINS) await app.register(domain.routes);
   return app;

@@ -3,6 +3,10 @@ import path from 'node:path';
 import os from 'node:os';
 import { z } from 'zod';
 import { REGIONS } from '@iris/shared';
+import { loadBatchConfig, type BatchConfig } from './domains/batch/batch-config.js';
+import { loadTrainingConfig, type TrainingConfig } from './domains/custom-training/training-config.js';
+import { loadDownloadConfig, type DownloadConfig } from './domains/downloads/download-config.js';
+import { loadSearchConfig, type SearchConfig } from './domains/search-services/search-config.js';
 import { loadImageConfig, type ImageConfig } from './images/image-config.js';
 
 const flag = z
@@ -21,6 +25,8 @@ const schema = z.object({
   IRIS_INFERENCE_THREADS: z.coerce.number().int().min(1).max(64).default(Math.max(1, os.availableParallelism())),
   IRIS_DOWNLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   IRIS_PUBLIC_EDGE_URL: z.string().url().default('http://127.0.0.1:8787'),
+  IRIS_METRICS_HOST: z.string().default('127.0.0.1'),
+  IRIS_METRICS_PORT: z.union([z.literal('off'), z.coerce.number().int().min(0).max(65535)]).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -39,8 +45,14 @@ export interface BackendConfig {
   downloadConcurrency: number;
   publicEdgeUrl: string;
   logLevel: string;
+  /** The `/metrics` listener: loopback by default, on PORT + 1000 unless IRIS_METRICS_PORT says (`off`: none). */
+  metrics: { host: string; port: number | null };
   /** Download limits, pixel limit, stored-copy size and blob directory (images/image-config.ts). */
   images: ImageConfig;
+  downloads: DownloadConfig;
+  search: SearchConfig;
+  batch: BatchConfig;
+  training: TrainingConfig;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig {
@@ -63,6 +75,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig 
     downloadConcurrency: e.IRIS_DOWNLOAD_CONCURRENCY,
     publicEdgeUrl: e.IRIS_PUBLIC_EDGE_URL,
     logLevel: e.LOG_LEVEL,
+    metrics: { host: e.IRIS_METRICS_HOST, port: e.IRIS_METRICS_PORT === 'off' ? null : (e.IRIS_METRICS_PORT ?? (e.PORT && e.PORT + 1000 <= 65535 ? e.PORT + 1000 : 0)) },
     images: loadImageConfig(env, path.resolve(e.IRIS_DATA_DIR, 'regions', e.IRIS_REGION), e.IRIS_ALLOW_PRIVATE_URLS),
+    downloads: loadDownloadConfig(env),
+    search: loadSearchConfig(env),
+    batch: loadBatchConfig(env),
+    training: loadTrainingConfig(env),
   };
 }

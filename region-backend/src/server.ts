@@ -1,9 +1,13 @@
 /** Starts one region backend and shuts it down gracefully: stop accepting, finish in-flight work, close pools. */
 import { buildApp } from './app.js';
+import { validateModelOverrides } from './analysis/model-config.js';
 import { loadConfig } from './config.js';
 
+// Configuration is read once, here; a bad value (or a model override naming a missing file) stops the boot.
 const config = loadConfig();
+const overriddenModels = validateModelOverrides();
 const app = await buildApp(config);
+if (overriddenModels.length) app.log.info({ stages: overriddenModels }, 'model overrides in use');
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {

@@ -10,7 +10,7 @@ import { contextFrom } from './request-context.js';
 export function registerInternalAuth(app: FastifyInstance, secret: string): void {
   app.decorateRequest('ctx', null as unknown as FastifyRequest['ctx']);
   app.addHook('onRequest', async function verifyEdgeSignature(request) {
-    if (request.url === '/healthz') return;
+    if (request.url === '/healthz' || request.url === '/readyz') return;
     const result = await verifyInternal(secret, {
       method: request.method,
       pathWithQuery: request.url,

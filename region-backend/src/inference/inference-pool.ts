@@ -21,8 +21,17 @@ export class InferenceTaskError extends Error {
   }
 }
 
+/** Told when a task leaves the queue for a thread, and when it is done (metrics). */
+export interface PoolObserver {
+  started(task: string, priority: Priority, waitedMs: number): void;
+  finished(task: string, ranMs: number, ok: boolean): void;
+}
+
 interface Job {
   request: TaskRequest;
+  priority: Priority;
+  queuedAt: number;
+  startedAt?: number;
   transfer: TransferListItem[];
   resolve: (value: unknown) => void;
   reject: (reason: unknown) => void;
@@ -42,6 +51,7 @@ export class InferencePool {
   private readonly queues: Record<Priority, Job[]> = { interactive: [], background: [] };
   private nextId = 1;
   private closed = false;
+  observer: PoolObserver | undefined;
 
   constructor(readonly size: number = Math.max(1, os.availableParallelism())) {
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
@@ -51,8 +61,9 @@ export class InferencePool {
     if (this.closed) return Promise.reject(new Error('inference pool is closed'));
     if (!TASKS[task]) return Promise.reject(new Error(`unknown inference task ${task}`));
     return new Promise<T>((resolve, reject) => {
-      const job: Job = { request: { id: this.nextId++, task, payload }, transfer: options.transfer ?? [], resolve: resolve as (v: unknown) => void, reject };
-      this.queues[options.priority ?? 'interactive'].push(job);
+      const priority = options.priority ?? 'interactive';
+      const job: Job = { request: { id: this.nextId++, task, payload }, priority, queuedAt: performance.now(), transfer: options.transfer ?? [], resolve: resolve as (v: unknown) => void, reject };
+      this.queues[priority].push(job);
       this.dispatch();
     });
   }
@@ -78,6 +89,7 @@ export class InferencePool {
       slot.job = null;
       worker.unref();
       if (job && job.request.id === response.id) {
+        this.observer?.finished(job.request.task, performance.now() - (job.startedAt ?? job.queuedAt), response.ok);
         if (response.ok) job.resolve(response.result);
         else job.reject(new InferenceTaskError(response.error.message, response.error.name, response.error.code));
       }
@@ -110,6 +122,8 @@ export class InferencePool {
       const job = this.queues.interactive.shift() ?? this.queues.background.shift();
       if (!job) return;
       slot.job = job;
+      job.startedAt = performance.now();
+      this.observer?.started(job.request.task, job.priority, job.startedAt - job.queuedAt);
       slot.worker.ref();
       slot.worker.postMessage(job.request, job.transfer);
     }
