@@ -6,6 +6,7 @@ import { registerContract } from './http/contract.hook.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerInternalAuth } from './http/internal-auth.hook.js';
 import { registerBodyHandling } from './http/request-body.js';
+import { requestLogOptions } from './http/request-log.js';
 import { createJobRegistry } from './jobs/job-registry.js';
 import { blobStorePlugin } from './plugins/blob-store.plugin.js';
 import { databasePlugin } from './plugins/database.plugin.js';
@@ -30,6 +31,7 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
   mkdirSync(config.tmpDir, { recursive: true });
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel },
+    ...requestLogOptions,
     bodyLimit: 64 * 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,

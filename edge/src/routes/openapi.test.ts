@@ -57,3 +57,22 @@ describe('edge routes and the contract', () => {
     expect(unknown).toEqual([]);
   });
 });
+
+describe('edge log lines', () => {
+  it('write one JSON line per call with the request_id the caller sees and the account', async () => {
+    const { newAccount, keyHeaders } = await import('../../test/helpers.js');
+    const account = await newAccount();
+    const lines: string[] = [];
+    const original = console.log;
+    console.log = (...args: unknown[]) => void lines.push(args.map(String).join(' '));
+    let res: Response;
+    try {
+      res = await call('/get_image_sets/_0000014', { headers: keyHeaders(account) });
+    } finally {
+      console.log = original;
+    }
+    const requestId = res.headers.get('x-request-id');
+    const line = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.request_id === requestId);
+    expect(line).toMatchObject({ account: account.accountId, region: 'cn-east', method: 'GET', path: '/get_image_sets/_0000014', status: res.status });
+  });
+});
