@@ -78,7 +78,14 @@ export function createClient(config: ClientConfig) {
     return schema.parse(parsed) as z.output<S>;
   }
 
-  return { call, config };
+  /** A file behind a link the API gave (batch results), fetched with the same key. */
+  async function download(link: string): Promise<Buffer> {
+    const res = await fetch(link, { headers: { 'x-ca-accesskeyid': config.accessKeyId, 'x-ca-version': '1' } });
+    if (!res.ok) throw new Error(`cannot download ${link}: ${res.status}`);
+    return Buffer.from(await res.arrayBuffer());
+  }
+
+  return { call, download, config };
 }
 
 export type IrisClient = ReturnType<typeof createClient>;

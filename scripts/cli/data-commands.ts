@@ -180,11 +180,7 @@ async function batch(client: IrisClient, lang: Lang, action: string | undefined,
   );
   if (opts.out && task.download_urls?.length) {
     const out = createWriteStream(opts.out);
-    for (const link of task.download_urls) {
-      const res = await fetch(link);
-      if (!res.ok) throw new Error(`cannot download ${link}: ${res.status}`);
-      out.write(Buffer.from(await res.arrayBuffer()));
-    }
+    for (const link of task.download_urls) out.write(await client.download(link));
     await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
   }
   return { value: task, text: `${taskId}: ${task.state}, ${task.success ?? 0}/${task.total}${opts.out ? ` — ${t(lang, 'wrote')} ${opts.out}` : ''}` };

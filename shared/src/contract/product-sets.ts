@@ -18,7 +18,7 @@ export const ProductSet = z.object({
 });
 export const ProductSetResponse = ProductSet.extend({ request_id: requestId });
 
-export const CreateProductSet = z.object({ name: z.string(), description: z.string() }).passthrough();
+export const CreateProductSet = z.object({ name: z.string(), description: z.string().optional().describe('required by the specification; empty when left out') }).passthrough();
 export const ModifyProductSet = z.object({ name: z.string().optional(), description: z.string().optional() }).passthrough();
 
 export const AddProduct = z

@@ -1,6 +1,7 @@
 /**
  * Iris extension: browsing a set's records with their download state and failure reason (`last_error`),
- * served by the backend's set-records domain (`/iris/{kind}/{id}/records`).
+ * served by the backend's set-records domain (`/iris/{kind}/{id}/records`, branch of the web console). Add
+ * `...setRecordOperations` to OPERATIONS (index.ts) together with that domain: the contract test requires both.
  */
 import { z } from 'zod';
 import { intText, op, pathParams, requestId, timestamp } from './common.js';
@@ -21,7 +22,16 @@ export const SetRecord = z.object({
   height: z.number().int().nullable(),
   updated_at: timestamp,
 });
-export const SetRecordPage = z.object({ request_id: requestId, page: z.number().int(), count: z.number().int(), total: z.number().int(), results: z.array(SetRecord) });
+export const SetRecordPage = z.object({
+  request_id: requestId,
+  page: z.number().int(),
+  count: z.number().int(),
+  total: z.number().int().describe('records matching the filter'),
+  n_items: z.number().int(),
+  n_downloaded: z.number().int(),
+  n_failed: z.number().int(),
+  results: z.array(SetRecord),
+});
 export const LabelCounts = z.object({
   request_id: requestId,
   results: z.array(z.object({ label: z.string(), total: z.number().int(), downloaded: z.number().int(), failed: z.number().int() })),
