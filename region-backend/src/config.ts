@@ -45,7 +45,7 @@ export interface BackendConfig {
   downloadConcurrency: number;
   publicEdgeUrl: string;
   logLevel: string;
-  /** The `/metrics` listener: loopback by default, on PORT + 1000 unless IRIS_METRICS_PORT says (`off`: none). */
+  /** The `/metrics` listener: loopback by default, on PORT + 1000 unless IRIS_METRICS_PORT says (`off`: none; `0`: any free port). */
   metrics: { host: string; port: number | null };
   /** Download limits, pixel limit, stored-copy size and blob directory (images/image-config.ts). */
   images: ImageConfig;
@@ -53,6 +53,13 @@ export interface BackendConfig {
   search: SearchConfig;
   batch: BatchConfig;
   training: TrainingConfig;
+}
+
+/** IRIS_METRICS_PORT, else PORT + 1000 when PORT is given (9801 and 9802 under npm start), else none. */
+function metricsPort(value: 'off' | number | undefined, port: number | undefined): number | null {
+  if (value === 'off') return null;
+  if (value !== undefined) return value;
+  return port !== undefined && port > 0 && port + 1000 <= 65535 ? port + 1000 : null;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig {
@@ -75,7 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig 
     downloadConcurrency: e.IRIS_DOWNLOAD_CONCURRENCY,
     publicEdgeUrl: e.IRIS_PUBLIC_EDGE_URL,
     logLevel: e.LOG_LEVEL,
-    metrics: { host: e.IRIS_METRICS_HOST, port: e.IRIS_METRICS_PORT === 'off' ? null : (e.IRIS_METRICS_PORT ?? (e.PORT && e.PORT + 1000 <= 65535 ? e.PORT + 1000 : 0)) },
+    metrics: { host: e.IRIS_METRICS_HOST, port: metricsPort(e.IRIS_METRICS_PORT, env.PORT === undefined ? undefined : e.PORT) },
     images: loadImageConfig(env, path.resolve(e.IRIS_DATA_DIR, 'regions', e.IRIS_REGION), e.IRIS_ALLOW_PRIVATE_URLS),
     downloads: loadDownloadConfig(env),
     search: loadSearchConfig(env),
