@@ -14,6 +14,8 @@ export default defineWorkersConfig(async () => {
         workers: ({ inject }) => ({
           wrangler: { configPath: path.join(root, '..', 'wrangler.toml') },
           miniflare: {
+            // A real rate-limiting binding with a small limit, swapped in for KEY_RATE_LIMITER by one test.
+            ratelimits: { TEST_RATE_LIMITER: { simple: { limit: 3, period: 60 } } },
             bindings: {
               TEST_MIGRATIONS: migrations,
               ADMIN_TOKEN: 'test-admin-token',
@@ -22,6 +24,7 @@ export default defineWorkersConfig(async () => {
               CLOSED_BACKEND_URL: inject('closedBackend'),
               INTERNAL_SECRET_CN_EAST: 'test-secret-cn-east',
               INTERNAL_SECRET_AP_SOUTHEAST: 'test-secret-ap-southeast',
+              SECRETS_MASTER_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
             },
           },
         }),

@@ -3,8 +3,9 @@ import { defineConfig } from 'vitest/config';
 /** Node-side tests: the Worker under `wrangler dev` over real HTTP, and the admin CLI against it. */
 export default defineConfig({
   test: {
-    include: ['test/**/*.e2e.test.ts'],
-    testTimeout: 60_000,
+    include: ['test/**/*.e2e.test.ts', 'test/**/*.node.test.ts'],
+    // The CLI test runs ~18 CLI processes in a row: over a minute on a loaded two-core machine.
+    testTimeout: 180_000,
     hookTimeout: 180_000,
   },
 });

@@ -10,6 +10,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { QUOTA_FIELDS } from '@iris/shared';
 import { DATA_GROUPS } from './cli/data-commands.js';
 import { DATA_USAGE, runDataCli } from './cli/data-cli.js';
 
@@ -36,7 +37,10 @@ Access keys
 Quotas
   quotas show <account_id>
   quotas set <account_id> [--image-sets <n>] [--training-sets <n>] [--custom-services <n>]
-             [--daily-batch-tasks <n>]       a value of "default" restores the platform default
+             [--daily-batch-tasks <n>] [--product-sets <n>] [--search-services <n>]
+             [--search-services-per-set <n>] [--records-per-set <n>] [--records <n>]
+             [--stored-bytes <n>] [--daily-bad-cases <n>]
+                                            a value of "default" restores the platform default
 Ready-made service grants
   grants list <account_id>
   grants add|remove <account_id> <service_id>...
@@ -57,7 +61,7 @@ interface Call {
   body?: unknown;
 }
 
-const QUOTA_OPTIONS = { 'image-sets': 'image_sets', 'training-sets': 'training_sets', 'custom-services': 'custom_services', 'daily-batch-tasks': 'daily_batch_tasks' } as const;
+const QUOTA_OPTIONS: Record<string, string> = Object.fromEntries(QUOTA_FIELDS.map((f) => [f.option, f.api]));
 
 function need(value: string | undefined, what: string): string {
   if (!value) throw new UsageError(`missing ${what}`);
@@ -131,7 +135,7 @@ export function planCalls(argv: string[]): Call[] {
         const value = opts[option];
         if (typeof value === 'string') body[field] = quotaValue(option, value);
       }
-      if (!Object.keys(body).length) throw new UsageError('quotas set needs at least one of --image-sets, --training-sets, --custom-services, --daily-batch-tasks');
+      if (!Object.keys(body).length) throw new UsageError(`quotas set needs at least one of ${Object.keys(QUOTA_OPTIONS).map((o) => `--${o}`).join(', ')}`);
       return [{ method: 'PUT', path: `/accounts/${accountId(args[0])}/quotas`, body }];
     }
     case 'grants list':

@@ -1,13 +1,17 @@
 /**
  * Runs the whole platform on one machine: PostgreSQL (embedded, one database per region, unless
  * DATABASE_URL_<REGION> points elsewhere), the cn-east and ap-southeast backends, and the edge under
- * `wrangler dev` with its local D1 migrated. Used by `npm start` and by the end-to-end tests.
+ * `wrangler dev` with its local D1 migrated, each child supervised (scripts/supervisor.ts). Used by
+ * `npm start` and by the end-to-end tests. Start-up failures are StartupErrors: one line, cause and fix.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startEmbeddedPostgres, freePort, type EmbeddedPostgresHandle } from '../region-backend/src/db/embedded-postgres.js';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../region-backend/src/db/embedded-postgres.js';
+import { StartupError } from '../region-backend/src/util/startup-error.js';
+import { checkPortsFree, claimDataDir } from './startup-checks.js';
+import { Supervised } from './supervisor.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 const REGION_ENV = { 'cn-east': 'CN_EAST', 'ap-southeast': 'AP_SOUTHEAST' } as const;
@@ -38,6 +42,8 @@ export interface Platform {
   internalSecrets: Record<Region, string>;
   adminToken: string;
   devAccount: DevAccount;
+  /** Process ids of the supervised children and of the embedded PostgreSQL (for crash tests). */
+  processes(): { edge: number | undefined; backends: Record<Region, number | undefined>; postgres: number | undefined };
   /** Stops (SIGTERM) or kills (SIGKILL) one backend, then starts it again with the same settings. */
   restartBackend(region: Region, signal?: NodeJS.Signals): Promise<void>;
   stop(): Promise<void>;
@@ -46,14 +52,24 @@ export interface Platform {
 interface Secrets {
   adminToken: string;
   internal: Record<Region, string>;
+  /** AES-GCM key of access-key secrets in the edge's D1 (32 bytes, base64). */
+  secretsMasterKey: string;
 }
 
 function loadSecrets(dataDir: string): Secrets {
   const file = path.join(dataDir, 'secrets.json');
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Secrets;
+  if (existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as Secrets;
+    if (saved.secretsMasterKey) return saved;
+    // Created before secrets were encrypted at rest: add the master key once, keep everything else.
+    const upgraded = { ...saved, secretsMasterKey: randomBytes(32).toString('base64') };
+    writeFileSync(file, JSON.stringify(upgraded, null, 2), { mode: 0o600 });
+    return upgraded;
+  }
   const secrets: Secrets = {
     adminToken: randomBytes(24).toString('hex'),
     internal: { 'cn-east': randomBytes(32).toString('hex'), 'ap-southeast': randomBytes(32).toString('hex') },
+    secretsMasterKey: randomBytes(32).toString('base64'),
   };
   writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
   writeFileSync(path.join(dataDir, 'admin-token'), secrets.adminToken, { mode: 0o600 });
@@ -63,7 +79,7 @@ function loadSecrets(dataDir: string): Secrets {
 async function waitFor(url: string, init: RequestInit, what: string, child: ChildProcess, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${what} exited with code ${child.exitCode} before it was ready`);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${what} exited (${child.signalCode ?? `code ${child.exitCode}`}) before it was ready`);
     try {
       const res = await fetch(url, { ...init, signal: AbortSignal.timeout(2000) });
       if (res.ok) return;
@@ -75,118 +91,162 @@ async function waitFor(url: string, init: RequestInit, what: string, child: Chil
   throw new Error(`${what} did not become ready within ${timeoutMs / 1000}s (${url})`);
 }
 
-function spawnLogged(command: string, args: string[], env: NodeJS.ProcessEnv, options: PlatformOptions, name: string): ChildProcess {
-  const logsDir = path.join(options.dataDir, 'logs');
-  mkdirSync(logsDir, { recursive: true });
-  const child = spawn(command, args, { cwd: ROOT, env, stdio: options.stdio === 'inherit' ? ['ignore', 'inherit', 'inherit'] : ['ignore', 'pipe', 'pipe'], detached: false });
-  if (options.stdio === 'logs') {
-    const out = createWriteStream(path.join(logsDir, `${name}.log`), { flags: 'a' });
-    child.stdout?.pipe(out);
-    child.stderr?.pipe(out);
+/** A start-up failure of a supervised child, in one line: its own last line says why (the backend prints cause and fix). */
+async function startOrExplain(child: Supervised, what: string): Promise<void> {
+  try {
+    await child.start();
+  } catch (err) {
+    if (err instanceof StartupError) throw err;
+    const last = child.lastLine();
+    throw new StartupError(`${what} did not start: ${last ?? (err as Error).message}`);
   }
-  return child;
-}
-
-async function stopChild(child: ChildProcess | undefined, signal: NodeJS.Signals = 'SIGTERM', graceMs = 20_000): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill(signal);
-  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-  await exited;
-  clearTimeout(timer);
 }
 
 export async function startPlatform(options: PlatformOptions): Promise<Platform> {
   const log = options.log ?? (() => {});
-  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, WRANGLER_SEND_METRICS: 'false' };
+  // Nothing downloads at run time: no metrics, and no fetch of the `Request.cf` sample from workers.cloudflare.com.
+  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' };
   const dataDir = path.resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
-  const secrets = loadSecrets(dataDir);
-
+  const claim = await claimDataDir(dataDir, log);
+  const children: Supervised[] = [];
   let postgres: EmbeddedPostgresHandle | null = null;
-  const databaseUrls = {} as Record<Region, string>;
-  for (const region of REGIONS) {
-    const external = env[`DATABASE_URL_${REGION_ENV[region]}`];
-    if (external) {
-      databaseUrls[region] = external;
-      continue;
-    }
-    if (!postgres) {
-      log('starting embedded PostgreSQL');
-      postgres = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'postgres'), port: await freePort() });
-    }
-    const database = `iris_${region.replace('-', '_')}`;
-    await postgres.ensureDatabase(database);
-    databaseUrls[region] = postgres.connectionString(database);
-  }
-
-  const backends = {} as Record<Region, ChildProcess>;
-  const backendUrls = {} as Record<Region, string>;
-  const startBackend = async (region: Region): Promise<void> => {
-    const port = options.backendPorts[region];
-    backendUrls[region] = `http://127.0.0.1:${port}`;
-    const child = spawnLogged(process.execPath, ['--import', 'tsx', 'region-backend/src/server.ts'], {
-      ...env,
-      IRIS_REGION: region,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: databaseUrls[region],
-      INTERNAL_SECRET: secrets.internal[region],
-      IRIS_DATA_DIR: dataDir,
-      IRIS_ALLOW_PRIVATE_URLS: options.allowPrivateUrls ? '1' : '0',
-      IRIS_PUBLIC_EDGE_URL: `http://127.0.0.1:${options.edgePort}`,
-    }, options, `backend-${region}`);
-    backends[region] = child;
-    await waitFor(`${backendUrls[region]}/healthz`, {}, `backend ${region}`, child);
-    log(`backend ${region} listening on ${backendUrls[region]}`);
+  const stopAll = async () => {
+    for (const child of [...children].reverse()) await child.stop();
+    for (const child of children) child.close();
+    await postgres?.stop();
+    claim.release();
   };
-  await Promise.all(REGIONS.map(startBackend));
+  try {
+    await checkPortsFree([
+      { port: options.edgePort, variable: 'IRIS_EDGE_PORT', what: 'the edge' },
+      ...REGIONS.map((r) => ({ port: options.backendPorts[r], variable: `IRIS_BACKEND_PORT_${REGION_ENV[r]}`, what: `backend ${r}` })),
+    ]);
+    const secrets = loadSecrets(dataDir);
+    const graceMs = Number(env.IRIS_STOP_GRACE_SECONDS ?? 30) * 1000;
+    const supervised = (name: string, command: string, args: string[], childEnv: NodeJS.ProcessEnv, ready: (child: ChildProcess) => Promise<void>) => {
+      const child = new Supervised({
+        name, command, args, cwd: ROOT, env: childEnv, stdio: options.stdio, logsDir: path.join(dataDir, 'logs'), log, graceMs,
+        ready: async (started) => {
+          await ready(started);
+          claim.recordChildren(children.map((c) => ({ name: c.name, pid: c.pid })));
+        },
+      });
+      children.push(child);
+      return child;
+    };
 
-  const wrangler = path.join(ROOT, 'node_modules', '.bin', 'wrangler');
-  const persist = path.join(dataDir, 'wrangler');
-  log('applying edge D1 migrations');
+    const databaseUrls = {} as Record<Region, string>;
+    for (const region of REGIONS) {
+      const external = env[`DATABASE_URL_${REGION_ENV[region]}`];
+      if (external) {
+        databaseUrls[region] = external;
+        continue;
+      }
+      if (!postgres) {
+        log('starting embedded PostgreSQL');
+        postgres = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'postgres'), log: (line) => log(line) });
+      }
+      const database = `iris_${region.replace('-', '_')}`;
+      await postgres.ensureDatabase(database);
+      databaseUrls[region] = postgres.connectionString(database);
+    }
+
+    const backends = {} as Record<Region, Supervised>;
+    const backendUrls = {} as Record<Region, string>;
+    for (const region of REGIONS) {
+      const port = options.backendPorts[region];
+      backendUrls[region] = `http://127.0.0.1:${port}`;
+      backends[region] = supervised(`backend-${region}`, process.execPath, backendCommand(), {
+        ...env,
+        IRIS_REGION: region,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: databaseUrls[region],
+        INTERNAL_SECRET: secrets.internal[region],
+        IRIS_DATA_DIR: dataDir,
+        IRIS_ALLOW_PRIVATE_URLS: options.allowPrivateUrls ? '1' : '0',
+        IRIS_PUBLIC_EDGE_URL: `http://127.0.0.1:${options.edgePort}`,
+      }, async (child) => {
+        await waitFor(`${backendUrls[region]}/healthz`, {}, `backend ${region}`, child);
+        log(`backend ${region} listening on ${backendUrls[region]}`);
+      });
+    }
+    await Promise.all(REGIONS.map((r) => startOrExplain(backends[r], `backend ${r}`)));
+
+    const wrangler = path.join(ROOT, 'node_modules', '.bin', 'wrangler');
+    const persist = path.join(dataDir, 'wrangler');
+    log('applying edge D1 migrations');
+    await migrateEdge(wrangler, persist, env);
+
+    // Secrets reach wrangler through a file only this user can read, never through its command line.
+    const devVars = writeDevVars(path.join(dataDir, 'edge'), {
+      ADMIN_TOKEN: secrets.adminToken,
+      BACKEND_URL_CN_EAST: backendUrls['cn-east'],
+      BACKEND_URL_AP_SOUTHEAST: backendUrls['ap-southeast'],
+      INTERNAL_SECRET_CN_EAST: secrets.internal['cn-east'],
+      INTERNAL_SECRET_AP_SOUTHEAST: secrets.internal['ap-southeast'],
+      SECRETS_MASTER_KEY: secrets.secretsMasterKey,
+    });
+    const edgeArgs = ['dev', '--config', 'wrangler.toml', '--env-file', devVars, '--ip', '127.0.0.1', '--port', String(options.edgePort), '--persist-to', persist, '--show-interactive-dev-session=false', '--log-level', 'warn'];
+    const edgeUrl = `http://127.0.0.1:${options.edgePort}`;
+    const adminHeaders = { authorization: `Bearer ${secrets.adminToken}`, 'content-type': 'application/json' };
+    const edge = supervised('edge', wrangler, edgeArgs, env, async (child) => {
+      await waitFor(`${edgeUrl}/admin/health`, { headers: adminHeaders }, 'edge', child);
+      log(`edge listening on ${edgeUrl}`);
+    });
+    await startOrExplain(edge, 'the edge (wrangler dev)');
+
+    const devAccount = await ensureDevAccount(edgeUrl, adminHeaders, dataDir, env);
+
+    return {
+      edgeUrl,
+      backendUrls,
+      databaseUrls,
+      internalSecrets: secrets.internal,
+      adminToken: secrets.adminToken,
+      devAccount,
+      processes: () => ({ edge: edge.pid, backends: { 'cn-east': backends['cn-east'].pid, 'ap-southeast': backends['ap-southeast'].pid }, postgres: postgres?.pid }),
+      restartBackend: async (region, signal = 'SIGTERM') => {
+        await backends[region].stop(signal);
+        await backends[region].start();
+      },
+      stop: stopAll,
+    };
+  } catch (err) {
+    await stopAll().catch(() => {});
+    throw err;
+  }
+}
+
+/** The backend from its TypeScript sources (production runs the built JavaScript, see deploy/). */
+function backendCommand(): string[] {
+  return ['--import', 'tsx', 'region-backend/src/server.ts'];
+}
+
+/** Writes `.dev.vars` (dotenv syntax) readable by this user only; returns its path. */
+function writeDevVars(dir: string, vars: Record<string, string>): string {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = path.join(dir, '.dev.vars');
+  const body = Object.entries(vars).map(([key, value]) => `${key}=${JSON.stringify(value)}`).join('\n');
+  writeFileSync(file, `${body}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return file;
+}
+
+async function migrateEdge(wrangler: string, persist: string, env: NodeJS.ProcessEnv): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     const migrate = spawn(wrangler, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist, '--config', 'wrangler.toml'], { cwd: ROOT, env: { ...env, CI: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     migrate.stdout?.on('data', (d) => (output += d));
     migrate.stderr?.on('data', (d) => (output += d));
-    migrate.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`edge D1 migrations failed:\n${output}`))));
+    migrate.on('error', (err) => reject(new StartupError(`wrangler could not be started (${err.message}): run \`npm install\` first`)));
+    migrate.on('exit', (code) => {
+      if (code === 0) return resolve();
+      const reason = output.split('\n').map((l) => l.trim()).filter((l) => /error|✘/i.test(l)).slice(-1)[0] ?? `exit code ${code}`;
+      reject(new StartupError(`edge D1 migrations failed (${reason}): look at edge/migrations, or remove ${persist} to start the local D1 afresh`));
+    });
   });
-
-  const vars: Record<string, string> = {
-    ADMIN_TOKEN: secrets.adminToken,
-    BACKEND_URL_CN_EAST: backendUrls['cn-east'],
-    BACKEND_URL_AP_SOUTHEAST: backendUrls['ap-southeast'],
-    INTERNAL_SECRET_CN_EAST: secrets.internal['cn-east'],
-    INTERNAL_SECRET_AP_SOUTHEAST: secrets.internal['ap-southeast'],
-  };
-  const edgeArgs = ['dev', '--config', 'wrangler.toml', '--ip', '127.0.0.1', '--port', String(options.edgePort), '--persist-to', persist, '--show-interactive-dev-session=false', '--log-level', 'warn'];
-  for (const [key, value] of Object.entries(vars)) edgeArgs.push('--var', `${key}:${value}`);
-  const edge = spawnLogged(wrangler, edgeArgs, env, options, 'edge');
-  const edgeUrl = `http://127.0.0.1:${options.edgePort}`;
-  const adminHeaders = { authorization: `Bearer ${secrets.adminToken}`, 'content-type': 'application/json' };
-  await waitFor(`${edgeUrl}/admin/health`, { headers: adminHeaders }, 'edge', edge);
-  log(`edge listening on ${edgeUrl}`);
-
-  const devAccount = await ensureDevAccount(edgeUrl, adminHeaders, dataDir, env);
-
-  return {
-    edgeUrl,
-    backendUrls,
-    databaseUrls,
-    internalSecrets: secrets.internal,
-    adminToken: secrets.adminToken,
-    devAccount,
-    restartBackend: async (region, signal = 'SIGTERM') => {
-      await stopChild(backends[region], signal);
-      await startBackend(region);
-    },
-    stop: async () => {
-      await stopChild(edge);
-      await Promise.all(REGIONS.map((r) => stopChild(backends[r])));
-      await postgres?.stop();
-    },
-  };
 }
 
 /** The development account: its key comes from IRIS_DEV_KEY_ID / IRIS_DEV_KEY_SECRET, or is generated once. */

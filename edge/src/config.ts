@@ -1,6 +1,7 @@
 /** Edge configuration from Worker variables, validated once per environment object. */
 import { z } from 'zod';
 import { REGIONS, SERVICES, type RegionId } from '@iris/shared';
+import { DEFAULT_CACHE_TTL_MS } from './cache/hot-path.cache.js';
 import type { Bindings } from './env.js';
 
 export interface RegionBackend {
@@ -17,6 +18,12 @@ export interface EdgeConfig {
   backendTimeoutMs: number;
   adminToken: string | undefined;
   grantsByDefault: boolean;
+  /** How long the isolate keeps keys, account state, quotas, grants and registry rows (0 = no cache). */
+  cacheTtlMs: number;
+  /** The period of the `[[ratelimits]]` binding, sent as `Retry-After` with a 429. */
+  rateLimitPeriodSeconds: number;
+  /** Add `x-iris-d1-queries` (D1 round trips of the call) to public API answers: benchmarks and tests. */
+  reportD1Queries: boolean;
 }
 
 export const DEFAULT_MAX_SKEW_SECONDS = 900;
@@ -32,19 +39,45 @@ export class ConfigError extends Error {
   }
 }
 
-function jsonVar(name: string, value: string | Record<string, unknown> | undefined): Record<RegionId, string[]> | undefined {
+function parseJsonVar(name: string, value: string | Record<string, unknown> | undefined): unknown {
   if (value === undefined || value === '') return undefined;
-  let parsed: unknown = value;
-  if (typeof value === 'string') {
-    try {
-      parsed = JSON.parse(value);
-    } catch {
-      throw new ConfigError(`${name} is not valid JSON`);
-    }
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw new ConfigError(`${name} is not valid JSON`);
   }
+}
+
+function jsonVar(name: string, value: string | Record<string, unknown> | undefined): Record<RegionId, string[]> | undefined {
+  const parsed = parseJsonVar(name, value);
+  if (parsed === undefined) return undefined;
   const result = regionLists.safeParse(parsed);
   if (!result.success) throw new ConfigError(`${name} must map region ids (${REGIONS.join(', ')}) to lists of strings`);
   return result.data as Record<RegionId, string[]>;
+}
+
+const hostRegions = z.record(z.string().min(1), regionId);
+
+/**
+ * REGION_HOSTS in either form: region → host names (`{"ap-southeast": ["hk.api.example.com"]}`) or
+ * host name → region (`{"hk.api.example.com": "ap-southeast"}`, as deploy/README.md has long shown).
+ */
+function regionHostsVar(value: string | Record<string, unknown> | undefined): Map<string, RegionId> {
+  const parsed = parseJsonVar('REGION_HOSTS', value);
+  const hosts = new Map<string, RegionId>();
+  if (parsed === undefined) return hosts;
+  const byRegion = regionLists.safeParse(parsed);
+  if (byRegion.success) {
+    for (const [region, names] of Object.entries(byRegion.data)) for (const host of names) hosts.set(host.trim().toLowerCase(), region as RegionId);
+    return hosts;
+  }
+  const byHost = hostRegions.safeParse(parsed);
+  if (!byHost.success) {
+    throw new ConfigError(`REGION_HOSTS must map region ids (${REGIONS.join(', ')}) to lists of host names, or host names to region ids`);
+  }
+  for (const [host, region] of Object.entries(byHost.data)) hosts.set(host.trim().toLowerCase(), region as RegionId);
+  return hosts;
 }
 
 function positiveNumber(name: string, value: string | number | undefined, fallback: number): number {
@@ -54,11 +87,15 @@ function positiveNumber(name: string, value: string | number | undefined, fallba
   return n;
 }
 
+function nonNegativeNumber(name: string, value: string | number | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new ConfigError(`${name} must be a number ≥ 0`);
+  return n;
+}
+
 function parseConfig(env: Bindings): EdgeConfig {
-  const regionHosts = new Map<string, RegionId>();
-  for (const [region, hosts] of Object.entries(jsonVar('REGION_HOSTS', env.REGION_HOSTS) ?? {})) {
-    for (const host of hosts) regionHosts.set(host.trim().toLowerCase(), region as RegionId);
-  }
+  const regionHosts = regionHostsVar(env.REGION_HOSTS);
   const overrides = jsonVar('REGION_SERVICES', env.REGION_SERVICES);
   const regionServices = {} as Record<RegionId, ReadonlySet<string>>;
   for (const region of REGIONS) {
@@ -77,6 +114,9 @@ function parseConfig(env: Bindings): EdgeConfig {
     backendTimeoutMs: positiveNumber('BACKEND_TIMEOUT_MS', env.BACKEND_TIMEOUT_MS, DEFAULT_BACKEND_TIMEOUT_MS),
     adminToken: env.ADMIN_TOKEN || undefined,
     grantsByDefault: grants === 'all',
+    cacheTtlMs: nonNegativeNumber('EDGE_CACHE_TTL_MS', env.EDGE_CACHE_TTL_MS, DEFAULT_CACHE_TTL_MS),
+    rateLimitPeriodSeconds: positiveNumber('RATE_LIMIT_PERIOD_SECONDS', env.RATE_LIMIT_PERIOD_SECONDS, 60),
+    reportD1Queries: ['1', 'true', 'yes'].includes(String(env.EDGE_REPORT_D1_QUERIES ?? '').toLowerCase()),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Lang, Quotas, RegionId } from '@iris/shared';
 import type { EdgeConfig } from './config.js';
+import type { D1Counter, Database } from './db/database.js';
 import type { RequestBody } from './http/request-body.js';
 
 /** Worker bindings: D1 plus the variables documented in docs/edge.md (all optional except DB). */
@@ -18,6 +19,16 @@ export interface Bindings {
   BACKEND_TIMEOUT_MS?: string | number;
   /** `all` (default): catalogue services are granted unless revoked; `none`: only explicit grants. */
   DEFAULT_GRANTS?: string;
+  /** Isolate cache lifetime of keys, accounts, quotas, grants and registry rows (default 5000; 0 = off). */
+  EDGE_CACHE_TTL_MS?: string | number;
+  /** 32 random bytes (base64): the AES-GCM key of access-key secrets at rest. A Worker secret. */
+  SECRETS_MASTER_KEY?: string;
+  /** Workers rate-limiting binding: calls per access key (wrangler.toml `[[ratelimits]]`). */
+  KEY_RATE_LIMITER?: RateLimit;
+  /** Period of KEY_RATE_LIMITER in seconds (Retry-After of a 429); must match wrangler.toml. Default 60. */
+  RATE_LIMIT_PERIOD_SECONDS?: string | number;
+  /** `1`: answer with `x-iris-d1-queries` (D1 round trips of the call). */
+  EDGE_REPORT_D1_QUERIES?: string;
 }
 
 /** The authenticated caller of a public API call. */
@@ -30,6 +41,7 @@ export interface Caller {
 /** The access key named by `x-ca-accesskeyid`, before its signature (if any) is checked. */
 export interface Credential {
   keyId: string;
+  keyHash: string;
   secret: string;
   accountId: number;
   signatureRequired: boolean;
@@ -47,6 +59,9 @@ export interface Variables {
   body: RequestBody;
   credential: Credential;
   caller: Caller;
+  /** The call's D1 session (public API) and its round-trip counter. */
+  db: Database;
+  d1: D1Counter;
 }
 
 export interface AppEnv {

@@ -5,5 +5,6 @@ declare module 'cloudflare:test' {
   interface ProvidedEnv extends Bindings {
     TEST_MIGRATIONS: D1Migration[];
     CLOSED_BACKEND_URL: string;
+    TEST_RATE_LIMITER: RateLimit;
   }
 }

@@ -1,6 +1,6 @@
 /** Helpers for tests that run inside the Workers runtime against the real app and a real local D1. */
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
-import { newResourceId, type RegionId, type ResourceKind } from '@iris/shared';
+import { newResourceId, type ForwardContext, type RegionId, type ResourceKind } from '@iris/shared';
 import { app } from '../src/app.js';
 import { hmacSha1Base64, stringToSign } from '../src/auth/signature.js';
 import type { Bindings } from '../src/env.js';
@@ -100,14 +100,23 @@ export interface BackendEcho {
   verified: boolean;
   reason?: string;
   account?: number;
-  context?: { requestId: string; lang: string; resourceId?: string; quotas?: Record<string, number> };
+  context?: ForwardContext;
   method: string;
   url: string;
   headers: Record<string, string>;
   body_base64: string;
 }
 
-export function echoBody(echo: BackendEcho): string {
+export function echoBytes(echo: BackendEcho): Uint8Array {
   const binary = atob(echo.body_base64);
-  return new TextDecoder().decode(Uint8Array.from(binary, (ch) => ch.charCodeAt(0)));
+  return Uint8Array.from(binary, (ch) => ch.charCodeAt(0));
+}
+
+export function echoBody(echo: BackendEcho): string {
+  return new TextDecoder().decode(echoBytes(echo));
+}
+
+/** Time passes for the isolate caches (their TTL is set per call with `EDGE_CACHE_TTL_MS`). */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -72,6 +72,7 @@ beforeAll(async () => {
     BACKEND_URL_AP_SOUTHEAST: backends.urls['ap-southeast'],
     INTERNAL_SECRET_CN_EAST: SECRETS['cn-east'],
     INTERNAL_SECRET_AP_SOUTHEAST: SECRETS['ap-southeast'],
+    SECRETS_MASTER_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
   };
   const args = ['dev', '--config', 'wrangler.toml', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', dataDir, '--show-interactive-dev-session=false', '--log-level', 'warn'];
   for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);

@@ -78,7 +78,7 @@ async function send(url: string, method: string, headers: Record<string, string>
 function backendCaller(platform: Platform): Caller {
   return async (method, url, body, resourceId) => {
     const context = { requestId: newResourceId(16), lang: 'en' as const, quotas: { ...DEFAULT_QUOTAS }, ...(resourceId ? { resourceId } : {}) };
-    const signed = await signInternal(platform.internalSecrets['cn-east'], { method, pathWithQuery: url, accountId: platform.devAccount.account_id, context });
+    const signed = await signInternal(platform.internalSecrets['cn-east'], { method, pathWithQuery: url, accountId: platform.devAccount.account_id, context, body: body?.payload });
     return send(`${platform.backendUrls['cn-east']}${url}`, method, signed, body);
   };
 }

@@ -1,17 +1,21 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { BackendConfig } from './config.js';
 import { DOMAINS } from './domains/index.js';
 import { registerContract } from './http/contract.hook.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { registerAccountUploadLimit } from './http/account-uploads.hook.js';
 import { registerInternalAuth } from './http/internal-auth.hook.js';
 import { registerBodyHandling } from './http/request-body.js';
 import { requestLogOptions } from './http/request-log.js';
+import { sweepUploadDirs } from './http/upload-sweep.js';
 import { createJobRegistry } from './jobs/job-registry.js';
 import { blobStorePlugin } from './plugins/blob-store.plugin.js';
 import { databasePlugin } from './plugins/database.plugin.js';
+import { decoderPlugin } from './plugins/decoder.plugin.js';
 import { inferencePlugin } from './plugins/inference.plugin.js';
 import { metricsPlugin } from './plugins/metrics.plugin.js';
+import { loopWatchdogPlugin } from './plugins/loop-watchdog.plugin.js';
 import { queuePlugin } from './plugins/queue.plugin.js';
 
 declare module 'fastify' {
@@ -30,6 +34,7 @@ export interface BuildOptions {
 export async function buildApp(config: BackendConfig, options: BuildOptions = {}): Promise<FastifyInstance> {
   mkdirSync(config.tmpDir, { recursive: true });
   const app = Fastify({
+    ...(config.tls ? { https: { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } } : {}),
     logger: options.logger === false ? false : { level: config.logLevel },
     ...requestLogOptions,
     bodyLimit: 64 * 1024 * 1024,
@@ -42,9 +47,14 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
   registerErrorHandling(app);
   registerContract(app);
   registerInternalAuth(app, config.internalSecret);
+  await app.register(loopWatchdogPlugin, { thresholdMs: config.watchdogMs });
+  registerAccountUploadLimit(app, config.accountUploads);
+  const swept = await sweepUploadDirs(config.tmpDir);
+  if (swept) app.log.info({ swept }, 'removed upload folders left by stopped processes');
 
-  await app.register(databasePlugin, { databaseUrl: config.databaseUrl });
-  await app.register(inferencePlugin, { threads: config.inferenceThreads });
+  await app.register(databasePlugin, { databaseUrl: config.databaseUrl, connectTimeoutMs: config.dbConnectTimeoutMs });
+  await app.register(inferencePlugin, { threads: config.inferenceThreads, limits: config.poolLimits });
+  await app.register(decoderPlugin, { threads: config.images.decodeThreads, maxPixels: config.images.maxPixels, timeoutMs: config.images.decodeTimeoutMs });
   await app.register(blobStorePlugin);
   await app.register(queuePlugin, {
     databaseUrl: config.databaseUrl,

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 /** Backend configuration from the environment, validated at boot: a bad value stops the process with a clear message. */
 import path from 'node:path';
 import os from 'node:os';
@@ -7,7 +8,10 @@ import { loadBatchConfig, type BatchConfig } from './domains/batch/batch-config.
 import { loadTrainingConfig, type TrainingConfig } from './domains/custom-training/training-config.js';
 import { loadDownloadConfig, type DownloadConfig } from './domains/downloads/download-config.js';
 import { loadSearchConfig, type SearchConfig } from './domains/search-services/search-config.js';
+import { StartupError } from './util/startup-error.js';
 import { loadImageConfig, type ImageConfig } from './images/image-config.js';
+import { loadPoolLimits } from './inference/pool-config.js';
+import type { PoolLimits } from './inference/inference-pool.js';
 
 const flag = z
   .string()
@@ -23,10 +27,18 @@ const schema = z.object({
   IRIS_DATA_DIR: z.string().default('.iris'),
   IRIS_ALLOW_PRIVATE_URLS: flag,
   IRIS_INFERENCE_THREADS: z.coerce.number().int().min(1).max(64).default(Math.max(1, os.availableParallelism())),
+  IRIS_WATCHDOG_MS: z.coerce.number().int().min(0).default(30_000),
   IRIS_DOWNLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  IRIS_ACCOUNT_UPLOADS: z.coerce.number().int().min(1).max(1000).default(8),
   IRIS_PUBLIC_EDGE_URL: z.string().url().default('http://127.0.0.1:8787'),
   IRIS_METRICS_HOST: z.string().default('127.0.0.1'),
   IRIS_METRICS_PORT: z.union([z.literal('off'), z.coerce.number().int().min(0).max(65535)]).optional(),
+  IRIS_DB_CONNECT_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3600).default(30),
+  /** Key of signed result links; unset: derived from INTERNAL_SECRET (a different key, same secret to keep). */
+  /** PEM certificate chain and private key: the backend listens on HTTPS (edge → backend over TLS). */
+  IRIS_TLS_CERT_FILE: z.string().optional(),
+  IRIS_TLS_KEY_FILE: z.string().optional(),
+  IRIS_LINK_SECRET: z.string().min(16, 'IRIS_LINK_SECRET must be at least 16 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -42,11 +54,24 @@ export interface BackendConfig {
   tmpDir: string;
   allowPrivateUrls: boolean;
   inferenceThreads: number;
+  /** Per-account threads, queue and time limits of the inference pool (inference/pool-config.ts). */
+  poolLimits: PoolLimits;
+  /** Event-loop watchdog: blocked longer than this, `/livez` fails and the process exits (0 = off). */
+  watchdogMs: number;
   downloadConcurrency: number;
+  /** Uploads (multipart or large bodies) one account may have in flight in a process. */
+  accountUploads: number;
+  /** Base of result links when the call did not say which public address it came through. */
   publicEdgeUrl: string;
+  /** Signs result links (never the internal secret itself). */
+  linkSecret: string;
+  /** Listen on HTTPS with these PEM files (both set), else plain HTTP. */
+  tls: { certFile: string; keyFile: string } | undefined;
   logLevel: string;
   /** The `/metrics` listener: loopback by default, on PORT + 1000 unless IRIS_METRICS_PORT says (`off`: none; `0`: any free port). */
   metrics: { host: string; port: number | null };
+  /** How long the first connection to PostgreSQL is retried at boot. */
+  dbConnectTimeoutMs: number;
   /** Download limits, pixel limit, stored-copy size and blob directory (images/image-config.ts). */
   images: ImageConfig;
   downloads: DownloadConfig;
@@ -62,11 +87,17 @@ function metricsPort(value: 'off' | number | undefined, port: number | undefined
   return port !== undefined && port > 0 && port + 1000 <= 65535 ? port + 1000 : null;
 }
 
+function tlsFiles(certFile: string | undefined, keyFile: string | undefined): BackendConfig['tls'] {
+  if (!certFile && !keyFile) return undefined;
+  if (!certFile || !keyFile) throw new Error('invalid backend configuration: IRIS_TLS_CERT_FILE and IRIS_TLS_KEY_FILE go together');
+  return { certFile, keyFile };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`invalid backend configuration: ${problems}`);
+    throw new StartupError(`invalid backend configuration: ${problems}: fix these environment variables (README, Configuration)`);
   }
   const e = parsed.data;
   return {
@@ -79,10 +110,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig 
     tmpDir: path.resolve(e.IRIS_DATA_DIR, 'regions', e.IRIS_REGION, 'tmp'),
     allowPrivateUrls: e.IRIS_ALLOW_PRIVATE_URLS,
     inferenceThreads: e.IRIS_INFERENCE_THREADS,
+    poolLimits: loadPoolLimits(env, e.IRIS_INFERENCE_THREADS),
+    watchdogMs: e.IRIS_WATCHDOG_MS,
     downloadConcurrency: e.IRIS_DOWNLOAD_CONCURRENCY,
+    accountUploads: e.IRIS_ACCOUNT_UPLOADS,
     publicEdgeUrl: e.IRIS_PUBLIC_EDGE_URL,
+    tls: tlsFiles(e.IRIS_TLS_CERT_FILE, e.IRIS_TLS_KEY_FILE),
+    linkSecret: e.IRIS_LINK_SECRET ?? createHmac('sha256', e.INTERNAL_SECRET).update('iris batch result links').digest('hex'),
     logLevel: e.LOG_LEVEL,
     metrics: { host: e.IRIS_METRICS_HOST, port: metricsPort(e.IRIS_METRICS_PORT, env.PORT === undefined ? undefined : e.PORT) },
+    dbConnectTimeoutMs: e.IRIS_DB_CONNECT_TIMEOUT_SECONDS * 1000,
     images: loadImageConfig(env, path.resolve(e.IRIS_DATA_DIR, 'regions', e.IRIS_REGION), e.IRIS_ALLOW_PRIVATE_URLS),
     downloads: loadDownloadConfig(env),
     search: loadSearchConfig(env),

@@ -10,7 +10,7 @@
  */
 export type ErrorFamily = 'resource' | 'analysis' | 'batch';
 
-/** Contract codes: `[http status, error_code]`. Iris-only codes (auth, internal) are in the 9xxx and 1101+ range. */
+/** Contract codes: `[http status, error_code]`. Iris-only codes: auth and gateway 1101+, quotas 3005+, internal 9xxx. */
 export const ERROR = {
   productSetNameMissing: [400, 1007],
   scenarioUnknown: [400, 2003],
@@ -24,6 +24,14 @@ export const ERROR = {
   trainingSetQuota: [403, 3002],
   imageSetQuota: [403, 3003],
   customServiceQuota: [403, 3004],
+  // Iris quotas in the same family as 3002-3004 (the specification names no code for these resources)
+  productSetQuota: [403, 3005],
+  searchServiceQuota: [403, 3006],
+  setServiceQuota: [403, 3007],
+  setRecordQuota: [403, 3008],
+  accountRecordQuota: [403, 3009],
+  storedBytesQuota: [403, 3010],
+  badCaseQuota: [403, 3011],
   classifyServiceUnknown: [404, 1001],
   productSetNotFound: [404, 1004],
   setNotFound: [404, 2001],
@@ -66,9 +74,14 @@ export const ERROR = {
   methodNotAllowed: [405, 1109],
   payloadTooLarge: [413, 1110],
   badRequest: [400, 1111],
+  rateLimited: [429, 1112],
   internal: [500, 9001],
   backendUnavailable: [502, 9002],
   backendTimeout: [504, 9003],
+  /** The account's share of a backend's queue is full; retry later. */
+  busy: [503, 9006],
+  /** An inference task ran over its time limit (its worker thread was replaced). */
+  taskTimeout: [504, 9007],
   unauthorizedInternal: [401, 9004],
   notReady: [400, 9005],
 } as const satisfies Record<string, readonly [number, number]>;

@@ -1,7 +1,9 @@
 /**
  * Edge → backend trust. The edge forwards every request with the resolved account and a context object,
  * signed with HMAC-SHA256 keyed by the region's shared secret over the request line, the account id, the
- * timestamp and the context. A backend refuses any request whose signature is missing, wrong or stale.
+ * timestamp and the context. The context binds the body (its length, and its SHA-256 when the edge
+ * buffered it) and carries a single-use nonce. A backend refuses any request whose signature is missing,
+ * wrong or stale, whose nonce it has seen, or whose body differs from the bound one.
  * WebCrypto only, so the same code runs in the Worker and in Node.
  */
 import type { Lang, Quotas } from './index.js';
@@ -23,6 +25,24 @@ export interface ForwardContext {
   resourceId?: string;
   /** The account's quotas, for limits the backend enforces (daily batch tasks). */
   quotas?: Quotas;
+  /** Random, single use: the backend remembers it while the signature is valid and refuses a replay. */
+  nonce?: string;
+  /**
+   * The body the signature covers: its length, and its SHA-256 (hex) when the edge buffered it. A streamed
+   * upload is bound by its length and the single-use nonce. Absent: no body.
+   */
+  body?: BodyBinding;
+  /** Body or query parameters the edge read and checked (e.g. `service_id`); the backend must read the same. */
+  fields?: Record<string, string>;
+  /** Ready-made services the account may run in this region (offered there and granted), for the backend's re-check. */
+  services?: string[];
+  /** Public base URL of the region as the caller reached it (links in answers are built on it). */
+  publicBase?: string;
+}
+
+export interface BodyBinding {
+  length: number;
+  sha256?: string;
 }
 
 /** Registry changes reported by a backend in the `x-iris-registry` response header (JSON). */
@@ -53,23 +73,58 @@ function base64UrlDecode(text: string): string {
   return new TextDecoder().decode(bytes);
 }
 
+/** Imported once per secret (a handful per process): importKey costs more than the HMAC itself. */
+const hmacKeys = new Map<string, ReturnType<typeof crypto.subtle.importKey>>();
+
 async function hmacHex(secret: string, message: string): Promise<string> {
-  const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  return toHex(await crypto.subtle.sign('HMAC', key, encoder.encode(message)));
+  let key = hmacKeys.get(secret);
+  if (!key) {
+    if (hmacKeys.size > 64) hmacKeys.clear();
+    key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    hmacKeys.set(secret, key);
+  }
+  return toHex(await crypto.subtle.sign('HMAC', await key, encoder.encode(message)));
 }
 
 function canonical(method: string, pathWithQuery: string, account: string, timestamp: string, context: string): string {
   return [method.toUpperCase(), pathWithQuery, account, timestamp, context].join('\n');
 }
 
-/** Headers to add to a forwarded request. */
+export async function sha256Hex(bytes: Uint8Array | string): Promise<string> {
+  const data = typeof bytes === 'string' ? encoder.encode(bytes) : bytes;
+  return toHex(await crypto.subtle.digest('SHA-256', data as Uint8Array<ArrayBuffer>));
+}
+
+export function newNonce(): string {
+  return toHex(crypto.getRandomValues(new Uint8Array(16)).buffer);
+}
+
+/**
+ * Headers to add to a forwarded request. `body`: the exact bytes (hashed), or `{ length }` for a streamed
+ * body; a fresh nonce is added unless the context has one.
+ */
 export async function signInternal(
   secret: string,
-  input: { method: string; pathWithQuery: string; accountId: number; context: ForwardContext; now?: number },
+  input: {
+    method: string;
+    pathWithQuery: string;
+    accountId: number;
+    context: ForwardContext;
+    body?: Uint8Array | string | { length: number } | null;
+    now?: number;
+  },
 ): Promise<Record<string, string>> {
   const account = String(input.accountId);
   const timestamp = String(input.now ?? Date.now());
-  const context = base64UrlEncode(JSON.stringify(input.context));
+  const full: ForwardContext = { ...input.context, nonce: input.context.nonce ?? newNonce() };
+  const body = input.body;
+  if (typeof body === 'string' || body instanceof Uint8Array) {
+    const bytes = typeof body === 'string' ? encoder.encode(body) : body;
+    if (bytes.byteLength > 0) full.body = { length: bytes.byteLength, sha256: await sha256Hex(bytes) };
+  } else if (body && body.length > 0) {
+    full.body = { length: body.length };
+  }
+  const context = base64UrlEncode(JSON.stringify(full));
   const signature = await hmacHex(secret, canonical(input.method, input.pathWithQuery, account, timestamp, context));
   return {
     [INTERNAL_HEADERS.account]: account,

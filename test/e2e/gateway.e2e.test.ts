@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatformFixture, type PlatformFixture } from './platform-fixture.js';
 
@@ -69,5 +70,35 @@ describe('the platform end to end: edge → backends → PostgreSQL', () => {
     const res = await platform.call('/detect/_0000049', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ status: 400, data: { is_err: 1, error_code: 400003 } });
+  });
+
+  it('gives batch result links on the address of each region that download with nothing but the link', async () => {
+    const port = new URL(platform.edgeUrl).port;
+    const urls = 'http://127.0.0.1:9/a.jpg\nhttp://127.0.0.1:9/b.jpg\n';
+    const boundary = 'irisLinkTest';
+    const body = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="service_id"\r\n\r\n_0000049\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="urls"; filename="urls.txt"\r\nContent-Type: text/plain\r\n\r\n${urls}\r\n--${boundary}--\r\n`,
+    );
+    for (const host of ['cn-east.localhost', 'ap-southeast.localhost']) {
+      const prepared = await platform.call('/batch/_1000001/task/prepare', { method: 'POST', host, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
+      const summary = (await prepared.json()) as { data: { task_id: string } };
+      expect(prepared.status, JSON.stringify(summary)).toBe(200);
+      const info = (await (await platform.call(`/batch/_1000001/task/info/${summary.data.task_id}`, { host })).json()) as { data: { csv: string } };
+      const link = new URL(info.data.csv);
+      expect(link.host).toBe(`${host}:${port}`);
+      // Nothing but the link: no access key, no other header; the Host is the link's own.
+      const download = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = http.request({ host: '127.0.0.1', port, path: link.pathname + link.search, headers: { host: link.host } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(download.status, download.text).toBe(200);
+      expect(download.text).toBe(urls);
+    }
   });
 });

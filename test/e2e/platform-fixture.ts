@@ -1,5 +1,5 @@
 /** Starts the whole platform once per test file on free ports, in a temporary data directory. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -32,15 +32,18 @@ function requestWithHost(url: URL, host: string, method: string, headers: Header
   });
 }
 
-export async function startPlatformFixture(): Promise<PlatformFixture> {
+/** `env` adds backend settings (limits, time limits) on top of the test defaults. */
+export async function startPlatformFixture(options: { env?: Record<string, string> } = {}): Promise<PlatformFixture> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'iris-e2e-'));
+  // Open to the `postgres` user (the server's user when tests run as root), so its data stays in this folder.
+  chmodSync(dataDir, 0o755);
   const platform = await startPlatform({
     dataDir,
     edgePort: await freePort(),
     backendPorts: { 'cn-east': await freePort(), 'ap-southeast': await freePort() },
     allowPrivateUrls: true,
     stdio: 'logs',
-    env: { IRIS_INFERENCE_THREADS: '1', LOG_LEVEL: 'warn' },
+    env: { IRIS_INFERENCE_THREADS: '1', LOG_LEVEL: 'warn', ...options.env },
   });
   return {
     ...platform,

@@ -1,47 +1,61 @@
-/** Access keys and the account they belong to (SQL only). */
+/** Access keys (by key hash), their account and quota overrides, and keys stored before 0002 (SQL only). */
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '../db/database.js';
-import { accessKeys, accountQuotas, accounts, type AccessKey } from '../db/schema.js';
+import { accessKeys, accountQuotas, accounts, legacyAccessKeys, type AccessKey, type LegacyAccessKey } from '../db/schema.js';
 
-export interface KeyWithAccount {
+export interface KeyRowWithAccount {
   key: AccessKey;
   accountDisabled: boolean;
   quotaOverrides: typeof accountQuotas.$inferSelect | null;
 }
 
 /** One query for authentication: the key, its account's state and its quota overrides. */
-export async function findKeyForAuth(db: Database, keyId: string): Promise<KeyWithAccount | undefined> {
+export async function findKeyRowForAuth(db: Database, keyHash: string): Promise<KeyRowWithAccount | undefined> {
   const [row] = await db
     .select({ key: accessKeys, accountDisabled: accounts.disabled, quotaOverrides: accountQuotas })
     .from(accessKeys)
     .innerJoin(accounts, eq(accounts.id, accessKeys.accountId))
     .leftJoin(accountQuotas, eq(accountQuotas.accountId, accessKeys.accountId))
-    .where(eq(accessKeys.keyId, keyId))
+    .where(eq(accessKeys.keyHash, keyHash))
     .limit(1);
   return row;
 }
 
-export async function findKey(db: Database, keyId: string): Promise<AccessKey | undefined> {
-  const [row] = await db.select().from(accessKeys).where(eq(accessKeys.keyId, keyId)).limit(1);
+export async function findKeyRow(db: Database, keyHash: string): Promise<AccessKey | undefined> {
+  const [row] = await db.select().from(accessKeys).where(eq(accessKeys.keyHash, keyHash)).limit(1);
   return row;
 }
 
-export async function listKeys(db: Database, accountId: number): Promise<AccessKey[]> {
-  return db.select().from(accessKeys).where(eq(accessKeys.accountId, accountId)).orderBy(accessKeys.createdAt, accessKeys.keyId);
+export async function listKeyRows(db: Database, accountId: number): Promise<AccessKey[]> {
+  return db.select().from(accessKeys).where(eq(accessKeys.accountId, accountId)).orderBy(accessKeys.createdAt, accessKeys.keyHint);
 }
 
-export async function insertKey(db: Database, key: Omit<AccessKey, 'createdAt'>, now = Date.now()): Promise<AccessKey> {
-  const [row] = await db.insert(accessKeys).values({ ...key, createdAt: now }).returning();
+export async function insertKeyRow(db: Database, key: Omit<AccessKey, 'createdAt'> & { createdAt?: number }, now = Date.now()): Promise<AccessKey> {
+  const [row] = await db.insert(accessKeys).values({ ...key, createdAt: key.createdAt ?? now }).returning();
   return row!;
 }
 
-export async function updateKey(
+export async function updateKeyRow(
   db: Database,
-  keyId: string,
+  keyHash: string,
   changes: Partial<Pick<AccessKey, 'enabled' | 'signatureRequired'>>,
   accountId?: number,
 ): Promise<AccessKey | undefined> {
-  const where = accountId === undefined ? eq(accessKeys.keyId, keyId) : and(eq(accessKeys.keyId, keyId), eq(accessKeys.accountId, accountId));
+  const where = accountId === undefined ? eq(accessKeys.keyHash, keyHash) : and(eq(accessKeys.keyHash, keyHash), eq(accessKeys.accountId, accountId));
   const [row] = await db.update(accessKeys).set(changes).where(where).returning();
   return row;
+}
+
+export async function findLegacyKeys(db: Database, filter: { keyId?: string; accountId?: number }, limit = 100): Promise<LegacyAccessKey[]> {
+  const where = filter.keyId !== undefined ? eq(legacyAccessKeys.keyId, filter.keyId) : filter.accountId !== undefined ? eq(legacyAccessKeys.accountId, filter.accountId) : undefined;
+  return db.select().from(legacyAccessKeys).where(where).limit(limit);
+}
+
+/** Stores the converted rows and drops their plain-text originals in one batch. */
+export async function replaceLegacyKeys(db: Database, rows: { legacyKeyId: string; key: AccessKey }[]): Promise<void> {
+  const [first, ...rest] = rows.flatMap(({ legacyKeyId, key }) => [
+    db.insert(accessKeys).values(key).onConflictDoNothing(),
+    db.delete(legacyAccessKeys).where(eq(legacyAccessKeys.keyId, legacyKeyId)),
+  ]);
+  if (first) await db.batch([first, ...rest]);
 }

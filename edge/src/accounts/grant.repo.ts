@@ -1,17 +1,7 @@
 /** Explicit service grants and revocations (SQL only). */
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Database } from '../db/database.js';
 import { serviceGrants } from '../db/schema.js';
-
-/** true / false for an explicit grant / revocation, undefined when the default applies. */
-export async function explicitGrant(db: Database, accountId: number, serviceId: string): Promise<boolean | undefined> {
-  const [row] = await db
-    .select({ granted: serviceGrants.granted })
-    .from(serviceGrants)
-    .where(and(eq(serviceGrants.accountId, accountId), eq(serviceGrants.serviceId, serviceId)))
-    .limit(1);
-  return row?.granted;
-}
 
 export async function listExplicitGrants(db: Database, accountId: number): Promise<Map<string, boolean>> {
   const rows = await db.select().from(serviceGrants).where(eq(serviceGrants.accountId, accountId));

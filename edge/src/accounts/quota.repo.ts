@@ -1,18 +1,13 @@
 /** Per-account quota overrides (SQL only) and the effective quotas they give. */
 import { eq } from 'drizzle-orm';
-import { DEFAULT_QUOTAS, type Quotas } from '@iris/shared';
+import { QUOTA_FIELDS, type QuotaKey, type Quotas } from '@iris/shared';
 import type { Database } from '../db/database.js';
 import { accountQuotas } from '../db/schema.js';
 
-type Overrides = Pick<typeof accountQuotas.$inferSelect, 'imageSets' | 'trainingSets' | 'customServices' | 'dailyBatchTasks'>;
+type Overrides = Pick<typeof accountQuotas.$inferSelect, QuotaKey>;
 
 export function effectiveQuotas(overrides: Partial<Overrides> | null | undefined): Quotas {
-  return {
-    imageSets: overrides?.imageSets ?? DEFAULT_QUOTAS.imageSets,
-    trainingSets: overrides?.trainingSets ?? DEFAULT_QUOTAS.trainingSets,
-    customServices: overrides?.customServices ?? DEFAULT_QUOTAS.customServices,
-    dailyBatchTasks: overrides?.dailyBatchTasks ?? DEFAULT_QUOTAS.dailyBatchTasks,
-  };
+  return Object.fromEntries(QUOTA_FIELDS.map((f) => [f.key, overrides?.[f.key] ?? f.default])) as Quotas;
 }
 
 export async function getQuotas(db: Database, accountId: number): Promise<Quotas> {
@@ -21,7 +16,7 @@ export async function getQuotas(db: Database, accountId: number): Promise<Quotas
 }
 
 /** Sets the given quotas (null restores the default) and keeps the others. */
-export async function setQuotas(db: Database, accountId: number, changes: Partial<{ [K in keyof Overrides]: number | null }>, now = Date.now()): Promise<Quotas> {
+export async function setQuotas(db: Database, accountId: number, changes: Partial<{ [K in QuotaKey]: number | null }>, now = Date.now()): Promise<Quotas> {
   const [row] = await db
     .insert(accountQuotas)
     .values({ accountId, ...changes, updatedAt: now })

@@ -4,10 +4,16 @@ import type { EdgeConfig } from '../config.js';
 import type { Database } from '../db/database.js';
 import type { Scope } from '../registry/ownership.service.js';
 import { regionOffers } from '../regions/region-routing.js';
-import { explicitGrant } from './grant.repo.js';
+import { grantCache } from '../cache/hot-path.cache.js';
+import { listExplicitGrants } from './grant.repo.js';
 
-export async function isGranted(db: Database, config: Pick<EdgeConfig, 'grantsByDefault'>, accountId: number, serviceId: string): Promise<boolean> {
-  return (await explicitGrant(db, accountId, serviceId)) ?? config.grantsByDefault;
+/** The account's explicit grants and revocations: one query per account, then the isolate cache. */
+export async function explicitGrants(db: Database, config: Pick<EdgeConfig, 'cacheTtlMs'>, accountId: number): Promise<ReadonlyMap<string, boolean>> {
+  return (await grantCache.get(String(accountId), config.cacheTtlMs, () => listExplicitGrants(db, accountId))) ?? new Map();
+}
+
+export async function isGranted(db: Database, config: Pick<EdgeConfig, 'grantsByDefault' | 'cacheTtlMs'>, accountId: number, serviceId: string): Promise<boolean> {
+  return (await explicitGrants(db, config, accountId)).get(serviceId) ?? config.grantsByDefault;
 }
 
 /**
@@ -30,4 +36,10 @@ export async function requireServiceAccess(db: Database, config: EdgeConfig, sco
  */
 export async function requireBatchServiceGrant(db: Database, config: EdgeConfig, scope: Scope, serviceId: string): Promise<void> {
   if (isAnalysisServiceId(serviceId)) await requireServiceAccess(db, config, scope, serviceId, 'batchServiceUnknown');
+}
+
+/** Ready-made services the account may run in the region (offered there and granted): the backend re-checks with it. */
+export async function grantedServices(db: Database, config: EdgeConfig, scope: Scope): Promise<string[]> {
+  const explicit = await explicitGrants(db, config, scope.accountId);
+  return [...config.regionServices[scope.region]].filter((id) => explicit.get(id) ?? config.grantsByDefault).sort();
 }

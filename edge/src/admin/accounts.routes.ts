@@ -1,22 +1,32 @@
 /** `/admin/accounts`: accounts, their keys, quotas and service grants. */
 import { Hono, type Context } from 'hono';
-import { ApiError, SERVICES, serviceById } from '@iris/shared';
-import { findKey, insertKey, listKeys, updateKey } from '../accounts/access-key.repo.js';
+import { ApiError, QUOTA_FIELDS, SERVICES, serviceById } from '@iris/shared';
+import { findKeyRow, insertKeyRow, listKeyRows, updateKeyRow } from '../accounts/access-key.repo.js';
+import { convertLegacyKeys, sealedKeyRow } from '../accounts/key-store.service.js';
+import { keyHash, openSecret } from '../accounts/secret-box.js';
 import { findAccount, insertAccount, listAccounts, setAccountDisabled } from '../accounts/account.repo.js';
 import { listExplicitGrants, setGrant } from '../accounts/grant.repo.js';
 import { getQuotas, setQuotas } from '../accounts/quota.repo.js';
+import { forgetAccount } from '../cache/hot-path.cache.js';
 import { database, type Database } from '../db/database.js';
 import type { AppEnv } from '../env.js';
 import { json } from '../http/responses.js';
 import { accountJson, keyJson, quotasJson } from './admin.mappers.js';
 import { createAccountBody, createKeyBody, parseAccountId, parseBody, quotasBody } from './admin.schemas.js';
 import { generateKeyId, generateSecret } from './credentials.js';
+import { REVOCATION_HEADER, revokeQueuedWork } from './revocation.service.js';
 
 async function requireAccount(db: Database, c: Context<AppEnv>) {
   const id = parseAccountId(c.req.param('id'));
   const account = await findAccount(db, id);
   if (!account) throw new ApiError('notFound', `account ${id} does not exist`);
   return account;
+}
+
+/** The account's keys, converting any stored before migration 0002 first. */
+async function accountKeys(db: Database, c: Context<AppEnv>, accountId: number) {
+  while ((await convertLegacyKeys(db, c.env.SECRETS_MASTER_KEY, { accountId })) > 0);
+  return listKeyRows(db, accountId);
 }
 
 async function grantsJson(db: Database, c: Context<AppEnv>, accountId: number) {
@@ -39,7 +49,10 @@ function setDisabled(disabled: boolean) {
   return async function setAccountState(c: Context<AppEnv>) {
     const db = database(c.env.DB);
     const account = await requireAccount(db, c);
-    return json(accountJson((await setAccountDisabled(db, account.id, disabled))!));
+    const response = json(accountJson((await setAccountDisabled(db, account.id, disabled))!));
+    forgetAccount(account.id);
+    if (disabled) response.headers.set(REVOCATION_HEADER, await revokeQueuedWork(c, { accountId: account.id }));
+    return response;
   };
 }
 
@@ -50,7 +63,10 @@ function grant(granted: boolean) {
     const serviceId = c.req.param('serviceId') ?? '';
     if (!serviceById(serviceId)) throw new ApiError('notFound', `service ${serviceId} is not in the catalogue`);
     await setGrant(db, account.id, serviceId, granted);
-    return json(await grantsJson(db, c, account.id));
+    forgetAccount(account.id);
+    const response = json(await grantsJson(db, c, account.id));
+    if (!granted) response.headers.set(REVOCATION_HEADER, await revokeQueuedWork(c, { accountId: account.id, serviceId }));
+    return response;
   };
 }
 
@@ -65,7 +81,7 @@ export const accountAdminRoutes = new Hono<AppEnv>()
   .get('/:id', async function getAccount(c) {
     const db = database(c.env.DB);
     const account = await requireAccount(db, c);
-    const keys = await listKeys(db, account.id);
+    const keys = await accountKeys(db, c, account.id);
     return json({ ...accountJson(account), keys: keys.map((k) => keyJson(k)), quotas: quotasJson(await getQuotas(db, account.id)) });
   })
   .post('/:id/disable', setDisabled(true))
@@ -73,29 +89,30 @@ export const accountAdminRoutes = new Hono<AppEnv>()
   .get('/:id/keys', async function listAccountKeys(c) {
     const db = database(c.env.DB);
     const account = await requireAccount(db, c);
-    return json({ results: (await listKeys(db, account.id)).map((k) => keyJson(k)) });
+    return json({ results: (await accountKeys(db, c, account.id)).map((k) => keyJson(k)) });
   })
   .post('/:id/keys', async function ensureKey(c) {
     const db = database(c.env.DB);
     const account = await requireAccount(db, c);
     const body = await parseBody(c.req.raw, createKeyBody);
-    const existing = body.key_id ? await findKey(db, body.key_id) : undefined;
-    if (existing) {
+    const master = c.env.SECRETS_MASTER_KEY;
+    if (body.key_id) await convertLegacyKeys(db, master, { keyId: body.key_id });
+    const existing = body.key_id ? await findKeyRow(db, await keyHash(body.key_id)) : undefined;
+    if (existing && body.key_id) {
       // "Ensure" semantics: the same key for the same account is returned (flags applied), anything else conflicts.
-      if (existing.accountId !== account.id || (body.secret !== undefined && body.secret !== existing.secret)) {
-        throw new ApiError([409, 1111], `access key ${existing.keyId} already exists with another account or secret`);
+      const secret = await openSecret(master, existing.keyHash, existing.secretEnc);
+      if (existing.accountId !== account.id || (body.secret !== undefined && body.secret !== secret)) {
+        throw new ApiError([409, 1111], `access key ${body.key_id} already exists with another account or secret`);
       }
-      const updated = body.signature_required === undefined ? existing : await updateKey(db, existing.keyId, { signatureRequired: body.signature_required });
-      return json(keyJson(updated!, true));
+      const updated = body.signature_required === undefined ? existing : await updateKeyRow(db, existing.keyHash, { signatureRequired: body.signature_required });
+      forgetAccount(account.id);
+      return json(keyJson(updated!, { keyId: body.key_id, secret }));
     }
-    const key = await insertKey(db, {
-      keyId: body.key_id ?? generateKeyId(),
-      secret: body.secret ?? generateSecret(),
-      accountId: account.id,
-      enabled: true,
-      signatureRequired: body.signature_required ?? false,
-    });
-    return json(keyJson(key, true), 201);
+    const keyId = body.key_id ?? generateKeyId();
+    const secret = body.secret ?? generateSecret();
+    const row = await sealedKeyRow(master, { keyId, secret, accountId: account.id, enabled: true, signatureRequired: body.signature_required ?? false, createdAt: Date.now() });
+    const key = await insertKeyRow(db, row);
+    return json(keyJson(key, { keyId, secret }), 201);
   })
   .get('/:id/quotas', async (c) => {
     const db = database(c.env.DB);
@@ -106,12 +123,9 @@ export const accountAdminRoutes = new Hono<AppEnv>()
     const db = database(c.env.DB);
     const account = await requireAccount(db, c);
     const body = await parseBody(c.req.raw, quotasBody);
-    const quotas = await setQuotas(db, account.id, {
-      ...(body.image_sets !== undefined ? { imageSets: body.image_sets } : {}),
-      ...(body.training_sets !== undefined ? { trainingSets: body.training_sets } : {}),
-      ...(body.custom_services !== undefined ? { customServices: body.custom_services } : {}),
-      ...(body.daily_batch_tasks !== undefined ? { dailyBatchTasks: body.daily_batch_tasks } : {}),
-    });
+    const changes = Object.fromEntries(QUOTA_FIELDS.filter((f) => body[f.api] !== undefined).map((f) => [f.key, body[f.api]]));
+    const quotas = await setQuotas(db, account.id, changes);
+    forgetAccount(account.id);
     return json(quotasJson(quotas));
   })
   .get('/:id/grants', async (c) => {

@@ -1,27 +1,27 @@
 /** Admin API response bodies. */
-import { formatTime, type Quotas } from '@iris/shared';
+import { QUOTA_FIELDS, formatTime, type Quotas } from '@iris/shared';
 import type { AccessKey, Account } from '../db/schema.js';
 
 export function accountJson(account: Account) {
   return { id: account.id, name: account.name, disabled: account.disabled, created_at: formatTime(account.createdAt) };
 }
 
-export function keyJson(key: AccessKey, withSecret = false) {
+/**
+ * A key as the admin API shows it. The id is not stored (only its hash): it is shown when the caller gave
+ * it (by-id routes, creates), else its first characters as `key_id_hint`; the secret only on creation.
+ */
+export function keyJson(key: AccessKey, known: { keyId?: string; secret?: string } = {}) {
   return {
-    key_id: key.keyId,
+    ...(known.keyId !== undefined ? { key_id: known.keyId } : {}),
+    key_id_hint: key.keyHint,
     account_id: key.accountId,
     enabled: key.enabled,
     signature_required: key.signatureRequired,
     created_at: formatTime(key.createdAt),
-    ...(withSecret ? { secret: key.secret } : {}),
+    ...(known.secret !== undefined ? { secret: known.secret } : {}),
   };
 }
 
-export function quotasJson(quotas: Quotas) {
-  return {
-    image_sets: quotas.imageSets,
-    training_sets: quotas.trainingSets,
-    custom_services: quotas.customServices,
-    daily_batch_tasks: quotas.dailyBatchTasks,
-  };
+export function quotasJson(quotas: Quotas): Record<string, number> {
+  return Object.fromEntries(QUOTA_FIELDS.map((f) => [f.api, quotas[f.key]]));
 }

@@ -1,6 +1,6 @@
 /** Admin API request bodies (also used by the CLI's documentation in docs/edge.md). */
 import { z } from 'zod';
-import { ApiError } from '@iris/shared';
+import { ApiError, QUOTA_FIELDS } from '@iris/shared';
 
 export const createAccountBody = z.object({
   name: z.string().trim().min(1).max(200),
@@ -18,10 +18,9 @@ export const updateKeyBody = z.object({
   signature_required: z.boolean().optional(),
 });
 
-const quota = z.number().int().min(0).nullable().optional();
-export const quotasBody = z
-  .object({ image_sets: quota, training_sets: quota, custom_services: quota, daily_batch_tasks: quota })
-  .strict();
+const quota = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().optional();
+/** Every quota by its API name (`QUOTA_FIELDS`); null restores the default. */
+export const quotasBody = z.object(Object.fromEntries(QUOTA_FIELDS.map((f) => [f.api, quota])) as Record<(typeof QUOTA_FIELDS)[number]['api'], typeof quota>).strict();
 
 /** Parses a JSON body with a schema; refusals use the resource error shape (400/1111). */
 export async function parseBody<T extends z.ZodTypeAny>(request: Request, schema: T): Promise<z.infer<T>> {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { env } from 'cloudflare:test';
+import { QUOTA_FIELDS } from '@iris/shared';
 import { ADMIN_TOKEN, admin, call, callJson, keyHeaders, newAccount, type BackendEcho } from '../../test/helpers.js';
 
 describe('admin API guard', () => {
@@ -46,8 +47,15 @@ describe('accounts and keys', () => {
     expect(created.body.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
     const list = await admin<{ results: { id: number }[] }>('GET', '/accounts');
     expect(list.body.results.map((a) => a.id)).toContain(created.body.id);
-    expect((await admin('POST', `/accounts/${created.body.id}/disable`)).body.disabled).toBe(true);
-    expect((await admin('POST', `/accounts/${created.body.id}/enable`)).body.disabled).toBe(false);
+    const disabled = await admin('POST', `/accounts/${created.body.id}/disable`);
+    expect(disabled.body.disabled).toBe(true);
+    // Every configured region backend was told to stop the account's queued work.
+    expect(disabled.res.headers.get('x-iris-revocation')).toMatch(/cn-east=done/);
+    const enabled = await admin('POST', `/accounts/${created.body.id}/enable`);
+    expect(enabled.body.disabled).toBe(false);
+    expect(enabled.res.headers.get('x-iris-revocation')).toBeNull();
+    const revoked = await admin('DELETE', `/accounts/${created.body.id}/grants/_0000024`);
+    expect(revoked.res.headers.get('x-iris-revocation')).toMatch(/cn-east=done/);
     expect((await admin('POST', '/accounts', { name: '' })).status).toBe(400);
     expect((await admin('GET', '/accounts/999999')).status).toBe(404);
   });
@@ -89,7 +97,7 @@ describe('accounts and keys', () => {
 describe('quotas and grants', () => {
   it('sets quotas, keeps the others at their defaults, and restores a default with null', async () => {
     const account = await newAccount();
-    expect((await admin('GET', `/accounts/${account.accountId}/quotas`)).body).toEqual({ image_sets: 100, training_sets: 50, custom_services: 20, daily_batch_tasks: 100 });
+    expect((await admin('GET', `/accounts/${account.accountId}/quotas`)).body).toEqual(Object.fromEntries(QUOTA_FIELDS.map((f) => [f.api, f.default])));
     expect((await admin('PUT', `/accounts/${account.accountId}/quotas`, { image_sets: 5 })).body).toMatchObject({ image_sets: 5, training_sets: 50 });
     expect((await admin('PATCH', `/accounts/${account.accountId}/quotas`, { training_sets: 7 })).body).toMatchObject({ image_sets: 5, training_sets: 7 });
     expect((await admin('PUT', `/accounts/${account.accountId}/quotas`, { image_sets: null })).body).toMatchObject({ image_sets: 100, training_sets: 7 });

@@ -1,7 +1,10 @@
-/** `/admin/keys/{key_id}`: one access key, whatever its account. */
+/** `/admin/keys/{key_id}`: one access key, whatever its account (found by the hash of its id). */
 import { Hono, type Context } from 'hono';
 import { ApiError } from '@iris/shared';
-import { findKey, updateKey } from '../accounts/access-key.repo.js';
+import { findKeyRow, updateKeyRow } from '../accounts/access-key.repo.js';
+import { convertLegacyKeys } from '../accounts/key-store.service.js';
+import { keyHash } from '../accounts/secret-box.js';
+import { forgetKey } from '../cache/hot-path.cache.js';
 import { database } from '../db/database.js';
 import type { AccessKey } from '../db/schema.js';
 import type { AppEnv } from '../env.js';
@@ -9,30 +12,29 @@ import { json } from '../http/responses.js';
 import { keyJson } from './admin.mappers.js';
 import { parseBody, updateKeyBody } from './admin.schemas.js';
 
-function found(key: AccessKey | undefined, keyId: string): AccessKey {
+function found(key: AccessKey | undefined, keyId: string) {
   if (!key) throw new ApiError('notFound', `access key ${keyId} does not exist`);
-  return key;
+  return keyJson(key, { keyId });
 }
 
-function setEnabled(enabled: boolean) {
-  return async function setKeyState(c: Context<AppEnv>) {
-    const keyId = c.req.param('keyId') ?? '';
-    return json(keyJson(found(await updateKey(database(c.env.DB), keyId, { enabled }), keyId)));
-  };
+/** Changes a key (converting a pre-0002 key first) and drops the isolate's copy. */
+async function changeKey(c: Context<AppEnv>, keyId: string, changes: Partial<Pick<AccessKey, 'enabled' | 'signatureRequired'>>) {
+  const db = database(c.env.DB);
+  await convertLegacyKeys(db, c.env.SECRETS_MASTER_KEY, { keyId });
+  const hash = await keyHash(keyId);
+  const key = Object.keys(changes).length ? await updateKeyRow(db, hash, changes) : await findKeyRow(db, hash);
+  forgetKey(keyId);
+  return json(found(key, keyId));
 }
 
 export const keyAdminRoutes = new Hono<AppEnv>()
-  .get('/:keyId', async (c) => json(keyJson(found(await findKey(database(c.env.DB), c.req.param('keyId')), c.req.param('keyId')))))
-  .post('/:keyId/disable', setEnabled(false))
-  .post('/:keyId/enable', setEnabled(true))
+  .get('/:keyId', (c) => changeKey(c, c.req.param('keyId'), {}))
+  .post('/:keyId/disable', (c) => changeKey(c, c.req.param('keyId'), { enabled: false }))
+  .post('/:keyId/enable', (c) => changeKey(c, c.req.param('keyId'), { enabled: true }))
   .patch('/:keyId', async function patchKey(c) {
-    const keyId = c.req.param('keyId');
     const body = await parseBody(c.req.raw, updateKeyBody);
-    const changes = {
+    return changeKey(c, c.req.param('keyId'), {
       ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
       ...(body.signature_required !== undefined ? { signatureRequired: body.signature_required } : {}),
-    };
-    const db = database(c.env.DB);
-    const key = Object.keys(changes).length ? await updateKey(db, keyId, changes) : await findKey(db, keyId);
-    return json(keyJson(found(key, keyId)));
+    });
   });

@@ -4,14 +4,25 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { ApiError } from '@iris/shared';
-import { findKeyForAuth } from '../accounts/access-key.repo.js';
-import { effectiveQuotas } from '../accounts/quota.repo.js';
-import { database } from '../db/database.js';
+import { findKeyForAuth } from '../accounts/key-store.service.js';
+import { keyCache } from '../cache/hot-path.cache.js';
+import { sessionDatabase, type D1Counter } from '../db/database.js';
 import type { AppEnv } from '../env.js';
 import { MAX_BODY_BYTES, readRequestBody } from '../http/request-body.js';
 import { verifyRequestSignature } from './signature-check.js';
 
 const VERSIONS = new Set(['1', '1.0']);
+
+/** The call's D1 session and round-trip counter (reported as `x-iris-d1-queries` when configured). */
+export function callDatabase(): MiddlewareHandler<AppEnv> {
+  return async function callDatabase(c, next) {
+    const counter: D1Counter = { roundTrips: 0 };
+    c.set('d1', counter);
+    c.set('db', sessionDatabase(c.env.DB, counter));
+    await next();
+    if (c.get('config').reportD1Queries) c.res.headers.set('x-iris-d1-queries', String(counter.roundTrips));
+  };
+}
 
 export function accessKey(): MiddlewareHandler<AppEnv> {
   return async function accessKey(c, next) {
@@ -23,16 +34,18 @@ export function accessKey(): MiddlewareHandler<AppEnv> {
     if (!keyId) throw new ApiError('accessKeyMissing', 'the x-ca-accesskeyid header is required');
     const version = c.req.header('x-ca-version')?.trim();
     if (version && !VERSIONS.has(version)) throw new ApiError('versionUnsupported', `x-ca-version ${version} is not supported (use 1)`);
-    const found = await findKeyForAuth(database(c.env.DB), keyId);
+    const db = c.get('db');
+    const found = await keyCache.get(keyId, c.get('config').cacheTtlMs, () => findKeyForAuth(db, c.env.SECRETS_MASTER_KEY, keyId));
     if (!found) throw new ApiError('accessKeyUnknown', 'unknown access key');
-    if (!found.key.enabled) throw new ApiError('accessKeyDisabled', 'the access key is disabled');
+    if (!found.enabled) throw new ApiError('accessKeyDisabled', 'the access key is disabled');
     if (found.accountDisabled) throw new ApiError('accessKeyDisabled', 'the account is disabled');
     c.set('credential', {
-      keyId: found.key.keyId,
-      secret: found.key.secret,
-      accountId: found.key.accountId,
-      signatureRequired: found.key.signatureRequired,
-      quotas: effectiveQuotas(found.quotaOverrides),
+      keyId: found.keyId,
+      keyHash: found.keyHash,
+      secret: found.secret,
+      accountId: found.accountId,
+      signatureRequired: found.signatureRequired,
+      quotas: found.quotas,
     });
     await next();
   };
@@ -50,8 +63,8 @@ export function signature(): MiddlewareHandler<AppEnv> {
   return async function signature(c, next) {
     const credential = c.get('credential');
     if (c.req.header('x-ca-signature') !== undefined || credential.signatureRequired) {
-      await verifyRequestSignature(database(c.env.DB), {
-        keyId: credential.keyId,
+      await verifyRequestSignature(c.get('db'), {
+        keyId: credential.keyHash,
         secret: credential.secret,
         headers: c.req.raw.headers,
         body: c.get('body'),

@@ -8,6 +8,7 @@ import { SIGNED_HEADERS, signatureMatches } from './signature.js';
 const MAX_NONCE_CHARS = 128;
 
 export interface SignedCall {
+  /** Nonces are remembered per key, by key hash. */
   keyId: string;
   secret: string;
   headers: Headers;

@@ -12,11 +12,13 @@ export const accounts = sqliteTable('accounts', {
   createdAt: integer('created_at').notNull(),
 });
 
+/** Access keys by the SHA-256 of their id; secrets AES-GCM encrypted (migrations/0002_secrets_at_rest.sql). */
 export const accessKeys = sqliteTable(
   'access_keys',
   {
-    keyId: text('key_id').primaryKey(),
-    secret: text('secret').notNull(),
+    keyHash: text('key_hash').primaryKey(),
+    keyHint: text('key_hint').notNull(),
+    secretEnc: text('secret_enc').notNull(),
     accountId: integer('account_id').notNull().references(() => accounts.id),
     enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
     signatureRequired: integer('signature_required', { mode: 'boolean' }).notNull().default(false),
@@ -25,12 +27,33 @@ export const accessKeys = sqliteTable(
   (t) => [index('access_keys_account').on(t.accountId)],
 );
 
+/** Keys stored before 0002 (plain id and secret), converted one by one by the edge. */
+export const legacyAccessKeys = sqliteTable(
+  'legacy_access_keys',
+  {
+    keyId: text('key_id').primaryKey(),
+    secret: text('secret').notNull(),
+    accountId: integer('account_id').notNull().references(() => accounts.id),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+    signatureRequired: integer('signature_required', { mode: 'boolean' }).notNull().default(false),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('legacy_access_keys_account').on(t.accountId)],
+);
+
 export const accountQuotas = sqliteTable('account_quotas', {
   accountId: integer('account_id').primaryKey().references(() => accounts.id),
   imageSets: integer('image_sets'),
   trainingSets: integer('training_sets'),
   customServices: integer('custom_services'),
   dailyBatchTasks: integer('daily_batch_tasks'),
+  productSets: integer('product_sets'),
+  searchServices: integer('search_services'),
+  searchServicesPerSet: integer('search_services_per_set'),
+  recordsPerSet: integer('records_per_set'),
+  records: integer('records'),
+  storedBytes: integer('stored_bytes'),
+  dailyBadCases: integer('daily_bad_cases'),
   updatedAt: integer('updated_at').notNull(),
 });
 
@@ -71,4 +94,5 @@ export const signatureNonces = sqliteTable(
 
 export type Account = typeof accounts.$inferSelect;
 export type AccessKey = typeof accessKeys.$inferSelect;
+export type LegacyAccessKey = typeof legacyAccessKeys.$inferSelect;
 export type Resource = typeof resources.$inferSelect;

@@ -10,6 +10,11 @@ import { http1Request } from './http1-client.js';
 
 const HOP_HEADERS = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'upgrade', 'trailer', 'content-length', 'accept-encoding', 'expect']);
 
+/** The caller's credentials stay at the edge: backends learn the account from the signed context only. */
+function isCredential(name: string): boolean {
+  return name.startsWith('x-ca-') || name === 'authorization' || name === 'cookie' || name === 'requestmethod';
+}
+
 export interface ForwardRequest {
   region: RegionId;
   backend: RegionBackend;
@@ -33,7 +38,7 @@ export function backendUrl(backend: RegionBackend, pathWithQuery: string): URL {
 function forwardHeaders(req: ForwardRequest): Headers {
   const headers = new Headers();
   for (const [name, value] of req.headers) {
-    if (HOP_HEADERS.has(name) || name.startsWith('x-iris-') || name.startsWith('cf-') || name.startsWith('proxy-')) continue;
+    if (HOP_HEADERS.has(name) || isCredential(name) || name.startsWith('x-iris-') || name.startsWith('cf-') || name.startsWith('proxy-')) continue;
     headers.append(name, value);
   }
   headers.set('accept-encoding', 'identity');
@@ -57,7 +62,13 @@ export async function forwardToBackend(req: ForwardRequest): Promise<BackendAnsw
   }
   const method = req.method.toUpperCase();
   const headers = forwardHeaders(req);
-  const signed = await signInternal(backend.secret, { method, pathWithQuery: target.pathname + target.search, accountId: req.accountId, context: req.context });
+  const signed = await signInternal(backend.secret, {
+    method,
+    pathWithQuery: target.pathname + target.search,
+    accountId: req.accountId,
+    context: req.context,
+    body: req.body,
+  });
   for (const [name, value] of Object.entries(signed)) headers.set(name, value);
 
   const controller = new AbortController();

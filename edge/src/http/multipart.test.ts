@@ -19,23 +19,32 @@ describe('multipart text fields', () => {
     expect(multipartTextFields(bytes, boundaryOf(type)!)).toEqual([['service_id', '_0000049'], ['名前', 'ü ✓\r\nline']]);
   });
 
-  it('treats application/octet-stream parts as files and reads quoted boundaries', () => {
+  it('treats exactly application/octet-stream parts as files, skips non-form-data parts, keeps a BOM, reads boundaries like busboy', () => {
     const body = [
-      '--b"1',
+      '--b1',
       'Content-Disposition: form-data; name="blob"',
       'Content-Type: application/octet-stream',
       '',
       'binary',
-      '--b"1',
+      '--b1',
+      'Content-Disposition: form-data; name="typed"',
+      'Content-Type: application/octet-streamed',
+      '',
+      'text',
+      '--b1',
+      'Content-Disposition: attachment; name="other"',
+      '',
+      'skipped',
+      '--b1',
       'Content-Disposition: form-data; name=count',
       '',
-      '20',
-      '--b"1--',
+      '\uFEFF20',
+      '--b1--',
       '',
     ].join('\r\n');
     expect(boundaryOf('multipart/form-data; boundary="with space"')).toBe('with space');
-    expect(boundaryOf('multipart/form-data; charset=utf-8; boundary=b"1')).toBe('b"1');
-    expect(multipartTextFields(encoder.encode(body), 'b"1')).toEqual([['count', '20']]);
+    expect(boundaryOf('multipart/form-data; charset=utf-8; boundary=b"1')).toBe('b1'); // busboy drops the quote
+    expect(multipartTextFields(encoder.encode(body), 'b1')).toEqual([['typed', 'text'], ['count', '\uFEFF20']]);
   });
 
   it('stops quietly on a truncated body', () => {

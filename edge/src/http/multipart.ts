@@ -1,14 +1,32 @@
 /**
  * Text fields of a multipart/form-data body, found by scanning the bytes (file contents are skipped, never
- * copied or decoded). A part is a file when it has a filename or is `application/octet-stream`, the rule
- * the backend's multipart parser uses, so both sides agree on which parameters are signed.
+ * copied or decoded), read by the backend's rules (@fastify/busboy with its Dicer part splitter), so that
+ * both sides see the same fields (docs/edge.md, "One reading of a request"):
+ * - parts are delimited by `\r\n--boundary` (the first one may start the body); headers end at `\r\n\r\n`;
+ * - a part without `Content-Disposition: form-data` is skipped, as is one whose name has a line break;
+ * - a part is a file when its disposition has a `filename` or its type is exactly `application/octet-stream`;
+ * - text is decoded with the part's charset (UTF-8 by default), a byte-order mark is kept;
+ * - at most 200 text fields, each cut at 1 MB (the backend's limits).
+ * The fields the edge checks travel in the signed context, so any remaining difference is refused by the
+ * backend instead of being acted on.
  */
-const decoder = new TextDecoder();
+import { decodeBinary, firstParam, parseParams, type Param } from './header-params.js';
+
+const MAX_FIELDS = 200;
+const MAX_FIELD_BYTES = 1024 * 1024;
+const MAX_HEADER_BYTES = 80 * 1024;
+const MAX_HEADER_PAIRS = 2000;
 const encoder = new TextEncoder();
 
+function binaryString(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 8192) out += String.fromCharCode(...bytes.subarray(i, i + 8192));
+  return out;
+}
+
+/** The boundary of a multipart content type, as busboy finds it (first `boundary` parameter). */
 export function boundaryOf(contentType: string): string | undefined {
-  const match = /;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
-  return match?.[1] ?? match?.[2];
+  return firstParam(parseParams(contentType), /^boundary$/i);
 }
 
 function indexOfBytes(haystack: Uint8Array, needle: Uint8Array, from: number): number {
@@ -23,54 +41,119 @@ function indexOfBytes(haystack: Uint8Array, needle: Uint8Array, from: number): n
   return -1;
 }
 
-interface PartHeaders {
-  name: string | undefined;
-  isFile: boolean;
+/** Dicer's HeaderParser: lower-case names, folded lines, first malformed line ends the block. */
+function parseHeaderBlock(block: string): Map<string, string[]> {
+  const headers = new Map<string, string[]>();
+  let name: string | undefined;
+  let lineStart = 0;
+  let pairs = 0;
+  while (lineStart < block.length) {
+    let lineEnd = block.indexOf('\r\n', lineStart);
+    if (lineEnd === -1) lineEnd = block.length;
+    if (lineEnd === lineStart) {
+      lineStart = lineEnd + 2;
+      continue;
+    }
+    const line = block.slice(lineStart, lineEnd);
+    if (line.includes('\r') || line.includes('\n')) break;
+    if ((line[0] === '\t' || line[0] === ' ') && name) {
+      const values = headers.get(name)!;
+      values[values.length - 1] += line;
+      lineStart = lineEnd + 2;
+      continue;
+    }
+    const colon = line.indexOf(':');
+    if (colon <= 0) break;
+    name = line.slice(0, colon).toLowerCase();
+    let valueStart = colon + 1;
+    if (line[valueStart] === ' ' || line[valueStart] === '\t') ++valueStart;
+    const values = headers.get(name) ?? [];
+    values.push(line.slice(valueStart));
+    headers.set(name, values);
+    if (++pairs === MAX_HEADER_PAIRS) break;
+    lineStart = lineEnd + 2;
+  }
+  return headers;
 }
 
-function parsePartHeaders(text: string): PartHeaders {
-  let name: string | undefined;
-  let isFile = false;
-  for (const line of text.split(/\r?\n/)) {
-    const colon = line.indexOf(':');
-    if (colon < 0) continue;
-    const header = line.slice(0, colon).trim().toLowerCase();
-    const value = line.slice(colon + 1);
-    if (header === 'content-disposition') {
-      const nameMatch = /(?:^|;)\s*name\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;\s]*))/i.exec(value);
-      if (nameMatch) name = nameMatch[1] !== undefined ? nameMatch[1].replace(/\\(.)/g, '$1') : nameMatch[2];
-      if (/(?:^|;)\s*filename\*?\s*=/i.test(value)) isFile = true;
-    } else if (header === 'content-type' && value.trim().toLowerCase().startsWith('application/octet-stream')) {
-      isFile = true;
+/** busboy indexes parameters as `[key, value]`, and strings by character: kept as is. */
+const key = (param: Param) => param[0] ?? '';
+const value = (param: Param) => param[1];
+
+interface PartInfo {
+  name: string;
+  isFile: boolean;
+  charset: string;
+}
+
+function partInfo(headers: Map<string, string[]>): PartInfo | undefined {
+  let contentType: string | undefined;
+  let charset: string | undefined;
+  const typeHeader = headers.get('content-type')?.[0];
+  if (typeHeader) {
+    if (!typeHeader.includes(';') && !typeHeader.includes(' ') && !typeHeader.includes('\t')) {
+      contentType = typeHeader.toLowerCase();
+    } else {
+      const parsed = parseParams(typeHeader);
+      if (parsed[0]) {
+        contentType = (typeof parsed[0] === 'string' ? parsed[0] : parsed[0][0]).toLowerCase();
+        for (const param of parsed) {
+          if (/^charset$/i.test(key(param))) {
+            charset = (value(param) ?? '').toLowerCase();
+            break;
+          }
+        }
+      }
     }
   }
-  return { name, isFile };
+  const disposition = headers.get('content-disposition')?.[0];
+  if (disposition === undefined) return undefined;
+  const parsed = parseParams(disposition);
+  if (typeof parsed[0] !== 'string' || !/^form-data$/i.test(parsed[0])) return undefined;
+  let name: string | undefined;
+  let filename: string | undefined;
+  for (const param of parsed) {
+    if (/^name$/i.test(key(param))) {
+      name = value(param);
+      if (name !== undefined && /[\r\n]/.test(name)) return undefined;
+    } else if (/^filename$/i.test(key(param))) {
+      filename = value(param);
+      if (filename !== undefined && /[\r\n]/.test(filename)) return undefined;
+    }
+  }
+  // A nameless field reaches the backend as "undefined"; the edge reads nothing from it.
+  if (name === undefined) return { name: '', isFile: true, charset: 'utf8' };
+  return { name, isFile: (contentType ?? 'text/plain') === 'application/octet-stream' || filename !== undefined, charset: charset ?? 'utf8' };
 }
 
 /** `[name, value]` of every non-file part, in body order. Malformed input yields the parts found so far. */
 export function multipartTextFields(body: Uint8Array, boundary: string): [string, string][] {
   const fields: [string, string][] = [];
-  const delimiter = encoder.encode(`--${boundary}`);
-  const crlfDelimiter = encoder.encode(`\r\n--${boundary}`);
-  let pos = indexOfBytes(body, delimiter, 0);
-  while (pos !== -1) {
-    pos += delimiter.length;
-    if (body[pos] === 0x2d && body[pos + 1] === 0x2d) break; // closing delimiter "--"
-    while (body[pos] === 0x20 || body[pos] === 0x09) pos++; // transport padding
-    if (body[pos] === 0x0d) pos++;
-    if (body[pos] === 0x0a) pos++;
-    let headerEnd = indexOfBytes(body, encoder.encode('\r\n\r\n'), pos);
-    let bodyStart = headerEnd + 4;
-    if (headerEnd === -1) {
-      headerEnd = indexOfBytes(body, encoder.encode('\n\n'), pos);
-      bodyStart = headerEnd + 2;
+  const delimiter = encoder.encode(`\r\n--${boundary}`);
+  const headerEnd = encoder.encode('\r\n\r\n');
+  // Dicer searches "\r\n--boundary" in CRLF + body: the first delimiter may open the body.
+  let pos: number;
+  if (indexOfBytes(body.subarray(0, delimiter.length - 2), delimiter.subarray(2), 0) === 0) pos = delimiter.length - 2;
+  else {
+    const first = indexOfBytes(body, delimiter, 0);
+    if (first === -1) return fields;
+    pos = first + delimiter.length;
+  }
+  for (;;) {
+    if (body[pos] === 0x2d && body[pos + 1] === 0x2d) break; // closing delimiter
+    const next = indexOfBytes(body, delimiter, pos);
+    if (next === -1) break; // the part never ends: busboy fails the body
+    const end = indexOfBytes(body.subarray(0, next), headerEnd, pos);
+    if (end !== -1) {
+      const block = binaryString(body.subarray(pos, Math.min(end, pos + MAX_HEADER_BYTES)));
+      const info = partInfo(parseHeaderBlock(block));
+      if (info && !info.isFile) {
+        if (fields.length === MAX_FIELDS) break;
+        const bytes = body.subarray(end + 4, Math.min(next, end + 4 + MAX_FIELD_BYTES));
+        fields.push([info.name, decodeBinary(binaryString(bytes), info.charset)]);
+      }
     }
-    if (headerEnd === -1) break;
-    const next = indexOfBytes(body, crlfDelimiter, bodyStart);
-    if (next === -1) break;
-    const headers = parsePartHeaders(decoder.decode(body.subarray(pos, headerEnd)));
-    if (headers.name !== undefined && !headers.isFile) fields.push([headers.name, decoder.decode(body.subarray(bodyStart, next))]);
-    pos = next + 2; // at the "--boundary" of the next delimiter
+    pos = next + delimiter.length;
   }
   return fields;
 }

@@ -4,6 +4,7 @@
  */
 import { ApiError, RESOURCE_ID_PATTERN, newResourceId, type ErrorKey, type Quotas, type RegionId, type ResourceKind } from '@iris/shared';
 import type { Database } from '../db/database.js';
+import { forgetResources, resourceCache } from '../cache/hot-path.cache.js';
 import { findResource, insertPending } from './registry.repo.js';
 
 interface KindRules {
@@ -21,12 +22,14 @@ export const KIND_RULES: Record<ResourceKind, KindRules> = {
   batch_task: { label: 'task', unknown: 'batchTaskUnknown', foreign: 'batchTaskUnknown' },
 };
 
-export type QuotaName = 'imageSets' | 'trainingSets' | 'customServices';
+export type QuotaName = 'imageSets' | 'trainingSets' | 'customServices' | 'productSets' | 'searchServices';
 
 const QUOTA_ERRORS: Record<QuotaName, { key: ErrorKey; message: string }> = {
   imageSets: { key: 'imageSetQuota', message: 'maximum number of image sets reached' },
   trainingSets: { key: 'trainingSetQuota', message: 'maximum number of training sets reached' },
   customServices: { key: 'customServiceQuota', message: 'quota of creatable services exceeded' },
+  productSets: { key: 'productSetQuota', message: 'maximum number of product sets reached' },
+  searchServices: { key: 'searchServiceQuota', message: 'maximum number of search services reached' },
 };
 
 export interface Scope {
@@ -44,6 +47,8 @@ export interface OwnershipOptions {
   /** Pending rows older than this may still have been created by the backend: they are reconciled. */
   pendingWindowMs: number;
   reconcile: Reconcile;
+  /** Live rows are kept in the isolate this long (0 = always read D1). */
+  cacheTtlMs?: number;
   now?: number;
 }
 
@@ -56,11 +61,12 @@ export async function requireOwned(db: Database, kind: ResourceKind, id: string 
   const rules = KIND_RULES[kind];
   const unknown = () => new ApiError(rules.unknown, id ? `${rules.label} ${id} does not exist` : `${rules.label} does not exist`);
   if (!id || !RESOURCE_ID_PATTERN.test(id)) throw unknown();
-  let row = await findResource(db, id);
+  let row = await resourceCache.get(id, options?.cacheTtlMs ?? 0, () => findResource(db, id), (r) => r.state === 'live');
   const now = options?.now ?? Date.now();
   const unsettled = row?.state === 'pending' && row.kind === kind && row.accountId === scope.accountId && row.region === scope.region;
   if (options && unsettled && row!.createdAt < now - options.pendingWindowMs) {
     await options.reconcile(kind, id);
+    forgetResources([id]);
     row = await findResource(db, id);
   }
   if (!row || row.kind !== kind || row.state !== 'live' || row.region !== scope.region) throw unknown();

@@ -1,6 +1,7 @@
-/** The resource registry (SQL only). */
+/** The resource registry (SQL, and the isolate's copies of the rows it changes). */
 import { and, count, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { RegionId, RegistryChanges, ResourceKind } from '@iris/shared';
+import { forgetResources } from '../cache/hot-path.cache.js';
 import type { Database } from '../db/database.js';
 import { resources, type Resource } from '../db/schema.js';
 
@@ -36,6 +37,7 @@ export async function insertPending(db: Database, row: PendingInsert): Promise<b
 
 /** Removes a pending row whose create did not succeed (a live row is never removed here). */
 export async function discardPending(db: Database, id: string): Promise<void> {
+  forgetResources([id]);
   await db.delete(resources).where(and(eq(resources.id, id), eq(resources.state, 'pending')));
 }
 
@@ -49,6 +51,7 @@ export async function applyRegistryChanges(db: Database, accountId: number, regi
   if (deleted.length) statements.push(db.update(resources).set({ state: 'deleted', updatedAt: now }).where(and(scope(deleted), ne(resources.state, 'deleted'))));
   const [first, ...rest] = statements;
   if (first) await db.batch([first, ...rest]);
+  forgetResources([...live, ...deleted]);
 }
 
 export async function countLive(db: Database, accountId: number, kind: ResourceKind): Promise<number> {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ResourceKind } from '@iris/shared';
+import { DEFAULT_QUOTAS, QUOTA_FIELDS, type ResourceKind } from '@iris/shared';
 import { admin, callJson, echoBody, keyHeaders, newAccount, resourceRow, seedResource, type BackendEcho, type TestAccount } from '../../test/helpers.js';
 
 let owner: TestAccount;
@@ -187,6 +187,9 @@ describe('quotas', () => {
     { quota: 'image_sets', path: () => '/image_sets/_0000014', code: 3003 },
     { quota: 'training_sets', path: () => '/custom_training/_0000194/training_sets', code: 3002 },
     { quota: 'custom_services', path: (p: string) => `/custom_training/_0000194/training_sets/${p}/services`, parent: 'training_set' as const, code: 3004 },
+    { quota: 'product_sets', path: () => '/product_sets/_0000178', code: 3005 },
+    { quota: 'search_services', path: (p: string) => `/image_sets/_0000014/${p}/services`, parent: 'image_set' as const, code: 3006 },
+    { quota: 'search_services', path: (p: string) => `/product_sets/_0000178/${p}/services`, parent: 'product_set' as const, code: 3006 },
   ];
   for (const c of cases) {
     it(`${c.quota}: creates stop at the account's quota with 403/${c.code}`, async () => {
@@ -205,6 +208,21 @@ describe('quotas', () => {
     const account = await newAccount();
     await admin('PUT', `/accounts/${account.accountId}/quotas`, { daily_batch_tasks: 3 });
     const res = await callJson<BackendEcho>('/batch/_1000001/tasks', { headers: keyHeaders(account) });
-    expect(res.body.context?.quotas).toEqual({ imageSets: 100, trainingSets: 50, customServices: 20, dailyBatchTasks: 3 });
+    expect(res.body.context?.quotas).toEqual({ ...DEFAULT_QUOTAS, dailyBatchTasks: 3 });
+  });
+
+  it('sets, shows and restores every quota of QUOTA_FIELDS', async () => {
+    const account = await newAccount();
+    const changes = Object.fromEntries(QUOTA_FIELDS.map((f, i) => [f.api, i + 1]));
+    const set = await admin('PUT', `/accounts/${account.accountId}/quotas`, changes);
+    expect(set.body).toEqual(changes);
+    expect((await admin('GET', `/accounts/${account.accountId}/quotas`)).body).toEqual(changes);
+    const res = await callJson<BackendEcho>('/batch/_1000001/tasks', { headers: keyHeaders(account) });
+    expect(res.body.context?.quotas).toEqual(Object.fromEntries(QUOTA_FIELDS.map((f, i) => [f.key, i + 1])));
+    const restored = await admin('PATCH', `/accounts/${account.accountId}/quotas`, { stored_bytes: null });
+    expect(restored.body.stored_bytes).toBe(DEFAULT_QUOTAS.storedBytes);
+    expect(restored.body.records).toBe(9);
+    expect((await admin('PUT', `/accounts/${account.accountId}/quotas`, { records: -1 })).status).toBe(400);
+    expect((await admin('PUT', `/accounts/${account.accountId}/quotas`, { unknown_quota: 1 })).status).toBe(400);
   });
 });

@@ -5,8 +5,7 @@
  */
 import type { Context, Handler } from 'hono';
 import { ApiError, type ForwardContext, type ResourceKind } from '@iris/shared';
-import { requireBatchServiceGrant, requireServiceAccess } from '../accounts/service-access.service.js';
-import { database } from '../db/database.js';
+import { grantedServices, requireBatchServiceGrant, requireServiceAccess } from '../accounts/service-access.service.js';
 import type { AppEnv } from '../env.js';
 import { forwardToBackend } from '../forward/forward.service.js';
 import { applyRegistryChanges, discardPending } from '../registry/registry.repo.js';
@@ -26,6 +25,12 @@ export interface ProxyRule {
   batchServiceField?: string;
 }
 
+/** `scheme://host[:port]` the caller used: links in answers (batch results) point back at this region. */
+export function publicBase(c: Context<AppEnv>, url: URL): string {
+  const host = c.req.header('host')?.trim();
+  return host && /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host) ? `${url.protocol}//${host.toLowerCase()}` : url.origin;
+}
+
 export function forwardCall(c: Context<AppEnv>, extra: Partial<ForwardContext> = {}) {
   const config = c.get('config');
   const region = c.get('region');
@@ -40,7 +45,7 @@ export function forwardCall(c: Context<AppEnv>, extra: Partial<ForwardContext> =
     headers: c.req.raw.headers,
     body: c.get('body').bytes,
     accountId: caller.accountId,
-    context: { requestId: c.get('requestId'), lang: c.get('lang'), quotas: caller.quotas, ...extra },
+    context: { requestId: c.get('requestId'), lang: c.get('lang'), quotas: caller.quotas, publicBase: publicBase(c, url), ...extra },
     publicUrl: url,
   });
 }
@@ -62,22 +67,35 @@ function reconcileWith(c: Context<AppEnv>): Reconcile {
       accountId: caller.accountId,
       context: { requestId: c.get('requestId'), lang: c.get('lang') },
     });
-    if (answer.registry) await applyRegistryChanges(database(c.env.DB), caller.accountId, region, answer.registry);
+    if (answer.registry) await applyRegistryChanges(c.get('db'), caller.accountId, region, answer.registry);
   };
 }
 
 export function proxy(rule: ProxyRule = {}): Handler<AppEnv> {
   return async function proxyToRegion(c) {
-    const db = database(c.env.DB);
+    const db = c.get('db');
     const config = c.get('config');
     const caller = c.get('caller');
     const scope = { accountId: caller.accountId, region: c.get('region') };
 
+    // Fields the edge read from the body and checked travel in the signed context: the backend refuses a
+    // request it reads differently, and re-checks services against the granted list.
+    const checked: Partial<ForwardContext> = {};
+    const fields: Record<string, string> = {};
     if (rule.analysisParam) await requireServiceAccess(db, config, scope, c.req.param(rule.analysisParam) ?? '');
-    if (rule.batchServiceField) await requireBatchServiceGrant(db, config, scope, c.get('body').param(rule.batchServiceField)?.trim() ?? '');
+    if (rule.batchServiceField) {
+      fields[rule.batchServiceField] = c.get('body').param(rule.batchServiceField)?.trim() ?? '';
+      await requireBatchServiceGrant(db, config, scope, fields[rule.batchServiceField]!);
+    }
+    if (rule.analysisParam || rule.batchServiceField) checked.services = await grantedServices(db, config, scope);
     if (rule.owned) {
       const id = rule.owned.field ? c.get('body').param(rule.owned.field)?.trim() : c.req.param(rule.owned.param ?? 'id');
-      await requireOwned(db, rule.owned.kind, id, scope, { pendingWindowMs: config.backendTimeoutMs + PENDING_GRACE_MS, reconcile: reconcileWith(c) });
+      if (rule.owned.field) fields[rule.owned.field] = id ?? '';
+      await requireOwned(db, rule.owned.kind, id, scope, {
+        pendingWindowMs: config.backendTimeoutMs + PENDING_GRACE_MS,
+        reconcile: reconcileWith(c),
+        cacheTtlMs: config.cacheTtlMs,
+      });
     }
     const resourceId = rule.create
       ? await reserveResource(db, rule.create, { ...scope, quotas: caller.quotas, pendingWindowMs: config.backendTimeoutMs + PENDING_GRACE_MS })
@@ -85,7 +103,8 @@ export function proxy(rule: ProxyRule = {}): Handler<AppEnv> {
 
     let answer;
     try {
-      answer = await forwardCall(c, resourceId ? { resourceId } : {});
+      if (Object.keys(fields).length) checked.fields = fields;
+      answer = await forwardCall(c, { ...checked, ...(resourceId ? { resourceId } : {}) });
     } catch (err) {
       // After a timeout the backend may still create it: the row stays pending (never usable, not counted later).
       const outcomeUnknown = err instanceof ApiError && err.code === 9003;

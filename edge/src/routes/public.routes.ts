@@ -4,18 +4,20 @@
  */
 import { Hono } from 'hono';
 import { ApiError } from '@iris/shared';
-import { accessKey, requestBody, signature } from '../auth/auth.middleware.js';
+import { accessKey, callDatabase, requestBody, signature } from '../auth/auth.middleware.js';
+import { keyRateLimit } from '../auth/rate-limit.middleware.js';
 import type { AppEnv } from '../env.js';
 import { analysisRoutes } from './analysis.routes.js';
 import { batchRoutes } from './batch.routes.js';
 import { customTrainingRoutes } from './custom-training.routes.js';
 import { imageSetRoutes } from './image-sets.routes.js';
 import { productSetRoutes } from './product-sets.routes.js';
+import { resultLinks } from './result-links.handler.js';
 import { proxy } from './proxy.handler.js';
 import { searchRoutes } from './search.routes.js';
 
 export const publicRoutes = new Hono<AppEnv>()
-  .use(accessKey(), requestBody(), signature())
+  .use(resultLinks(), callDatabase(), accessKey(), keyRateLimit(), requestBody(), signature())
   .route('/image_sets/_0000014', imageSetRoutes)
   .route('/product_sets/_0000178', productSetRoutes)
   .route('/custom_training', customTrainingRoutes)

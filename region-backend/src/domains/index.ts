@@ -11,5 +11,6 @@ import { SEARCH_DOMAINS } from './search-services/search.domain.js';
 import { trainingSetsDomain } from './training-sets/training-set.routes.js';
 import { logosDomain } from './logos/logo.routes.js';
 import { registryDomain } from './registry/registry.routes.js';
+import { revocationDomain } from './revocation/revocation.routes.js';
 
-export const DOMAINS: Domain[] = [analysisDomain, badCasesDomain, downloadsDomain, imageSetsDomain, productSetsDomain, trainingSetsDomain, customTrainingDomain, ...SEARCH_DOMAINS, batchDomain, logosDomain, registryDomain];
+export const DOMAINS: Domain[] = [analysisDomain, badCasesDomain, downloadsDomain, imageSetsDomain, productSetsDomain, trainingSetsDomain, customTrainingDomain, ...SEARCH_DOMAINS, batchDomain, logosDomain, registryDomain, revocationDomain];

@@ -12,6 +12,8 @@ import type { Readable } from 'node:stream';
 import Busboy from '@fastify/busboy';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, LIMITS } from '@iris/shared';
+import { JsonTooDeepError, MAX_BODY_FILES, MAX_BODY_PARTS, overlongParam, parseBoundedJson } from './input-limits.js';
+import { requireEdgeReading } from './edge-checks.js';
 
 export interface UploadedFile {
   field: string;
@@ -30,8 +32,8 @@ export interface RequestBody {
   /** Bytes of a file part, or of a text field of that name (some clients send file contents as a field). */
   bytes(field: string): Promise<Buffer | null>;
   has(field: string): boolean;
-  /** True when the request carried no body parameters and no files. */
-  empty: boolean;
+  /** True when the request had no body at all (no bytes, or only white space): `{}` is a body, and not empty. */
+  noBody: boolean;
 }
 
 declare module 'fastify' {
@@ -46,6 +48,8 @@ export interface BodyOptions {
   /** Uploaded files must be smaller than this (default: under 50 MB, as the specification says). */
   maxFileBytes?: number;
   maxPlainBytes?: number;
+  /** The error for a parameter over its length cap (default 400/5001); analysis answers in its own family. */
+  paramError?: (message: string) => Error;
 }
 
 /** Registers the raw pass-through parser and temp-file cleanup; call once per app. */
@@ -69,15 +73,16 @@ async function parseBody(request: FastifyRequest, options: BodyOptions): Promise
     if (typeof value === 'string') fields[key] = value;
     else if (Array.isArray(value) && typeof value[0] === 'string') fields[key] = value.join(',');
   }
-  const stream: Readable = (request.body as Readable | undefined) ?? request.raw;
+  const stream: Readable = (request.body as Readable | undefined) ?? request.irisPayload ?? request.raw;
   const contentType = String(request.headers['content-type'] ?? '').toLowerCase();
   const hasBody = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
   let json: unknown;
   const files: UploadedFile[] = [];
   let bodyFieldCount = 0;
+  let noBody = !hasBody;
 
   if (hasBody && contentType.startsWith('multipart/form-data')) {
-    const dir = await mkdtemp(path.join(options.tmpDir, 'upload-'));
+    const dir = await mkdtemp(path.join(options.tmpDir, `upload-${process.pid}-`)); // the pid lets a boot sweep tell leftovers (upload-sweep.ts)
     request.irisUploadDir = dir;
     const parsed = await readMultipart(request, stream, dir, options.maxFileBytes ?? LIMITS.uploadBytes);
     Object.assign(fields, parsed.fields);
@@ -85,11 +90,13 @@ async function parseBody(request: FastifyRequest, options: BodyOptions): Promise
     bodyFieldCount = Object.keys(parsed.fields).length;
   } else if (hasBody) {
     const text = (await readAll(stream, options.maxPlainBytes ?? LIMITS.plainBodyBytes)).toString('utf8');
+    noBody = text.trim() === '';
     if (contentType.includes('json') || (!contentType.includes('urlencoded') && /^\s*[[{]/.test(text))) {
       if (text.trim()) {
         try {
-          json = JSON.parse(text);
-        } catch {
+          json = parseBoundedJson(text);
+        } catch (err) {
+          if (err instanceof JsonTooDeepError) throw new ApiError('invalidData', `request body: ${err.message}`);
           throw new ApiError('invalidData', 'request body is not valid JSON');
         }
         if (json && typeof json === 'object' && !Array.isArray(json)) {
@@ -102,12 +109,15 @@ async function parseBody(request: FastifyRequest, options: BodyOptions): Promise
       }
     } else if (text.length) {
       for (const [key, value] of new URLSearchParams(text)) {
+        if (++bodyFieldCount > MAX_BODY_PARTS) throw new ApiError('invalidData', `a form body may hold at most ${MAX_BODY_PARTS} fields`);
         fields[key] = value;
-        bodyFieldCount++;
       }
     }
   }
+  const overlong = overlongParam(fields);
+  if (overlong) throw options.paramError?.(overlong) ?? new ApiError('invalidData', overlong);
 
+  requireEdgeReading(request, fields);
   const byField = new Map(files.map((f) => [f.field, f]));
   return {
     fields,
@@ -120,7 +130,7 @@ async function parseBody(request: FastifyRequest, options: BodyOptions): Promise
       if (file) return readFile(file.path);
       return fields[field] !== undefined ? Buffer.from(fields[field]!, 'utf8') : null;
     },
-    empty: bodyFieldCount === 0 && files.length === 0,
+    noBody,
   };
 }
 
@@ -135,12 +145,18 @@ function readMultipart(request: FastifyRequest, stream: Readable, dir: string, m
       busboy = new Busboy({
         headers: request.headers as { 'content-type': string },
         // busboy accepts a file of exactly `fileSize` bytes; the limit is exclusive.
-        limits: { fileSize: maxFileBytes - 1, fieldSize: LIMITS.plainBodyBytes, files: 10, fields: 200 },
+        limits: { fileSize: maxFileBytes - 1, fieldSize: LIMITS.plainBodyBytes, files: MAX_BODY_FILES, fields: MAX_BODY_PARTS, parts: MAX_BODY_PARTS },
       });
     } catch (err) {
       reject(new ApiError('invalidData', `malformed multipart body: ${(err as Error).message}`));
       return;
     }
+    const tooMany = (what: string, max: number) => () => {
+      failure ??= new ApiError('invalidData', `a multipart body may hold at most ${max} ${what}`);
+    };
+    busboy.on('partsLimit', tooMany('parts', MAX_BODY_PARTS));
+    busboy.on('filesLimit', tooMany('files', MAX_BODY_FILES));
+    busboy.on('fieldsLimit', tooMany('fields', MAX_BODY_PARTS));
     busboy.on('field', (name, value) => {
       fields[name] = value;
     });

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { INTERNAL_HEADERS, newResourceId, type ForwardContext, type Lang, type Quotas, type RegistryChanges } from '@iris/shared';
+import { INTERNAL_HEADERS, newResourceId, withDefaultQuotas, type ForwardContext, type Lang, type Quotas, type RegistryChanges } from '@iris/shared';
 
 /** Who is calling and how, as established by the edge (see internal-auth.hook.ts). */
 export interface RequestContext {
@@ -7,8 +7,11 @@ export interface RequestContext {
   requestId: string;
   lang: Lang;
   resourceId: string | undefined;
-  quotas: Quotas | undefined;
+  /** The account's quotas (defaults for any the edge did not send). */
+  quotas: Quotas;
   startedAt: number;
+  /** The whole signed context (checked fields, granted services, public base, body binding). */
+  forward: ForwardContext;
 }
 
 declare module 'fastify' {
@@ -23,8 +26,9 @@ export function contextFrom(accountId: number, forward: ForwardContext): Request
     requestId: forward.requestId,
     lang: forward.lang === 'zh' ? 'zh' : 'en',
     resourceId: forward.resourceId,
-    quotas: forward.quotas,
+    quotas: withDefaultQuotas(forward.quotas),
     startedAt: performance.now(),
+    forward,
   };
 }
 

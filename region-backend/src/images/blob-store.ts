@@ -8,6 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, type ReadStream } from 'node:fs';
 import { mkdir, open, readFile, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { fsyncDirectory } from '../util/durable-files.js';
 
 export interface BlobStore {
   /** Stores the bytes under the key, replacing what was there; readers see the old or the new bytes, never a part. */
@@ -84,6 +85,8 @@ export class FileSystemBlobStore implements BlobStore {
       await rm(temp, { force: true });
       throw err;
     }
+    // The rename itself must be durable before a record refers to the key.
+    if (this.options.fsync !== false) await fsyncDirectory(path.dirname(target));
   }
 
   async get(key: string): Promise<Uint8Array | null> {

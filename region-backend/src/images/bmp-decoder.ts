@@ -20,6 +20,8 @@ export interface BmpHeader {
   masks: [r: number, g: number, b: number, a: number];
 }
 
+/** Widest side accepted (the pixel limit usually refuses sooner); keeps every size product a safe integer. */
+const MAX_SIDE = 65_535;
 const BI_RGB = 0;
 const BI_BITFIELDS = 3;
 const BI_ALPHABITFIELDS = 6;
@@ -71,20 +73,32 @@ export function readBmpHeader(bytes: Uint8Array): BmpHeader {
     dataOffset,
     headerSize,
     paletteOffset,
-    paletteEntries: bitsPerPixel <= 8 ? colorsUsed || 1 << bitsPerPixel : 0,
+    paletteEntries: bitsPerPixel <= 8 ? Math.min(colorsUsed || 1 << bitsPerPixel, 1 << bitsPerPixel) : 0,
     paletteEntrySize: 4,
     masks,
   };
 }
 
-function channelReader(mask: number): (px: number) => number {
-  if (!mask) return () => 255;
+/**
+ * A reader for one bit-field channel. Only a contiguous run of set bits is a valid mask (a BMP with
+ * `0xFFFFFFFF` or `0b1010` as a mask is refused); loops are bounded by 32 bits, so a hostile mask cannot
+ * spin (JavaScript shift counts wrap at 32: `mask >>> 32 === mask`).
+ */
+export function channelReader(mask: number): (px: number) => number {
+  const m = mask >>> 0;
+  if (!m) return () => 255;
   let shift = 0;
-  while (!((mask >>> shift) & 1)) shift++;
+  while (shift < 32 && !((m >>> shift) & 1)) shift++;
   let bits = 0;
-  while ((mask >>> (shift + bits)) & 1) bits++;
+  while (shift + bits < 32 && (m >>> (shift + bits)) & 1) bits++;
+  if (shift + bits < 32 && m >>> (shift + bits) !== 0) throw bad('bit-field masks must be contiguous runs of bits');
+  if (bits > 16) {
+    // A 17–32-bit channel: keep its 8 highest bits (2 ** 32 - 1 would not fit a 32-bit integer shift).
+    const drop = bits - 8;
+    return (px) => ((px >>> 0) >>> (shift + drop)) & 0xff;
+  }
   const max = 2 ** bits - 1;
-  return (px) => Math.round((((px & mask) >>> shift) * 255) / max);
+  return (px) => Math.round((((px & m) >>> shift) * 255) / max);
 }
 
 /** Decodes a BMP into packed RGB or RGBA pixels (RGBA only when the file carries real alpha). */
@@ -95,6 +109,7 @@ export function decodeBmp(bytes: Uint8Array, header = readBmpHeader(bytes)): { d
   if (compression !== BI_RGB && compression !== BI_BITFIELDS && compression !== BI_ALPHABITFIELDS) {
     throw bad('compressed bitmaps are not supported');
   }
+  if (!Number.isSafeInteger(width * height * 4) || width > MAX_SIDE || height > MAX_SIDE) throw bad('the declared size is too large');
   const stride = Math.floor((bpp * width + 31) / 32) * 4;
   if (header.dataOffset + stride * height > bytes.length) throw bad('the file is truncated');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);

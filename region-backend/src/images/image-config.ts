@@ -1,8 +1,12 @@
 /** The images module's settings from the environment, validated at boot with the rest of the backend's. */
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_MAX_PIXELS, DEFAULT_STORAGE_MAX_SIDE } from './image-decoder.js';
 import { DEFAULT_FETCH_OPTIONS, type FetchOptions } from './image-fetcher.js';
+
+/** A decode of one image (up to the pixel limit) takes well under this on one core. */
+export const DEFAULT_DECODE_TIMEOUT_MS = 20_000;
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -13,6 +17,8 @@ const schema = z.object({
   IRIS_FETCH_MAX_REDIRECTS: z.coerce.number().int().min(0).max(10).default(DEFAULT_FETCH_OPTIONS.maxRedirects),
   IRIS_MAX_IMAGE_PIXELS: positiveInt(DEFAULT_MAX_PIXELS),
   IRIS_STORED_IMAGE_MAX_SIDE: z.coerce.number().int().min(64).max(8192).default(DEFAULT_STORAGE_MAX_SIDE),
+  IRIS_DECODE_THREADS: z.coerce.number().int().min(1).max(64).default(Math.min(2, Math.max(1, os.availableParallelism()))),
+  IRIS_DECODE_TIMEOUT_MS: positiveInt(DEFAULT_DECODE_TIMEOUT_MS),
   IRIS_BLOB_DIR: z.string().optional(),
 });
 
@@ -20,6 +26,9 @@ export interface ImageConfig {
   /** Options for fetchImage; `allowPrivateAddresses` comes from IRIS_ALLOW_PRIVATE_URLS. */
   fetch: Pick<FetchOptions, 'maxBytes' | 'connectTimeoutMs' | 'timeoutMs' | 'maxRedirects' | 'allowPrivateAddresses'>;
   maxPixels: number;
+  /** Decode threads and the time limit of one decode (inference/image-decoder-pool.ts). */
+  decodeThreads: number;
+  decodeTimeoutMs: number;
   storedMaxSide: number;
   /** Root of the file-system blob store (default `<data dir>/blobs`). */
   blobDir: string;
@@ -41,6 +50,8 @@ export function loadImageConfig(env: NodeJS.ProcessEnv, dataDir: string, allowPr
       allowPrivateAddresses,
     },
     maxPixels: e.IRIS_MAX_IMAGE_PIXELS,
+    decodeThreads: e.IRIS_DECODE_THREADS,
+    decodeTimeoutMs: e.IRIS_DECODE_TIMEOUT_MS,
     storedMaxSide: e.IRIS_STORED_IMAGE_MAX_SIDE,
     blobDir: path.resolve(e.IRIS_BLOB_DIR ?? path.join(dataDir, 'blobs')),
   };

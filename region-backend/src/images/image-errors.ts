@@ -37,4 +37,11 @@ export class ImageDecodeError extends Error {
   ) {
     super(message, options);
   }
+
+  /** `image-<kind>`: how the kind crosses a worker-thread boundary (see inference/image-decoder-pool.ts). */
+  get code(): string {
+    return `image-${this.kind}`;
+  }
 }
+
+export const IMAGE_DECODE_ERROR_KINDS: readonly ImageDecodeErrorKind[] = ['undecodable', 'too-many-pixels', 'too-small', 'bad-crop'];

@@ -14,16 +14,23 @@ const HYPHEN_FORM = new RegExp(`^${NUMBER}-${NUMBER}-${NUMBER}-${NUMBER}$`);
 
 const badLoc = (message: string) => new ImageDecodeError('bad-crop', message);
 
+/** Longest `loc` text accepted; checked before any parsing (four numbers need far fewer characters). */
+export const MAX_LOC_CHARS = 200;
+
+/** Linear-time split: no regex here can backtrack (bracket stripping and separators are plain scans). */
 function splitText(text: string): string[] {
-  const trimmed = text.trim();
-  const hyphen = HYPHEN_FORM.exec(trimmed);
+  if (text.length > MAX_LOC_CHARS) throw badLoc(`loc must be at most ${MAX_LOC_CHARS} characters`);
+  let inner = text.trim();
+  const hyphen = HYPHEN_FORM.exec(inner);
   if (hyphen) return hyphen.slice(1);
-  const inner = trimmed.replace(/^[[(]\s*/, '').replace(/\s*[\])]$/, '');
-  return inner.split(/\s*[,;\s]\s*/).filter((p) => p !== '');
+  if (inner.startsWith('[') || inner.startsWith('(')) inner = inner.slice(1);
+  if (inner.endsWith(']') || inner.endsWith(')')) inner = inner.slice(0, -1);
+  return inner.split(/[,;\s]+/).filter((p) => p !== '');
 }
 
 /** Parses and validates a loc; the whole image is [0, 0, 1, 1]. Throws ImageDecodeError('bad-crop'). */
 export function parseLoc(input: string | readonly (string | number)[]): Loc {
+  if (typeof input !== 'string' && input.length > 4) throw badLoc('loc must be four numbers x-y-w-h');
   const parts = typeof input === 'string' ? splitText(input) : input.length === 1 && typeof input[0] === 'string' ? splitText(input[0]) : input;
   if (parts.length !== 4) throw badLoc('loc must be four numbers x-y-w-h');
   const values = parts.map((p) => (typeof p === 'number' ? p : p.trim() === '' ? NaN : Number(p)));

@@ -1,5 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { InferencePool } from './inference-pool.js';
+import { ApiError } from '@iris/shared';
+import { InferencePool, InferenceTimeoutError } from './inference-pool.js';
+
+const spin = (ms: number) => ({ spinMs: ms });
 
 describe('InferencePool', () => {
   const pool = new InferencePool(2);
@@ -13,5 +16,94 @@ describe('InferencePool', () => {
 
   it('rejects unknown tasks', async () => {
     await expect(pool.run('no-such-task', null)).rejects.toThrow(/unknown inference task/);
+  });
+
+  it('terminates and replaces a thread whose task runs past its time limit; other tasks go on', async () => {
+    const before = await pool.run<{ threadId: number }>('ping', 0);
+    const stuck = pool.run('ping', { blockMs: 60_000 }, { timeoutMs: 300 });
+    const other = pool.run<{ pong: number }>('ping', 7);
+    await expect(stuck).rejects.toBeInstanceOf(InferenceTimeoutError);
+    await expect(stuck).rejects.toThrow(/within 300 ms/);
+    expect((await other).pong).toBe(7);
+    // The pool is whole again: both threads answer, one of them a fresh thread.
+    const after = await Promise.all([1, 2, 3, 4].map((n) => pool.run<{ threadId: number }>('ping', n, { timeoutMs: 10_000 })));
+    expect(new Set(after.map((r) => r.threadId)).size).toBeGreaterThanOrEqual(1);
+    expect(after.every((r) => r.threadId > 0)).toBe(true);
+    expect(before.threadId).toBeGreaterThan(0);
+  });
+
+  it('applies the pool default time limit', async () => {
+    const limited = new InferencePool(1, { taskTimeoutMs: 200 });
+    try {
+      await expect(limited.run('ping', { blockMs: 30_000 })).rejects.toBeInstanceOf(InferenceTimeoutError);
+      expect((await limited.run<{ pong: number }>('ping', 3)).pong).toBe(3);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe('InferencePool fairness and limits', () => {
+  it('keeps a thread for other accounts while one account floods, and serves accounts in turn', async () => {
+    const pool = new InferencePool(2, { accountThreads: 1, accountQueue: 100 });
+    try {
+      await Promise.all([pool.run('ping', 0), pool.run('ping', 0)]); // threads warm
+      const flood = Array.from({ length: 12 }, () => pool.run('ping', spin(150), { accountId: 1 }));
+      await new Promise((r) => setTimeout(r, 20));
+      const started = performance.now();
+      await pool.run('ping', spin(10), { accountId: 2 });
+      const waited = performance.now() - started;
+      // Account 1 holds one thread at most: account 2 never queues behind its 12 × 150 ms.
+      expect(waited).toBeLessThan(1000);
+      expect(pool.waiting.interactive).toBeGreaterThan(5);
+      await Promise.all(flood);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('takes accounts round-robin, not in arrival order', async () => {
+    const pool = new InferencePool(1, { accountThreads: 1, accountQueue: 100 });
+    try {
+      const order: string[] = [];
+      const track = (account: number, i: number) => pool.run('ping', spin(5), { accountId: account }).then(() => order.push(`${account}:${i}`));
+      const all = [track(1, 0), track(1, 1), track(1, 2), track(1, 3), track(2, 0), track(2, 1)];
+      await Promise.all(all);
+      // After account 1's first job, the two accounts alternate while both have work.
+      expect(order.slice(0, 5)).toEqual(['1:0', '2:0', '1:1', '2:1', '1:2']);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("refuses an account's calls past its queue with 503 (busy), others unaffected", async () => {
+    const pool = new InferencePool(1, { accountThreads: 1, accountQueue: 3 });
+    try {
+      const accepted = Array.from({ length: 4 }, () => pool.run('ping', spin(50), { accountId: 1 }));
+      const refused = pool.run('ping', 1, { accountId: 1 });
+      await expect(refused).rejects.toBeInstanceOf(ApiError);
+      await expect(refused).rejects.toMatchObject({ status: 503, code: 9006 });
+      await expect(pool.run('ping', 2, { accountId: 2 })).resolves.toMatchObject({ pong: 2 });
+      await Promise.all(accepted);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('stops a task over its time limit: the thread is replaced and the caller gets 504', async () => {
+    const pool = new InferencePool(1, { interactiveTimeoutMs: 300 });
+    try {
+      // A new thread's first task includes its start-up: generous limits for those.
+      const first = await pool.run<{ threadId: number }>('ping', 0, { timeoutMs: 20_000 });
+      const slow = pool.run('ping', spin(60_000), { accountId: 1 });
+      await expect(slow).rejects.toMatchObject({ status: 504, code: 9007 });
+      expect(pool.timeouts).toBe(1);
+      const after = await pool.run<{ threadId: number }>('ping', 0, { accountId: 1, timeoutMs: 20_000 });
+      expect(after.threadId).not.toBe(first.threadId);
+      // A per-call limit overrides the pool's.
+      await expect(pool.run('ping', spin(400), { timeoutMs: 5000 })).resolves.toBeDefined();
+    } finally {
+      await pool.close();
+    }
   });
 });

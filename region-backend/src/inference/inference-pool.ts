@@ -1,5 +1,7 @@
 import os from 'node:os';
 import { Worker, type TransferListItem } from 'node:worker_threads';
+import { ApiError } from '@iris/shared';
+import { AccountQueues } from './account-queues.js';
 import type { TaskRequest, TaskResponse } from './inference-worker.js';
 import { TASKS } from './task-registry.js';
 
@@ -9,6 +11,39 @@ export interface RunOptions {
   /** Interactive work (API queries) always goes before background work (indexing, training, batch). */
   priority?: Priority;
   transfer?: TransferListItem[];
+  /** The account the work is for: accounts are served round-robin, each within its limits. */
+  accountId?: number;
+  /** Time limit of this task (default: the pool's limit for its priority). */
+  timeoutMs?: number;
+}
+
+/** Per-account fairness and time limits (README "Quotas and limits"). */
+export interface PoolLimits {
+  /** Threads one account's tasks (interactive and background) may hold at once. */
+  accountThreads: number;
+  /** Interactive tasks one account may have waiting; past it, calls are refused with 503. */
+  accountQueue: number;
+  /** Time limits: over it the thread is terminated and replaced, the caller gets 504. */
+  interactiveTimeoutMs: number;
+  backgroundTimeoutMs: number;
+}
+
+export function defaultPoolLimits(size: number): PoolLimits {
+  return { accountThreads: Math.max(1, Math.ceil(size / 2)), accountQueue: 32, interactiveTimeoutMs: 30_000, backgroundTimeoutMs: 600_000 };
+}
+
+/**
+ * A task that ran past its time limit: its thread was terminated and replaced, nothing else was affected.
+ * Answers as the API's task timeout (504) when it reaches a route.
+ */
+export class InferenceTimeoutError extends ApiError {
+  override readonly name = 'InferenceTimeoutError';
+  constructor(
+    readonly task: string,
+    readonly timeoutMs: number,
+  ) {
+    super('taskTimeout', `${task} did not finish within ${timeoutMs} ms`);
+  }
 }
 
 /** An error raised inside a task, re-created on the calling side. */
@@ -29,64 +64,95 @@ export interface PoolObserver {
 
 interface Job {
   request: TaskRequest;
-  priority: Priority;
   queuedAt: number;
   startedAt?: number;
   transfer: TransferListItem[];
+  priority: Priority;
+  account: string;
+  timeoutMs: number;
   resolve: (value: unknown) => void;
   reject: (reason: unknown) => void;
 }
 
-interface Slot { worker: Worker; job: Job | null }
+/** `ready` once the thread has loaded (time limits count from then, not from a fresh thread's start-up). */
+interface Slot { worker: Worker; job: Job | null; timer: NodeJS.Timeout | null; ready: boolean }
 
 const entry = new URL(`./inference-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
 const bootstrap = new URL('./worker-bootstrap.mjs', import.meta.url);
+/** Work that names no account (operator calls, internal jobs) shares one queue. */
+const NO_ACCOUNT = '-';
 
 /**
  * A fixed pool of worker threads that run model code, so the request event loop never does.
- * Two queues: interactive jobs are always taken before background ones.
+ * Interactive jobs are always taken before background ones; within a priority, accounts take turns; an
+ * account's jobs hold at most `accountThreads` threads at once (so other accounts always find one free when
+ * it floods), it queues at most `accountQueue` interactive jobs; every job runs under a time limit.
+ * Work that names no account (indexing, training) is not capped.
  */
 export class InferencePool {
   private readonly slots: Slot[] = [];
-  private readonly queues: Record<Priority, Job[]> = { interactive: [], background: [] };
+  private readonly queues: Record<Priority, AccountQueues<Job>> = { interactive: new AccountQueues(), background: new AccountQueues() };
+  private readonly running = new Map<string, number>();
+  private readonly limits: PoolLimits;
   private nextId = 1;
   private closed = false;
   observer: PoolObserver | undefined;
+  /** Tasks stopped at their time limit since the pool started. */
+  timeouts = 0;
 
-  constructor(readonly size: number = Math.max(1, os.availableParallelism())) {
+  /** `taskTimeoutMs` sets both time limits at once (0 = none). */
+  constructor(readonly size: number = Math.max(1, os.availableParallelism()), limits: Partial<PoolLimits> & { taskTimeoutMs?: number } = {}) {
+    const { taskTimeoutMs, ...rest } = limits;
+    const timeouts = taskTimeoutMs === undefined ? {} : { interactiveTimeoutMs: taskTimeoutMs, backgroundTimeoutMs: taskTimeoutMs };
+    this.limits = { ...defaultPoolLimits(size), ...timeouts, ...rest };
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
 
   run<T = unknown>(task: string, payload: unknown, options: RunOptions = {}): Promise<T> {
     if (this.closed) return Promise.reject(new Error('inference pool is closed'));
     if (!TASKS[task]) return Promise.reject(new Error(`unknown inference task ${task}`));
+    const priority = options.priority ?? 'interactive';
+    const account = options.accountId === undefined ? NO_ACCOUNT : String(options.accountId);
+    if (priority === 'interactive' && account !== NO_ACCOUNT && this.queues.interactive.waitingOf(account) >= this.limits.accountQueue) {
+      return Promise.reject(new ApiError('busy', 'too many analysis calls of this account at once; retry later'));
+    }
+    const timeoutMs = options.timeoutMs ?? (priority === 'interactive' ? this.limits.interactiveTimeoutMs : this.limits.backgroundTimeoutMs);
     return new Promise<T>((resolve, reject) => {
-      const priority = options.priority ?? 'interactive';
-      const job: Job = { request: { id: this.nextId++, task, payload }, priority, queuedAt: performance.now(), transfer: options.transfer ?? [], resolve: resolve as (v: unknown) => void, reject };
-      this.queues[priority].push(job);
+      const job: Job = { request: { id: this.nextId++, task, payload }, transfer: options.transfer ?? [], priority, account, timeoutMs, queuedAt: performance.now(), resolve: resolve as (v: unknown) => void, reject };
+      this.queues[priority].push(account, job);
       this.dispatch();
     });
   }
 
+  /** A view of the pool whose jobs are all for one account (analysis handlers take a pool, not an account). */
+  forAccount(accountId: number): InferencePool {
+    const view = Object.create(this) as InferencePool;
+    Object.defineProperty(view, 'run', { value: (task: string, payload: unknown, options: RunOptions = {}) => this.run(task, payload, { accountId, ...options }) });
+    return view;
+  }
+
   /** Jobs waiting (not yet on a thread), per priority. */
   get waiting(): Record<Priority, number> {
-    return { interactive: this.queues.interactive.length, background: this.queues.background.length };
+    return { interactive: this.queues.interactive.size, background: this.queues.background.size };
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of [...this.queues.interactive, ...this.queues.background]) job.reject(new Error('inference pool is closed'));
-    this.queues.interactive = [];
-    this.queues.background = [];
+    for (const job of [...this.queues.interactive.drain(), ...this.queues.background.drain()]) job.reject(new Error('inference pool is closed'));
+    for (const slot of this.slots) if (slot.timer) clearTimeout(slot.timer);
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
   }
 
   private spawn(): Slot {
     const worker = new Worker(bootstrap, { workerData: { entry } });
-    const slot: Slot = { worker, job: null };
-    worker.on('message', (response: TaskResponse) => {
-      const job = slot.job;
-      slot.job = null;
+    const slot: Slot = { worker, job: null, timer: null, ready: false };
+    worker.on('message', (response: TaskResponse | { ready: true }) => {
+      if ('ready' in response) {
+        slot.ready = true;
+        this.dispatch();
+        return;
+      }
+      const job = this.finish(slot);
       worker.unref();
       if (job && job.request.id === response.id) {
         this.observer?.finished(job.request.task, performance.now() - (job.startedAt ?? job.queuedAt), response.ok);
@@ -104,26 +170,50 @@ export class InferencePool {
     return slot;
   }
 
-  /** A crashed thread fails only its own job; a fresh thread takes its place. */
+  /** Takes the job off a slot (its timer and its account's running count). */
+  private finish(slot: Slot): Job | null {
+    const job = slot.job;
+    slot.job = null;
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.timer = null;
+    if (job && job.account !== NO_ACCOUNT) {
+      const left = (this.running.get(job.account) ?? 1) - 1;
+      if (left > 0) this.running.set(job.account, left);
+      else this.running.delete(job.account);
+    }
+    return job;
+  }
+
+  /** A crashed or timed-out thread fails only its own job; a fresh thread takes its place. */
   private replace(slot: Slot, err: unknown): void {
     if (this.closed) return;
     const index = this.slots.indexOf(slot);
     if (index < 0) return;
-    slot.job?.reject(err);
-    slot.job = null;
+    this.finish(slot)?.reject(err);
     void slot.worker.terminate();
     this.slots[index] = this.spawn();
     this.dispatch();
   }
 
+  private mayRun = (account: string): boolean => account === NO_ACCOUNT || (this.running.get(account) ?? 0) < this.limits.accountThreads;
+
   private dispatch(): void {
     for (const slot of this.slots) {
-      if (slot.job) continue;
-      const job = this.queues.interactive.shift() ?? this.queues.background.shift();
+      if (slot.job || !slot.ready) continue;
+      const job = this.queues.interactive.shift(this.mayRun) ?? this.queues.background.shift(this.mayRun);
       if (!job) return;
       slot.job = job;
       job.startedAt = performance.now();
       this.observer?.started(job.request.task, job.priority, job.startedAt - job.queuedAt);
+      if (job.account !== NO_ACCOUNT) this.running.set(job.account, (this.running.get(job.account) ?? 0) + 1);
+      if (job.timeoutMs > 0) {
+        slot.timer = setTimeout(() => {
+          if (slot.job !== job) return;
+          this.timeouts++;
+          this.replace(slot, new InferenceTimeoutError(job.request.task, job.timeoutMs));
+        }, job.timeoutMs);
+        slot.timer.unref();
+      }
       slot.worker.ref();
       slot.worker.postMessage(job.request, job.transfer);
     }

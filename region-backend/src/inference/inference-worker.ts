@@ -46,3 +46,6 @@ parentPort!.on('message', async (request: TaskRequest) => {
     } satisfies TaskResponse);
   }
 });
+
+// Tells the pool this thread has loaded: its time limits start counting from here.
+parentPort!.postMessage({ ready: true });

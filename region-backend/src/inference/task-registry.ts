@@ -7,6 +7,7 @@ export type TaskHandler = (payload: unknown) => Promise<unknown> | unknown;
 
 export const TASKS: Record<string, () => Promise<{ default: TaskHandler }>> = {
   ping: () => import('./tasks/ping.task.js'),
+  'image-decode': () => import('./tasks/image-decode.task.js'),
   embed: () => import('./tasks/embed.task.js'),
   'vision-detect': () => import('./tasks/vision-detect.task.js'),
   'vision-classify': () => import('./tasks/vision-classify.task.js'),

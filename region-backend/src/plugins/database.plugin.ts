@@ -1,11 +1,10 @@
 import fp from 'fastify-plugin';
 import pg from 'pg';
-import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { waitForDatabase } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
 
 export interface Database {
   pool: pg.Pool;
-  orm: NodePgDatabase;
 }
 
 declare module 'fastify' {
@@ -18,12 +17,18 @@ declare module 'fastify' {
 pg.types.setTypeParser(20, (value) => Number(value));
 
 export const databasePlugin = fp(
-  async (app, opts: { databaseUrl: string; poolSize?: number }) => {
+  async (app, opts: { databaseUrl: string; poolSize?: number; connectTimeoutMs?: number }) => {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 20 });
     pool.on('error', (err) => app.log.error({ err }, 'idle PostgreSQL client failed'));
+    try {
+      await waitForDatabase(pool, opts.databaseUrl, { timeoutMs: opts.connectTimeoutMs ?? 30_000, log: (message) => app.log.warn(message) });
+    } catch (err) {
+      await pool.end();
+      throw err;
+    }
     const applied = await migrate(pool);
     if (applied.length) app.log.info({ applied }, 'database migrations applied');
-    app.decorate('db', { pool, orm: drizzle(pool) });
+    app.decorate('db', { pool });
     app.addHook('onClose', async () => {
       await pool.end();
     });

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { InferencePool } from '../inference/inference-pool.js';
+import { InferencePool, type PoolLimits } from '../inference/inference-pool.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -9,8 +9,8 @@ declare module 'fastify' {
 
 /** The worker-thread pool that runs all model code; closed after in-flight HTTP work has finished. */
 export const inferencePlugin = fp(
-  async (app, opts: { threads: number }) => {
-    const pool = new InferencePool(opts.threads);
+  async (app, opts: { threads: number; limits?: Partial<PoolLimits> }) => {
+    const pool = new InferencePool(opts.threads, opts.limits);
     app.decorate('inference', pool);
     app.addHook('onClose', async () => {
       await pool.close();

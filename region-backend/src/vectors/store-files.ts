@@ -15,6 +15,7 @@ import { mkdir, open, readdir, readFile, rename, rm, stat, type FileHandle } fro
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { fsyncDirectory, fsyncFile } from '../util/durable-files.js';
 import type { LoadResult, VectorStoreMeta } from './vector-store.js';
 
 export const STORE_FORMAT = 'iris-vector-store';
@@ -311,27 +312,6 @@ async function writeAll(handle: FileHandle, data: Uint8Array): Promise<void> {
   }
 }
 
-async function fsyncFile(file: string): Promise<void> {
-  const handle = await open(file, constants.O_RDONLY);
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-async function fsyncDirectory(dir: string): Promise<void> {
-  // Makes the renames durable; not every platform can fsync a directory, which only weakens durability.
-  const handle = await open(dir, constants.O_RDONLY).catch(() => undefined);
-  if (!handle) return;
-  try {
-    await handle.sync();
-  } catch {
-    // ignored, see above
-  } finally {
-    await handle.close();
-  }
-}
 
 async function removeStaleFiles(dir: string, manifest: Manifest): Promise<void> {
   const keep = new Set([manifest.files.sidecar.name, manifest.files.index?.name]);

@@ -6,7 +6,7 @@
 import pg from 'pg';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INTERNAL_HEADERS, newResourceId } from '@iris/shared';
+import { DEFAULT_QUOTAS, INTERNAL_HEADERS, newResourceId } from '@iris/shared';
 import { photoJpeg } from '../../src/images/test-images.fixture.js';
 import { startImageServer, type ImageServer } from '../support/image-server.js';
 import { multipart, startTestBackend, type TestBackend } from '../support/test-app.js';
@@ -147,7 +147,7 @@ describe('batch tasks', () => {
 
   it('counts the daily limit over tasks applied in the current UTC day', async () => {
     const account = 7;
-    const quotas = { imageSets: 100, trainingSets: 50, customServices: 20, dailyBatchTasks: 2 };
+    const quotas = { ...DEFAULT_QUOTAS, dailyBatchTasks: 2 };
     const ids: string[] = [];
     for (const service of ['_0000072', '_0000073', '_0000074']) ids.push((await prepare(queued, service, twoUrls(), { accountId: account })).taskId);
     expect((await apply(queued, ids[0]!, { accountId: account, quotas })).statusCode).toBe(200);
@@ -270,7 +270,31 @@ describe('batch tasks', () => {
 
     // An expired link: signed for the past with the backend's own secret.
     const { signedLink } = await import('../../src/domains/batch/batch-links.js');
-    const old = signedLink('http://edge', running.config.internalSecret, { accountId: 1, taskId: prepared.taskId, file: 'results-0001.jsonl' }, Date.now() - 60_000);
+    const old = signedLink('http://edge', running.config.linkSecret, { accountId: 1, taskId: prepared.taskId, file: 'results-0001.jsonl' }, Date.now() - 60_000);
     expectBatchError(await running.call({ method: 'GET', url: linkPath(old) }), 1105, 401);
+    // Links have their own key: one signed with the internal secret is refused.
+    const withInternal = signedLink('http://edge', running.config.internalSecret, { accountId: 1, taskId: prepared.taskId, file: 'results-0001.jsonl' }, Date.now() + 60_000);
+    expectBatchError(await running.call({ method: 'GET', url: linkPath(withInternal) }), 1104, 401);
+  });
+
+  it('builds links on the public address the call came through (signed context), else IRIS_PUBLIC_EDGE_URL', async () => {
+    const res = await prepare(queued, '_0000072', twoUrls());
+    const url = `/batch/_1000001/task/info/${res.taskId}`;
+    const viaRegion = (await queued.call({ method: 'GET', url, publicBase: 'http://ap-southeast.localhost:8787' })).json().data as TaskData;
+    expect(viaRegion.csv).toMatch(new RegExp(`^http://ap-southeast\\.localhost:8787/batch/_1000001/results/${res.taskId}/urls\\.txt\\?expires=\\d+&signature=[0-9a-f]{64}$`));
+    const fallback = (await queued.call({ method: 'GET', url })).json().data as TaskData;
+    expect(fallback.csv.startsWith(`${queued.config.publicEdgeUrl.replace(/\/+$/, '')}/batch/_1000001/results/`)).toBe(true);
+  });
+
+  it('refuses a prepare the edge read differently, and a ready-made service the signed grants do not list', async () => {
+    const form = multipart({ service_id: '_0000072', urls: { filename: 'urls.txt', content: twoUrls() } });
+    const differs = await queued.call({ method: 'POST', url: '/batch/_1000001/task/prepare', resourceId: newResourceId(), fields: { service_id: '_0000049' }, ...form });
+    expect(differs.statusCode).toBe(400);
+    expect(differs.json()).toMatchObject({ is_error: 1, data: { error_code: 5001 } });
+    const notGranted = await queued.call({ method: 'POST', url: '/batch/_1000001/task/prepare', resourceId: newResourceId(), services: ['_0000049'], ...form });
+    expect(notGranted.statusCode).toBe(403);
+    expect(notGranted.json()).toMatchObject({ is_error: 1, data: { error_code: 2005 } });
+    const same = await queued.call({ method: 'POST', url: '/batch/_1000001/task/prepare', resourceId: newResourceId(), fields: { service_id: '_0000072' }, ...form });
+    expect(same.statusCode).toBe(200);
   });
 });

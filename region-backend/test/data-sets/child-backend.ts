@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_QUOTAS, newResourceId, signInternal, type ForwardContext } from '@iris/shared';
+import { DEFAULT_QUOTAS, newResourceId, SERVICES, signInternal, type ForwardContext } from '@iris/shared';
 import { freePort } from '../../src/db/embedded-postgres.js';
 
 const BACKEND_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -62,10 +62,10 @@ export async function startChildBackend(options: { databaseUrl: string; dataDir:
         requestId: newResourceId(16),
         lang: 'en',
         quotas: { ...DEFAULT_QUOTAS },
+        services: SERVICES.map((s) => s.id),
         ...(input.resourceId ? { resourceId: input.resourceId } : {}),
       };
-      const signed = await signInternal(CHILD_SECRET, { method: input.method, pathWithQuery: input.url, accountId: input.accountId ?? 1, context });
-      const headers: Record<string, string> = { ...signed, ...input.headers };
+      const headers: Record<string, string> = { ...input.headers };
       let body: Buffer | string | undefined;
       if (input.body !== undefined && typeof input.body === 'object' && !Buffer.isBuffer(input.body)) {
         body = JSON.stringify(input.body);
@@ -73,6 +73,7 @@ export async function startChildBackend(options: { databaseUrl: string; dataDir:
       } else {
         body = input.body;
       }
+      Object.assign(headers, await signInternal(CHILD_SECRET, { method: input.method, pathWithQuery: input.url, accountId: input.accountId ?? 1, context, body }));
       const res = await fetch(`${base}${input.url}`, { method: input.method, headers, ...(body !== undefined ? { body } : {}) });
       const text = await res.text();
       return { status: res.status, text, json: () => JSON.parse(text) as unknown };

@@ -300,6 +300,15 @@ describe('image sets', () => {
     } finally {
       unregister();
     }
+    // A body the route does not recognise is refused and touches nothing: only no body at all deletes.
+    const kept = await createImageSet(backend);
+    for (const payload of ['{}', '{"image_url": null}', '{"unknown": 1}', 'foo=bar']) {
+      const headers = { 'content-type': payload.startsWith('{') ? 'application/json' : 'application/x-www-form-urlencoded' };
+      const res = await backend.call({ method: 'POST', url: `${BASE}/${kept}`, payload, headers });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ error_code: 5001 });
+      expect((await get(kept)).statusCode).toBe(200);
+    }
     const other = await createImageSet(backend);
     const viaDelete = await backend.call({ method: 'DELETE', url: `${BASE}/${other}/` });
     expect(viaDelete.statusCode).toBe(204);

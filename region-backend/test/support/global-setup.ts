@@ -3,7 +3,7 @@
  * template database; each test file clones the template (see test-database.ts), so files are isolated and fast.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -22,6 +22,8 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'iris-test-pg-'));
+  // Open to the `postgres` user (the server's user when tests run as root), so the data stays in this folder.
+  chmodSync(dir, 0o755);
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'postgres-process.ts'), path.join(dir, 'data')], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });

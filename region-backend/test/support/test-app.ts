@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { newResourceId, signInternal, DEFAULT_QUOTAS, type ForwardContext, type Lang, type Quotas } from '@iris/shared';
+import { newResourceId, signInternal, DEFAULT_QUOTAS, SERVICES, type ForwardContext, type Lang, type Quotas } from '@iris/shared';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type BackendConfig } from '../../src/config.js';
 import { createTestDatabase } from './test-database.js';
@@ -28,6 +28,12 @@ export interface CallInput {
   lang?: Lang;
   resourceId?: string;
   quotas?: Quotas;
+  /** Ready-made services the edge says the account may run (default: the whole catalogue). */
+  services?: string[];
+  /** Body fields the edge says it read and checked. */
+  fields?: Record<string, string>;
+  /** Public base address of the region the call came through. */
+  publicBase?: string;
   headers?: Record<string, string>;
   payload?: string | Buffer | object;
 }
@@ -68,15 +74,19 @@ export async function callSigned(app: FastifyInstance, input: CallInput): Promis
     requestId: newResourceId(16),
     lang: input.lang ?? 'en',
     quotas: input.quotas ?? { ...DEFAULT_QUOTAS },
+    services: input.services ?? SERVICES.map((s) => s.id),
+    ...(input.fields ? { fields: input.fields } : {}),
+    ...(input.publicBase ? { publicBase: input.publicBase } : {}),
     ...(input.resourceId ? { resourceId: input.resourceId } : {}),
   };
-  const signed = await signInternal(TEST_SECRET, { method: input.method, pathWithQuery: input.url, accountId: input.accountId ?? 1, context });
-  const headers: Record<string, string> = { ...signed, ...input.headers };
+  const headers: Record<string, string> = { ...input.headers };
   let payload = input.payload;
   if (payload !== undefined && typeof payload === 'object' && !Buffer.isBuffer(payload)) {
     payload = JSON.stringify(payload);
     headers['content-type'] ??= 'application/json';
   }
+  const body = typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : undefined;
+  Object.assign(headers, await signInternal(TEST_SECRET, { method: input.method, pathWithQuery: input.url, accountId: input.accountId ?? 1, context, body }));
   return app.inject({ method: input.method as 'GET', url: input.url, headers, ...(payload !== undefined ? { payload } : {}) });
 }
 

@@ -14,15 +14,16 @@ export interface DecodedReference {
   png: Buffer;
 }
 
-export async function decodeReference(bytes: Uint8Array): Promise<DecodedReference> {
+/** Runs on a decode thread (inference/tasks/image-decode.task.ts), never on the request event loop. */
+export async function decodeReference(bytes: Uint8Array, maxPixels = DEFAULT_MAX_PIXELS): Promise<DecodedReference> {
   const probe = await probeImage(bytes);
-  if (probe.width * probe.height > DEFAULT_MAX_PIXELS) throw new ImageDecodeError('too-many-pixels', 'the reference image has too many pixels');
+  if (probe.width * probe.height > maxPixels) throw new ImageDecodeError('too-many-pixels', 'the reference image has too many pixels');
   let pipeline: Sharp;
   if (probe.format === 'bmp') {
-    const rgb = await decodeImage(bytes, { maxSide: REFERENCE_STORE_SIDE });
+    const rgb = await decodeImage(bytes, { maxSide: REFERENCE_STORE_SIDE, maxPixels });
     pipeline = sharp(rgb.data, { raw: { width: rgb.width, height: rgb.height, channels: 3 } });
   } else {
-    pipeline = sharp(bytes, { limitInputPixels: DEFAULT_MAX_PIXELS, failOn: 'error', pages: 1 })
+    pipeline = sharp(bytes, { limitInputPixels: maxPixels, failOn: 'error', pages: 1 })
       .autoOrient()
       .resize({ width: REFERENCE_STORE_SIDE, height: REFERENCE_STORE_SIDE, fit: 'inside', withoutEnlargement: true });
   }

@@ -3,12 +3,13 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastif
 import { ApiError, isApiError, serviceById } from '@iris/shared';
 import { analysisHandler, type AnalysisContext, type AnalysisHandler, type RgbImage } from '../../analysis/analysis-registry.js';
 import { registerAllAnalysisServices } from '../../analysis/services.js';
-import { decodeImage, ImageDecodeError, parseLoc } from '../../images/image-decoder.js';
+import { ImageDecodeError, parseLoc } from '../../images/image-decoder.js';
 import { acquireQueryImage, QueryImageError } from '../../http/query-image.js';
 import { readBody } from '../../http/request-body.js';
 import type { Domain } from '../domain.js';
 import { analysisError } from './analysis-errors.js';
 import { boxesToFullImage, buildEnvelope } from './analysis-envelope.js';
+import { requireGrantedService } from '../../http/edge-checks.js';
 
 type Loc = [number, number, number, number];
 /** Longest side handed to analysis pipelines; models work at ≤ 1024 px, boxes are normalised. */
@@ -25,6 +26,8 @@ export async function runAnalysis(
     lang: 'en' | 'zh';
     requestId: string;
     startedAt: number;
+    /** The calling account: its model work takes turns with other accounts' (inference-pool.ts). */
+    accountId?: number;
     /** Pool for model code (default `app.inference`); batch tasks pass a background-priority view of it. */
     pool?: AnalysisContext['pool'];
   },
@@ -40,7 +43,7 @@ export async function runAnalysis(
   }
   let rgb: RgbImage;
   try {
-    rgb = await decodeImage(input.bytes, { maxSide: ANALYSIS_MAX_SIDE, ...(loc ? { crop: loc } : {}) });
+    rgb = await app.decoder.rgb(input.bytes, { maxSide: ANALYSIS_MAX_SIDE, ...(loc ? { crop: loc } : {}) }, input.pool ? 'background' : 'interactive');
   } catch (err) {
     if (err instanceof ImageDecodeError) throw analysisError(env, err.kind === 'bad-crop' ? 'bad-loc' : 'undecodable', `image cannot be decoded: ${err.message}`);
     throw err;
@@ -51,7 +54,8 @@ export async function runAnalysis(
   const analysisStarted = performance.now();
   let fields: Record<string, unknown>;
   try {
-    fields = await handler.run({ pool: input.pool ?? app.inference, db: app.db.pool }, { rgb, encoded: input.bytes, params: input.params, lang: input.lang });
+    const pool = input.pool ?? (input.accountId === undefined ? app.inference : app.inference.forAccount(input.accountId));
+    fields = await handler.run({ pool, db: app.db.pool }, { rgb, encoded: input.bytes, params: input.params, lang: input.lang });
   } catch (err) {
     if (isApiError(err)) throw err;
     app.log.error({ err, service: handler.serviceId }, 'analysis failed');
@@ -69,7 +73,8 @@ export async function runAnalysis(
 async function handleAnalysis(app: FastifyInstance, request: FastifyRequest<{ Params: { word: string; serviceId: string } }>) {
   const handler = analysisHandler(request.params.serviceId);
   if (!handler) throw new ApiError('classifyServiceUnknown', `service ${request.params.serviceId} does not exist`);
-  const body = await readBody(request, { tmpDir: app.config.tmpDir });
+  requireGrantedService(request, handler.serviceId, app.config.region, 'classifyServiceUnknown');
+  const body = await readBody(request, { tmpDir: app.config.tmpDir, paramError: (message) => analysisError(handler.envelope, 'bad-loc', message) });
   handler.validate?.(body.fields);
   let image;
   try {
@@ -85,6 +90,7 @@ async function handleAnalysis(app: FastifyInstance, request: FastifyRequest<{ Pa
     lang: request.ctx.lang,
     requestId: request.ctx.requestId,
     startedAt: request.ctx.startedAt,
+    accountId: request.ctx.accountId,
   });
 }
 

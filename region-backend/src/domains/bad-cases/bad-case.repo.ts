@@ -22,3 +22,12 @@ export async function insertBadCase(
   );
   return result.rows[0]!;
 }
+
+/** Reports the account made in the last 24 hours (the daily bad-case quota). */
+export async function countRecentBadCases(pool: pg.Pool, accountId: number): Promise<number> {
+  const result = await pool.query<{ n: string }>(
+    "SELECT count(*) AS n FROM bad_cases WHERE account_id = $1 AND created_at > now() - interval '1 day'",
+    [accountId],
+  );
+  return Number(result.rows[0]!.n);
+}

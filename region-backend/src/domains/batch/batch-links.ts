@@ -1,8 +1,10 @@
 /**
  * Signed, expiring links to a task's files (`csv` and `download_urls`), served through the edge:
- * `{publicEdgeUrl}/batch/_1000001/results/{task_id}/{file}?expires={unix seconds}&signature={hex}`.
- * The signature is an HMAC-SHA256 with the region's internal secret over the account, task, file and expiry,
- * so a link works only for the account that owns the task, only for that file, and only until it expires.
+ * `{region's public base}/batch/_1000001/results/{task_id}/{file}?expires={unix seconds}&signature={hex}`.
+ * The base is the public address the caller used for this region (carried in the edge's signed context),
+ * so an ap-southeast task's links point at the ap-southeast address. The signature is an HMAC-SHA256 with
+ * the link key (IRIS_LINK_SECRET, never the internal secret) over the account, task, file and expiry, so a
+ * link works with nothing else (no access key), only for that task's file, and only until it expires.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '@iris/shared';

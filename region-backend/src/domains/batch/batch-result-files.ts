@@ -2,10 +2,12 @@
  * Writes a finished task's result files: JSON lines in input order, `linesPerFile` lines per file
  * (`results-0001.jsonl`, `results-0002.jsonl`, …). Each file is written under a temporary name and renamed,
  * so a file that exists is complete, and writing again (after a crash before the task was marked SUCCESS)
- * produces the same files.
+ * produces the same files. Files and the folder are fsynced before this returns: the caller then commits
+ * SUCCESS and deletes the per-URL outputs from PostgreSQL, which must never leave empty files behind.
  */
 import { createWriteStream } from 'node:fs';
 import { mkdir, rename } from 'node:fs/promises';
+import { fsyncDirectory, fsyncFile } from '../../util/durable-files.js';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import type { Queryable } from '../data-sets/set.repo.js';
@@ -28,6 +30,7 @@ export async function writeResultFiles(db: Queryable, taskId: string, dir: strin
     stream.end();
     await finished(stream);
     const name = files[files.length - 1]!;
+    await fsyncFile(path.join(dir, `${name}.tmp`));
     await rename(path.join(dir, `${name}.tmp`), path.join(dir, name));
   };
 
@@ -47,5 +50,7 @@ export async function writeResultFiles(db: Queryable, taskId: string, dir: strin
     }
   }
   await close();
+  await fsyncDirectory(dir);
+  await fsyncDirectory(path.dirname(dir));
   return files;
 }

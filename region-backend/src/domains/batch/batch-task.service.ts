@@ -137,14 +137,17 @@ export class BatchTaskService {
     return listTasks(this.deps.pool, caller.accountId, bound('start'), bound('end'));
   }
 
-  /** Everything the task views need: the queue, the rates and the link signer. */
-  async viewContext(): Promise<ViewContext> {
+  /**
+   * Everything the task views need: the queue, the rates and the link signer. Links point at `publicBase`,
+   * the region's public address the call came through (signed by the edge), else IRIS_PUBLIC_EDGE_URL.
+   */
+  async viewContext(publicBase?: string): Promise<ViewContext> {
     const [queue, rates] = await Promise.all([taskQueue(this.deps.pool), readRates(this.deps.pool)]);
     const expiresAt = Math.ceil((Date.now() + this.deps.config.linkSeconds * 1000) / LINK_ROUNDING_MS) * LINK_ROUNDING_MS;
     return {
       queue,
       rateOf: rateFunction(rates, this.deps.config.initialSecondsPerImage),
-      link: (task, file) => signedLink(this.deps.publicEdgeUrl, this.deps.secret, { accountId: task.account_id, taskId: task.id, file }, expiresAt),
+      link: (task, file) => signedLink(publicBase ?? this.deps.publicEdgeUrl, this.deps.secret, { accountId: task.account_id, taskId: task.id, file }, expiresAt),
     };
   }
 

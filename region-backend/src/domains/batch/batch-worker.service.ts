@@ -201,7 +201,8 @@ export class BatchWorker {
         lang: task.lang,
         requestId: `${task.id}-${item.line}`,
         startedAt,
-        pool: this.deps.inference,
+        // The task's account: its batch work counts against the account's share of the threads.
+        pool: this.deps.inference.forAccount(task.account_id),
       });
       return { output: JSON.stringify({ url: item.url, line: item.line, result }), failed: false };
     } catch (err) {

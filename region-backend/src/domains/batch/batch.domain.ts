@@ -24,7 +24,7 @@ const routes = fp(
     const config = app.config.batch;
     const filesDir = path.join(app.config.dataDir, 'batch');
     const inference = backgroundPool(app.inference, config.inferenceThreads ?? defaultBatchThreads(app.inference.size));
-    const custom = customClassifierSource({ pool: app.db.pool, inference, defaultTopk: app.config.training.defaultTopk });
+    const custom = customClassifierSource({ pool: app.db.pool, inference, decoder: app.decoder, defaultTopk: app.config.training.defaultTopk });
     const services = new BatchServices(app, config.services, custom);
     const worker = new BatchWorker({
       pool: app.db.pool,
@@ -41,7 +41,7 @@ const routes = fp(
       services,
       config,
       filesDir,
-      secret: app.config.internalSecret,
+      secret: app.config.linkSecret,
       publicEdgeUrl: app.config.publicEdgeUrl,
       enqueue: (taskId) => worker.enqueue(taskId),
     });

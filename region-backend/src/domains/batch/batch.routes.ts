@@ -3,7 +3,8 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '@iris/shared';
+import { ApiError, isAnalysisServiceId } from '@iris/shared';
+import { requireGrantedService } from '../../http/edge-checks.js';
 import { readBody } from '../../http/request-body.js';
 import { mintedId, reportRegistry } from '../../http/request-context.js';
 import { INPUT_FILE, isServedFile, verifyLink } from './batch-links.js';
@@ -26,15 +27,18 @@ export async function batchRoutes(app: FastifyInstance, deps: { tasks: BatchTask
   app.get(`${BASE}/services`, async (request) => ok(request, await services.list(request.ctx.accountId)));
 
   app.post(`${BASE}/task/prepare`, async (request, reply) => {
-    const row = await tasks.prepare(caller(request), mintedId(request), await body(request));
+    const parsed = await body(request);
+    const serviceId = parsed.fields.service_id?.trim() ?? '';
+    if (isAnalysisServiceId(serviceId)) requireGrantedService(request, serviceId, app.config.region, 'batchServiceUnknown');
+    const row = await tasks.prepare(caller(request), mintedId(request), parsed);
     reportRegistry(reply, { live: [row.id] });
-    return ok(request, taskSummary(row, await tasks.viewContext()));
+    return ok(request, taskSummary(row, await tasks.viewContext(request.ctx.forward.publicBase)));
   });
 
   app.post(`${BASE}/task/apply`, async (request) => {
     const { fields } = await body(request);
     const row = await tasks.apply(caller(request), fields.task_id?.trim());
-    return ok(request, taskSummary(row, await tasks.viewContext()));
+    return ok(request, taskSummary(row, await tasks.viewContext(request.ctx.forward.publicBase)));
   });
 
   app.post(`${BASE}/task/revoke/:id`, async (request: ById) => {
@@ -44,12 +48,12 @@ export async function batchRoutes(app: FastifyInstance, deps: { tasks: BatchTask
 
   app.get(`${BASE}/task/info/:id`, async (request: ById) => {
     const row = await tasks.get(caller(request), request.params.id);
-    return ok(request, taskDetails(row, await tasks.viewContext()));
+    return ok(request, taskDetails(row, await tasks.viewContext(request.ctx.forward.publicBase)));
   });
 
   app.get(`${BASE}/tasks`, async (request) => {
     const rows = await tasks.list(caller(request), (await body(request)).fields);
-    const view = await tasks.viewContext();
+    const view = await tasks.viewContext(request.ctx.forward.publicBase);
     return ok(request, Object.fromEntries(rows.map((row) => [row.id, taskDetails(row, view)])));
   });
 
@@ -57,7 +61,7 @@ export async function batchRoutes(app: FastifyInstance, deps: { tasks: BatchTask
     const { id, file } = request.params;
     const task = await tasks.get(caller(request), id);
     if (!isServedFile(file)) throw new ApiError('notFound', `task ${id} has no file ${file}`);
-    verifyLink(app.config.internalSecret, { accountId: task.account_id, taskId: id, file }, request.query);
+    verifyLink(app.config.linkSecret, { accountId: task.account_id, taskId: id, file }, request.query);
     if (file !== INPUT_FILE && !task.result_files.includes(file)) throw new ApiError('notFound', `task ${id} has no file ${file}`);
     const full = path.join(tasks.taskDir(id), file);
     const size = await stat(full).then((s) => s.size, () => null);

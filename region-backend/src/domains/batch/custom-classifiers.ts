@@ -5,14 +5,15 @@
  */
 import type pg from 'pg';
 import { isApiError } from '@iris/shared';
+import type { ImageDecoderPool } from '../../inference/image-decoder-pool.js';
 import type { InferencePool } from '../../inference/inference-pool.js';
 import { ClassifierInference } from '../custom-training/classifier-inference.js';
 import { listCustomServices, servingState } from '../custom-training/custom-service.repo.js';
 import { parseTopk } from '../custom-training/custom-training.routes.js';
 import { ServiceGoneError, type CustomClassifierSource } from './batch-services.js';
 
-export function customClassifierSource(deps: { pool: pg.Pool; inference: InferencePool; defaultTopk: number }): CustomClassifierSource {
-  const classifier = new ClassifierInference({ pool: deps.pool, inference: deps.inference });
+export function customClassifierSource(deps: { pool: pg.Pool; inference: InferencePool; decoder: ImageDecoderPool; defaultTopk: number }): CustomClassifierSource {
+  const classifier = new ClassifierInference({ pool: deps.pool, inference: deps.inference, decoder: deps.decoder, decodePriority: 'background' });
   return {
     async running(accountId) {
       return (await listCustomServices(deps.pool, accountId)).filter((s) => s.status === 'running').map((s) => s.id);

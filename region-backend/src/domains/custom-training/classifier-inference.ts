@@ -5,7 +5,9 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { ApiError } from '@iris/shared';
-import { InferenceTaskError, type InferencePool } from '../../inference/inference-pool.js';
+import { ImageDecodeError } from '../../images/image-errors.js';
+import type { ImageDecoderPool } from '../../inference/image-decoder-pool.js';
+import { InferenceTaskError, type InferencePool, type Priority } from '../../inference/inference-pool.js';
 import type { ClassifierPrediction } from '../../inference/tasks/classifier-predict.task.js';
 import { CLASSIFIER_FEATURE_DIM, CLASSIFIER_FEATURE_PIPELINE } from '../../training/feature-info.js';
 import { bytesToFloat32 } from '../../training/float-bytes.js';
@@ -16,6 +18,8 @@ import { findModel, servingState } from './custom-service.repo.js';
 
 export interface ServedModel {
   serviceId: string;
+  /** The owner: its predictions take turns with other accounts' work on the pool. */
+  accountId: number;
   labels: string[];
   model: LinearClassifier;
   /** The `version` of inference answers: feature pipeline and training time. */
@@ -53,10 +57,22 @@ export function rankLabels(labels: string[], probabilities: ArrayLike<number>, t
     .map(({ label, p }) => ({ category: label, puid: labelPuid(label), score: Math.round(p * 1e6) / 1e6 }));
 }
 
+/** Longest side of a query image before features: the stored training copies are at most this size too. */
+const PREDICT_MAX_SIDE = 1024;
+
 export class ClassifierInference {
   private readonly cache = new Map<string, ServedModel>();
 
-  constructor(private readonly deps: { pool: pg.Pool; inference: InferencePool; maxModels?: number }) {}
+  constructor(
+    private readonly deps: {
+      pool: pg.Pool;
+      inference: InferencePool;
+      decoder: ImageDecoderPool;
+      /** Priority of the decode (batch decodes in the background). */
+      decodePriority?: Priority;
+      maxModels?: number;
+    },
+  ) {}
 
   /** The model of a running service of the account: 404/2002 when unknown or deleted, 400/9005 when not running. */
   async model(accountId: number, serviceId: string): Promise<ServedModel> {
@@ -75,6 +91,7 @@ export class ClassifierInference {
     const classes = stored.labels.length;
     const served: ServedModel = {
       serviceId,
+      accountId,
       labels: stored.labels,
       model: assertClassifier({
         dim: stored.dim,
@@ -96,7 +113,9 @@ export class ClassifierInference {
 
   /** Class probabilities of an image (interactive priority on an interactive pool; batch passes a background view). */
   async predict(served: ServedModel, image: Uint8Array): Promise<ClassifierPrediction> {
-    return this.deps.inference.run<ClassifierPrediction>('classifier-predict', { image, model: served.model }, { priority: 'interactive' });
+    // The one decode path (format probe, pixel limit, time limit); the model thread only sees pixels.
+    const rgb = await this.deps.decoder.rgb(image, { maxSide: PREDICT_MAX_SIDE }, this.deps.decodePriority ?? 'interactive');
+    return this.deps.inference.run<ClassifierPrediction>('classifier-predict', { rgb, model: served.model }, { priority: 'interactive', accountId: served.accountId });
   }
 
   /** The classify answer (envelope with ranked labels) for one image; image problems in the analysis shape. */
@@ -106,6 +125,7 @@ export class ClassifierInference {
     try {
       prediction = await this.predict(served, input.bytes);
     } catch (err) {
+      if (err instanceof ImageDecodeError) throw analysisError('classify', 'undecodable', `image cannot be decoded: ${err.message}`);
       if (err instanceof InferenceTaskError && err.code === 'image_decode_failed') throw analysisError('classify', 'undecodable', err.message);
       if (err instanceof InferenceTaskError && err.code === 'invalid_feature_input') throw analysisError('classify', 'missing', err.message);
       throw err;

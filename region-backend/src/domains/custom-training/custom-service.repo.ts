@@ -118,6 +118,24 @@ export async function recordRunFailure(db: Queryable, id: string): Promise<numbe
   return result.rows[0]?.run_failures ?? 0;
 }
 
+/**
+ * Marks a run of the service as started; returns how many earlier runs never ended (their process was
+ * killed or hung while it ran), this one's predecessor included.
+ */
+export async function openRun(db: Queryable, id: string): Promise<number> {
+  const result = await db.query<{ run_kills: number }>(
+    `UPDATE custom_services SET run_kills = run_kills + (CASE WHEN run_open THEN 1 ELSE 0 END), run_open = true
+     WHERE id = $1 RETURNING run_kills`,
+    [id],
+  );
+  return result.rows[0]?.run_kills ?? 0;
+}
+
+/** Marks the run as ended (whatever its outcome): the next run does not count it as killed. */
+export async function closeRun(db: Queryable, id: string): Promise<void> {
+  await db.query('UPDATE custom_services SET run_open = false WHERE id = $1', [id]);
+}
+
 export interface StoredModel {
   feature_pipeline: string;
   labels: string[];

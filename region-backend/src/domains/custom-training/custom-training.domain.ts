@@ -47,7 +47,7 @@ const routes = fp(
     await app.register(
       customTrainingRoutes({
         services: new CustomServiceService({ pool: app.db.pool, runner, log }),
-        inference: new ClassifierInference({ pool: app.db.pool, inference: app.inference }),
+        inference: new ClassifierInference({ pool: app.db.pool, inference: app.inference, decoder: app.decoder }),
         defaultTopk: config.defaultTopk,
       }),
     );

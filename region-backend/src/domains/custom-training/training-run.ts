@@ -21,6 +21,8 @@ import {
   completeCustomService,
   customServiceById,
   failCustomService,
+  closeRun,
+  openRun,
   recordRunFailure,
   saveLabelCounts,
   updateTrainingProgress,
@@ -43,6 +45,8 @@ const LOCK_NAMESPACE = 7_301_300;
 const PERMANENT_FEATURE_ERRORS = new Set(['image_decode_failed', 'invalid_feature_input']);
 /** Unexpected errors in a row after which the service fails instead of being retried. */
 const MAX_RUN_FAILURES = 3;
+/** Runs that never ended (process killed or hung mid-run) before the service is failed instead of resumed. */
+export const MAX_RUN_KILLS = 3;
 const FEATURE_BATCH = 64;
 const PAGE = 2000;
 
@@ -110,6 +114,12 @@ export class TrainingRunner {
   private async runLocked(serviceId: string): Promise<RunOutcome> {
     const service = await customServiceById(this.deps.pool, serviceId);
     if (!service || !UNFINISHED.includes(service.status)) return 'gone';
+    const kills = await openRun(this.deps.pool, serviceId);
+    if (kills >= MAX_RUN_KILLS) {
+      this.deps.log.error({ serviceId, kills }, 'training runs keep being killed: service failed');
+      await closeRun(this.deps.pool, serviceId);
+      return this.fail(serviceId, `training stopped: ${kills} runs were interrupted by a crash or a stuck worker (the training data may hold an image that cannot be processed)`);
+    }
     try {
       return await this.prepareAndTrain(service);
     } catch (err) {
@@ -120,6 +130,8 @@ export class TrainingRunner {
       if (failures < MAX_RUN_FAILURES) throw err;
       await failCustomService(this.deps.pool, serviceId, `training failed: ${(err as Error).message}`);
       return 'failed';
+    } finally {
+      await closeRun(this.deps.pool, serviceId);
     }
   }
 

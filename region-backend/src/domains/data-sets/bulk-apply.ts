@@ -10,6 +10,7 @@ import type { RequestBody } from '../../http/request-body.js';
 import { BulkFileError, csvRows, isHeaderRow, type CsvRow } from './bulk-rows.js';
 import { deleteRecordsByUrl, upsertRecords, withLockedSet, type LockedSet, type RecordInput } from './record.repo.js';
 import { RecordFieldError, recordUrl } from './record-rules.js';
+import { assertStoredBytes, type RecordQuotas } from './record-quotas.js';
 import type { SetKind } from './set.repo.js';
 import { openUploadStream } from './upload-stream.js';
 
@@ -43,12 +44,12 @@ export async function* mapRows<In extends { line: number }, Out>(rows: AsyncIter
  */
 export async function applyBulkFile<T>(
   pool: pg.Pool,
-  scope: { accountId: number; setId: string; kind: SetKind },
+  scope: BulkScope,
   rows: AsyncIterable<T>,
   applyBatch: (tx: LockedSet, batch: T[]) => Promise<void>,
 ): Promise<{ rows: number } | null> {
   try {
-    const done = await withLockedSet(pool, scope.setId, { accountId: scope.accountId, kind: scope.kind, touch: true }, async (tx) => {
+    const done = await withLockedSet(pool, scope.setId, { accountId: scope.accountId, kind: scope.kind, touch: true, quotas: scope.quotas }, async (tx) => {
       let batch: T[] = [];
       let count = 0;
       for await (const row of rows) {
@@ -73,6 +74,8 @@ export interface BulkScope {
   accountId: number;
   setId: string;
   kind: SetKind;
+  /** Record quotas checked before the file's records commit (adds). */
+  quotas?: RecordQuotas | undefined;
 }
 
 /**
@@ -86,6 +89,7 @@ export async function addRecordsFromFile(
   field: string,
   toRecord: (row: CsvRow, index: number) => RecordInput | null,
 ): Promise<boolean> {
+  await assertStoredBytes(deps.pool, scope.accountId, scope.quotas);
   const source = await openBulkSource(body, field);
   let pending = 0;
   let done;

@@ -4,12 +4,15 @@
  * reader that remembers the last seq it saw never misses a change committed later.
  */
 import type pg from 'pg';
+import { assertRecordQuotas, type RecordQuotas } from './record-quotas.js';
 import type { Queryable, SetKind } from './set.repo.js';
 
 /** A transaction holding the lock of one set (proof for the functions that change its records). */
 export interface LockedSet {
   readonly client: pg.PoolClient;
   readonly setId: string;
+  /** Records inserted so far in this transaction (the record quotas are checked before commit when > 0). */
+  added: number;
 }
 
 export interface RecordInput {
@@ -30,16 +33,20 @@ export interface StoredBlob {
   blobKey: string;
   width: number;
   height: number;
+  /** Size of the stored image (counted against the account's stored-bytes quota). */
+  bytes?: number;
 }
 
 /**
  * Runs `fn` in a transaction holding the set's row lock. `scope` limits the set to an account and kind
- * (request paths); `touch` also marks the set modified. Returns null (nothing run) when the set is missing.
+ * (request paths); `touch` also marks the set modified; with `quotas` (and `accountId`), a transaction that
+ * inserted records commits only within the account's record quotas. Returns null (nothing run) when the set
+ * is missing.
  */
 export async function withLockedSet<T>(
   pool: pg.Pool,
   setId: string,
-  options: { accountId?: number; kind?: SetKind; touch?: boolean },
+  options: { accountId?: number; kind?: SetKind; touch?: boolean; quotas?: RecordQuotas | undefined },
   fn: (tx: LockedSet) => Promise<T>,
 ): Promise<{ value: T } | null> {
   const client = await pool.connect();
@@ -54,7 +61,9 @@ export async function withLockedSet<T>(
       await client.query('ROLLBACK');
       return null;
     }
-    const value = await fn({ client, setId });
+    const tx: LockedSet = { client, setId, added: 0 };
+    const value = await fn(tx);
+    if (tx.added > 0 && options.quotas && options.accountId !== undefined) await assertRecordQuotas(client, options.accountId, setId, options.quotas);
     await client.query('COMMIT');
     return { value };
   } catch (err) {
@@ -105,6 +114,7 @@ export async function upsertRecords(tx: LockedSet, accountId: number, rows: Reco
     if (row.inserted) inserted++;
     if (row.inserted && row.status === 'pending') pending++;
   }
+  tx.added += inserted;
   return { inserted, pending };
 }
 
@@ -123,6 +133,7 @@ export async function updateProductAttributes(tx: LockedSet, rows: RecordInput[]
 
 /** Inserts or updates one record that is already downloaded (add one image). */
 export async function upsertDownloadedRecord(tx: LockedSet, row: RecordInput, blob: StoredBlob): Promise<void> {
+  tx.added++;
   await tx.client.query(
     `INSERT INTO data_set_records (set_id, url, product_id, meta, tags, label, price, keywords, status, blob_key, width, height, attempts)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'downloaded', $9, $10, $11, 1)

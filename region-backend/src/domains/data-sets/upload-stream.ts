@@ -3,13 +3,16 @@
  * Told apart by content (gzip magic, then the tar `ustar` magic), never by the file name.
  */
 import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { PassThrough, type Readable } from 'node:stream';
+import { open, stat } from 'node:fs/promises';
+import { PassThrough, Transform, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
+import { inflatedLimit } from './bulk-limits.js';
 
 const GZIP_MAGIC = [0x1f, 0x8b];
 const PEEK_BYTES = 64 * 1024;
+/** Compressed bytes inflated to look for the tar magic: at most ~4 MB of output however it was packed. */
+const PEEK_GZIP_BYTES = 4 * 1024;
 
 export class UploadFormatError extends Error {
   constructor(message: string) {
@@ -68,6 +71,18 @@ function firstTarEntry(source: Readable): Readable {
   return out;
 }
 
+/** Passes at most `limit` bytes through, then fails the stream: the cap on what a gzip upload inflates to. */
+function inflateCap(limit: number): Transform {
+  let total = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      total += chunk.length;
+      if (total > limit) done(new UploadFormatError(`the file inflates to more than ${Math.floor(limit / (1024 * 1024))} MB; a compressed upload may inflate at most 100 times its size and to 256 MB`));
+      else done(null, chunk);
+    },
+  });
+}
+
 /** The text content of an uploaded bulk file, streamed from disk. */
 export async function openUploadStream(filePath: string): Promise<Readable> {
   const head = await readHead(filePath, PEEK_BYTES);
@@ -77,14 +92,19 @@ export async function openUploadStream(filePath: string): Promise<Readable> {
   let inflatedHead: Buffer;
   try {
     // A partial gzip member inflates with a sync flush: enough to look for the tar magic.
-    inflatedHead = zlib.gunzipSync(head, { finishFlush: zlib.constants.Z_SYNC_FLUSH });
+    inflatedHead = zlib.gunzipSync(head.subarray(0, PEEK_GZIP_BYTES), { finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength: 8 * 1024 * 1024 });
   } catch (err) {
     throw new UploadFormatError(`unreadable gzip file: ${(err as Error).message}`);
   }
   const gunzip = zlib.createGunzip();
-  const inflated = createReadStream(filePath).pipe(gunzip);
-  if (isTar(inflatedHead)) return firstTarEntry(inflated);
-  const out = new PassThrough();
-  gunzip.on('error', (err) => out.destroy(new UploadFormatError(`unreadable gzip file: ${err.message}`)));
+  const cap = inflateCap(inflatedLimit((await stat(filePath)).size));
+  const raw = createReadStream(filePath);
+  const inflated = raw.pipe(gunzip).pipe(cap);
+  // A reader that stops early (a bad line, a bound) must not leave the chain inflating or the file open.
+  const stop = () => [raw, gunzip, cap].forEach((s) => s.destroy());
+  gunzip.on('error', (err) => cap.destroy(new UploadFormatError(`unreadable gzip file: ${err.message}`)));
+  if (isTar(inflatedHead)) return firstTarEntry(inflated).once('close', stop);
+  const out = new PassThrough().once('close', stop);
+  cap.on('error', (err) => out.destroy(err));
   return inflated.pipe(out);
 }

@@ -8,12 +8,16 @@ const schema = z.object({
   IRIS_DOWNLOAD_RETRY_SECONDS: z.coerce.number().min(0).max(600).default(2),
   /** How long a claimed record stays claimed without a renewal; renewed every third of it while working. */
   IRIS_DOWNLOAD_LEASE_SECONDS: z.coerce.number().min(3).max(3600).default(30),
+  /** Downloads one account may run at once in a process (the rest of IRIS_DOWNLOAD_CONCURRENCY stays for others). */
+  IRIS_ACCOUNT_DOWNLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
 });
 
 export interface DownloadConfig {
   maxAttempts: number;
   retrySeconds: number;
   leaseSeconds: number;
+  /** Per-account share of the process's downloads; default half of it (at least one). */
+  accountConcurrency: number | undefined;
 }
 
 export function loadDownloadConfig(env: NodeJS.ProcessEnv): DownloadConfig {
@@ -26,6 +30,7 @@ export function loadDownloadConfig(env: NodeJS.ProcessEnv): DownloadConfig {
     maxAttempts: parsed.data.IRIS_DOWNLOAD_MAX_ATTEMPTS,
     retrySeconds: parsed.data.IRIS_DOWNLOAD_RETRY_SECONDS,
     leaseSeconds: parsed.data.IRIS_DOWNLOAD_LEASE_SECONDS,
+    accountConcurrency: parsed.data.IRIS_ACCOUNT_DOWNLOAD_CONCURRENCY,
   };
 }
 

@@ -105,8 +105,14 @@ export async function findCachedBlob(db: Queryable, accountId: number, url: stri
 
 export async function rememberBlob(db: Queryable, accountId: number, url: string, blob: StoredBlob): Promise<void> {
   await db.query(
-    `INSERT INTO url_blobs (account_id, url, blob_key, width, height) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (account_id, url) DO UPDATE SET blob_key = EXCLUDED.blob_key, width = EXCLUDED.width, height = EXCLUDED.height, created_at = now()`,
-    [accountId, url, blob.blobKey, blob.width, blob.height],
+    `INSERT INTO url_blobs (account_id, url, blob_key, width, height, bytes) VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (account_id, url) DO UPDATE SET blob_key = EXCLUDED.blob_key, width = EXCLUDED.width, height = EXCLUDED.height, bytes = EXCLUDED.bytes, created_at = now()`,
+    [accountId, url, blob.blobKey, blob.width, blob.height, blob.bytes ?? 0],
   );
+}
+
+/** The owner of a set (downloads take turns per account), or null when the set is gone. */
+export async function setAccount(db: Queryable, setId: string): Promise<string | null> {
+  const result = await db.query<{ account_id: string }>('SELECT account_id FROM data_sets WHERE id = $1', [setId]);
+  return result.rows[0] ? String(result.rows[0].account_id) : null;
 }

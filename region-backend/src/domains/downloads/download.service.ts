@@ -16,11 +16,12 @@ import {
   rememberBlob,
   renewLeases,
   retryRecordLater,
+  setAccount,
   setsWithUnfinishedWork,
   type ClaimedRecord,
 } from './download.repo.js';
 import { classifyFailure, type ImageDownloader } from './image-download.js';
-import { Semaphore } from './semaphore.js';
+import { KeyedSemaphore, Semaphore } from './semaphore.js';
 
 export const DOWNLOAD_JOB = 'data-sets.download';
 
@@ -48,12 +49,15 @@ export interface DownloadServiceDeps {
 
 export class DownloadService {
   private readonly slots: Semaphore;
+  /** Each account's share of the slots, so one account's sets cannot hold all of them. */
+  private readonly accountSlots: KeyedSemaphore;
   private readonly inFlight = new Set<number>();
   private readonly heartbeat: NodeJS.Timeout;
   private closed = false;
 
   constructor(private readonly deps: DownloadServiceDeps) {
     this.slots = new Semaphore(deps.concurrency);
+    this.accountSlots = new KeyedSemaphore(deps.config.accountConcurrency ?? Math.max(1, Math.floor(deps.concurrency / 2)));
     this.heartbeat = setInterval(() => void this.renew(), (deps.config.leaseSeconds * 1000) / 3);
     this.heartbeat.unref();
   }
@@ -84,9 +88,17 @@ export class DownloadService {
   async processSet(setId: string): Promise<{ processed: number }> {
     const deadline = Date.now() + (this.deps.jobBudgetMs ?? 5 * 60_000);
     let processed = 0;
+    const account = await setAccount(this.deps.pool, setId);
+    if (account === null) return { processed };
     const worker = async () => {
       while (!this.closed && Date.now() < deadline) {
-        const release = await this.slots.acquire();
+        // The account's share first, so waiting for it holds none of the slots other accounts use.
+        const releaseAccount = await this.accountSlots.acquire(account);
+        const releaseSlot = await this.slots.acquire();
+        const release = () => {
+          releaseSlot();
+          releaseAccount();
+        };
         try {
           if (this.closed) return;
           const [record] = await claimRecords(this.deps.pool, setId, 1, this.deps.config.leaseSeconds);
@@ -127,6 +139,12 @@ export class DownloadService {
 
   private async downloadRecord(setId: string, record: ClaimedRecord): Promise<void> {
     const { pool, config, log } = this.deps;
+    if (record.attempts > config.maxAttempts) {
+      // Claimed again after its leases expired: earlier attempts died with their process (or hung it).
+      log.error({ url: record.url, attempts: record.attempts }, 'download keeps stopping its process: record failed');
+      await failRecord(pool, setId, record.id, `the download was interrupted ${record.attempts - 1} times (a crash or a stuck worker); not tried again`);
+      return;
+    }
     try {
       const blob = await this.downloadNow(record.account_id, record.url);
       await completeRecord(pool, setId, record.id, blob);

@@ -27,7 +27,7 @@ const routes = fp(
       pool: app.db.pool,
       queue: app.queue,
       log: app.log.child({ domain: 'downloads' }),
-      download: imageDownloader(app.blobs, imageConfig),
+      download: imageDownloader(app.blobs, imageConfig, app.decoder),
       concurrency: app.config.downloadConcurrency,
       config: app.config.downloads,
       observe: (outcome, err) => app.metrics.downloads.inc({ outcome, reason: outcome === 'ok' ? 'none' : downloadReason(err) }),

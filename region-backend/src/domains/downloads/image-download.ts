@@ -4,10 +4,10 @@
  * permanent (the record fails at once).
  */
 import { putContent, type BlobStore } from '../../images/blob-store.js';
-import { normaliseForStorage } from '../../images/image-decoder.js';
 import { ImageDecodeError, ImageFetchError } from '../../images/image-errors.js';
 import { fetchImage } from '../../images/image-fetcher.js';
 import type { ImageConfig } from '../../images/image-config.js';
+import type { ImageDecoderPool } from '../../inference/image-decoder-pool.js';
 import type { StoredBlob } from '../data-sets/record.repo.js';
 
 export class DownloadFailure extends Error {
@@ -39,13 +39,13 @@ export function classifyFailure(err: unknown): DownloadFailure {
 export type ImageDownloader = (url: string) => Promise<StoredBlob>;
 
 /** The real downloader over the images module; throws DownloadFailure. */
-export function imageDownloader(blobs: BlobStore, config: ImageConfig): ImageDownloader {
+export function imageDownloader(blobs: BlobStore, config: ImageConfig, decoder: ImageDecoderPool): ImageDownloader {
   return async function downloadImage(url) {
     try {
       const fetched = await fetchImage(url, config.fetch);
-      const stored = await normaliseForStorage(fetched.bytes, { maxSide: config.storedMaxSide, maxPixels: config.maxPixels });
+      const stored = await decoder.forStorage(fetched.bytes, { maxSide: config.storedMaxSide });
       const blobKey = await putContent(blobs, stored.bytes);
-      return { blobKey, width: stored.width, height: stored.height };
+      return { blobKey, width: stored.width, height: stored.height, bytes: stored.bytes.byteLength };
     } catch (err) {
       throw classifyFailure(err);
     }

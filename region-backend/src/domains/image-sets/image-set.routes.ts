@@ -52,12 +52,13 @@ const routes: FastifyPluginAsync = async (app) => {
     const { accountId } = request.ctx;
     const id = request.params.id;
     let row;
-    if (parsed.has('urls_to_add')) row = await service.addMany(accountId, id, parsed);
+    if (parsed.has('urls_to_add')) row = await service.addMany(accountId, id, parsed, request.ctx.quotas);
     else if (parsed.has('urls_to_delete')) row = await service.deleteMany(accountId, id, parsed);
-    else if (parsed.has('image_url') || parsed.has('url')) row = await service.addOne(accountId, id, inputOf(request, AddImage));
+    else if (parsed.has('image_url') || parsed.has('url')) row = await service.addOne(accountId, id, inputOf(request, AddImage), request.ctx.quotas);
     else if (parsed.has('name') || parsed.has('description')) row = await service.modify(accountId, id, inputOf(request, ModifyImageSet));
-    else if (parsed.empty) return remove(request, reply);
-    else throw new ApiError('invalidData', 'unrecognised request: give image_url, urls_to_add or urls_to_delete, or no body to delete the set');
+    // Only a request without any body deletes the set: `{}`, `{"image_url": null}` or an unknown field is refused.
+    else if (parsed.noBody) return remove(request, reply);
+    else throw new ApiError('invalidData', 'unrecognised request: give image_url, urls_to_add or urls_to_delete, or no body at all to delete the set');
     return dataSetObject(row, request.ctx.requestId);
   });
 };

@@ -4,6 +4,7 @@ import { ApiError, type AddImageInput, type CreateImageSetInput, type ModifyImag
 import type { RequestBody } from '../../http/request-body.js';
 import { addRecordsFromFile, deleteRecordsFromFile, fieldError } from '../data-sets/bulk-apply.js';
 import { findLiveRecord, recordInput, upsertDownloadedRecord, upsertRecords, withLockedSet, type RecordInput } from '../data-sets/record.repo.js';
+import { assertStoredBytes, type RecordQuotas } from '../data-sets/record-quotas.js';
 import { recordMeta, recordTags, recordUrl, setDescription, setName } from '../data-sets/record-rules.js';
 import { deleteDataSet, listDataSets, updateDataSet, type DataSetRow, type SetKind } from '../data-sets/set.repo.js';
 import { createSet, requireSet } from '../data-sets/set.service.js';
@@ -55,7 +56,7 @@ export class ImageSetService {
    * Add one image: an existing URL only takes the new meta and tags; a new one is downloaded now and kept
    * only when the download works (500/4001 otherwise).
    */
-  async addOne(accountId: number, id: string, fields: AddImageInput): Promise<DataSetRow> {
+  async addOne(accountId: number, id: string, fields: AddImageInput, quotas?: RecordQuotas): Promise<DataSetRow> {
     await this.get(accountId, id);
     let input: RecordInput;
     try {
@@ -63,13 +64,13 @@ export class ImageSetService {
     } catch (err) {
       fieldError(err);
     }
-    await addOneRecord(this.deps, accountId, id, KIND, input);
+    await addOneRecord(this.deps, accountId, id, KIND, input, quotas);
     return this.get(accountId, id);
   }
 
-  async addMany(accountId: number, id: string, body: RequestBody): Promise<DataSetRow> {
+  async addMany(accountId: number, id: string, body: RequestBody, quotas?: RecordQuotas): Promise<DataSetRow> {
     await this.get(accountId, id);
-    await addRecordsFromFile(this.deps, { accountId, setId: id, kind: KIND }, body, 'urls_to_add', imageRowToAdd);
+    await addRecordsFromFile(this.deps, { accountId, setId: id, kind: KIND, quotas }, body, 'urls_to_add', imageRowToAdd);
     return this.get(accountId, id);
   }
 
@@ -90,12 +91,14 @@ export async function addOneRecord(
   setId: string,
   kind: SetKind,
   input: RecordInput,
+  quotas?: RecordQuotas,
 ): Promise<void> {
   const existing = await findLiveRecord(deps.pool, setId, input.productId, input.url);
   if (existing) {
     await withLockedSet(deps.pool, setId, { accountId, kind, touch: true }, (tx) => upsertRecords(tx, accountId, [input]));
     return;
   }
+  await assertStoredBytes(deps.pool, accountId, quotas);
   let blob;
   try {
     blob = await deps.downloads.downloadNow(accountId, input.url);
@@ -103,6 +106,6 @@ export async function addOneRecord(
     if (err instanceof DownloadFailure) throw new ApiError('imageDownloadFailed', `the image cannot be downloaded: ${err.message}`);
     throw err;
   }
-  const done = await withLockedSet(deps.pool, setId, { accountId, kind, touch: true }, (tx) => upsertDownloadedRecord(tx, input, blob));
+  const done = await withLockedSet(deps.pool, setId, { accountId, kind, touch: true, quotas }, (tx) => upsertDownloadedRecord(tx, input, blob));
   if (!done) throw new ApiError('setNotFound', 'image set does not exist');
 }

@@ -15,7 +15,7 @@ import { LogoService, parseBrandId } from './logo.service.js';
 const MAX_REFERENCE_BYTES = 20 * 1024 * 1024;
 
 const routes: FastifyPluginAsync = async (app) => {
-  const service = new LogoService({ db: app.db.pool, pool: app.inference });
+  const service = new LogoService({ db: app.db.pool, pool: app.inference, decoder: app.decoder });
 
   // Encapsulated to this plugin: refuses every other account before any body is read.
   app.addHook('onRequest', async function operatorOnly(request) {

@@ -8,8 +8,8 @@ import type pg from 'pg';
 import { ApiError, charLength } from '@iris/shared';
 import type { ReferenceFeatures } from '../../analysis/logo/logo-features.js';
 import { EXTRACTOR } from '../../analysis/logo/logo-params.js';
-import { decodeReference } from '../../analysis/logo/reference-image.js';
 import { ImageDecodeError } from '../../images/image-decoder.js';
+import type { ImageDecoderPool } from '../../inference/image-decoder-pool.js';
 import { InferenceTaskError, type InferencePool } from '../../inference/inference-pool.js';
 import type { LogoExtractPayload } from '../../inference/tasks/logo-extract.task.js';
 import type { UploadedFile } from '../../http/request-body.js';
@@ -23,6 +23,7 @@ export const REFERENCE_FIELDS = new Set(['images', 'images[]', 'image']);
 export interface LogoServiceDeps {
   db: pg.Pool;
   pool: InferencePool;
+  decoder: ImageDecoderPool;
 }
 
 export interface RegisterInput {
@@ -106,7 +107,7 @@ export class LogoService {
   private async describe(filename: string, bytes: Buffer): Promise<repo.NewReference> {
     let decoded;
     try {
-      decoded = await decodeReference(bytes);
+      decoded = await this.deps.decoder.reference(bytes);
     } catch (err) {
       if (err instanceof ImageDecodeError) throw new ApiError('invalidData', `${filename}: ${err.message}`);
       throw err;

@@ -56,9 +56,9 @@ const routes: FastifyPluginAsync = async (app) => {
   app.post(`${BASE}/:id/products`, async (request: ById) => {
     const parsed = await body(request);
     const { accountId } = request.ctx;
-    if (parsed.has('products_to_add')) await service.addProducts(accountId, request.params.id, parsed);
+    if (parsed.has('products_to_add')) await service.addProducts(accountId, request.params.id, parsed, request.ctx.quotas);
     else if (parsed.has('products_to_delete')) await service.deleteProductsByFile(accountId, request.params.id, parsed);
-    else await service.addProduct(accountId, request.params.id, inputOf(request, AddProduct));
+    else await service.addProduct(accountId, request.params.id, inputOf(request, AddProduct), request.ctx.quotas);
     return { ok: true, request_id: request.ctx.requestId };
   });
 

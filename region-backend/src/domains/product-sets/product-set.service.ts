@@ -5,6 +5,7 @@ import { internalId } from '../../http/request-context.js';
 import type { RequestBody } from '../../http/request-body.js';
 import { applyBulkFile, fieldError, mapRows, openBulkSource } from '../data-sets/bulk-apply.js';
 import { jsonLines } from '../data-sets/bulk-rows.js';
+import { assertStoredBytes, type RecordQuotas } from '../data-sets/record-quotas.js';
 import { deleteRecordsByProduct, updateProductAttributes, upsertRecords, withLockedSet, type RecordInput } from '../data-sets/record.repo.js';
 import { setDescription, setName } from '../data-sets/record-rules.js';
 import { assertSetNotInUse } from '../data-sets/set-usage.js';
@@ -78,15 +79,16 @@ export class ProductSetService {
   }
 
   /** Add or update one product (downloads in the background, like files). */
-  async addProduct(accountId: number, id: string, fields: AddProductInput): Promise<void> {
+  async addProduct(accountId: number, id: string, fields: AddProductInput, quotas?: RecordQuotas): Promise<void> {
     const set = await this.get(accountId, id);
+    await assertStoredBytes(this.deps.pool, accountId, quotas);
     let input: RecordInput;
     try {
       input = productInput(fields);
     } catch (err) {
       fieldError(err);
     }
-    const done = await withLockedSet(this.deps.pool, set.image_set_id, { accountId, kind: 'product_images', touch: true }, async (tx) => {
+    const done = await withLockedSet(this.deps.pool, set.image_set_id, { accountId, kind: 'product_images', touch: true, quotas }, async (tx) => {
       const { pending } = await upsertRecords(tx, accountId, [input]);
       await updateProductAttributes(tx, [input]);
       return pending;
@@ -96,14 +98,15 @@ export class ProductSetService {
   }
 
   /** `products_to_add`: JSON lines, upsert by product_id (+ image URL), all or nothing. */
-  async addProducts(accountId: number, id: string, body: RequestBody): Promise<void> {
+  async addProducts(accountId: number, id: string, body: RequestBody, quotas?: RecordQuotas): Promise<void> {
     const set = await this.get(accountId, id);
+    await assertStoredBytes(this.deps.pool, accountId, quotas);
     const source = await openBulkSource(body, 'products_to_add');
     let pending = 0;
     try {
       const done = await applyBulkFile(
         this.deps.pool,
-        { accountId, setId: set.image_set_id, kind: 'product_images' },
+        { accountId, setId: set.image_set_id, kind: 'product_images', quotas },
         mapRows(jsonLines(source), productRowToAdd),
         async (tx, batch) => {
           pending += (await upsertRecords(tx, accountId, batch)).pending;

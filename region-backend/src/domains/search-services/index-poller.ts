@@ -1,8 +1,8 @@
 /**
  * The light poller every backend process runs: every couple of seconds it enqueues the indexing job of each
  * service whose set changed after what the service applied (one cheap SQL query for all services), brings
- * every service's index in this process up to date (loading those it does not hold yet, so a query never
- * waits for a load), and saves changed ones now and then.
+ * the indexes this process holds up to date (others load when a query needs them, see service-indexes.ts),
+ * and saves changed ones now and then.
  */
 import type pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';

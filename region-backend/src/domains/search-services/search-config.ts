@@ -6,6 +6,7 @@ const schema = z.object({
   IRIS_SEARCH_SAVE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
   IRIS_SEARCH_INDEX_JOBS: z.coerce.number().int().min(1).max(16).default(2),
   IRIS_SEARCH_INDEX_BATCH: z.coerce.number().int().min(1).max(5000).default(128),
+  IRIS_INDEX_MEMORY_MB: z.coerce.number().min(1).max(1_048_576).default(2048),
 });
 
 export interface SearchConfig {
@@ -17,6 +18,8 @@ export interface SearchConfig {
   indexJobs: number;
   /** Record changes per indexing transaction. */
   indexBatch: number;
+  /** Estimated bytes the loaded search indexes of one process may hold (least recently used evicted past it). */
+  indexMemoryBytes: number;
 }
 
 export function loadSearchConfig(env: NodeJS.ProcessEnv): SearchConfig {
@@ -26,5 +29,11 @@ export function loadSearchConfig(env: NodeJS.ProcessEnv): SearchConfig {
     throw new Error(`invalid search configuration: ${problems}`);
   }
   const e = parsed.data;
-  return { pollMs: e.IRIS_SEARCH_POLL_MS, saveMs: e.IRIS_SEARCH_SAVE_MS, indexJobs: e.IRIS_SEARCH_INDEX_JOBS, indexBatch: e.IRIS_SEARCH_INDEX_BATCH };
+  return {
+    pollMs: e.IRIS_SEARCH_POLL_MS,
+    saveMs: e.IRIS_SEARCH_SAVE_MS,
+    indexJobs: e.IRIS_SEARCH_INDEX_JOBS,
+    indexBatch: e.IRIS_SEARCH_INDEX_BATCH,
+    indexMemoryBytes: Math.round(e.IRIS_INDEX_MEMORY_MB * 1024 * 1024),
+  };
 }

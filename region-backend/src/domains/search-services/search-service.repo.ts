@@ -38,15 +38,22 @@ const WITH_COUNTS = `
     SELECT count(*) AS n FROM data_set_records r WHERE r.set_id = s.set_id AND r.deleted_at IS NULL AND r.status = 'downloaded'
   ) c ON true`;
 
+/**
+ * Inserts a service unless its set already has `perSetLimit` services (one statement: the count and the
+ * insert); false when the set is full.
+ */
 export async function insertService(
   db: Queryable,
   row: { id: string; accountId: number; kind: SearchServiceKind; name: string; scenario: string; setId: string; productSetId: string | null; pipeline: string },
-): Promise<void> {
-  await db.query(
+  perSetLimit = Number.MAX_SAFE_INTEGER,
+): Promise<boolean> {
+  const result = await db.query(
     `INSERT INTO search_services (id, account_id, kind, name, scenario, set_id, product_set_id, pipeline)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [row.id, row.accountId, row.kind, row.name, row.scenario, row.setId, row.productSetId, row.pipeline],
+     SELECT $1, $2, $3, $4, $5, $6, $7, $8
+      WHERE (SELECT count(*) FROM search_services WHERE set_id = $6) < $9`,
+    [row.id, row.accountId, row.kind, row.name, row.scenario, row.setId, row.productSetId, row.pipeline, perSetLimit],
   );
+  return (result.rowCount ?? 0) > 0;
 }
 
 /** One service of an account, optionally only of one kind. */
@@ -97,7 +104,7 @@ export async function serviceState(db: Queryable, id: string): Promise<ServiceSt
   return result.rows[0] ?? null;
 }
 
-/** The state of every service (each process holds every service's index). */
+/** The state of every service (the poller catches up the indexes a process holds and drops deleted ones). */
 export async function allServiceStates(db: Queryable): Promise<ServiceState[]> {
   const result = await db.query<ServiceState>(`SELECT ${STATE} FROM search_services s ORDER BY s.created_at, s.id`);
   return result.rows;

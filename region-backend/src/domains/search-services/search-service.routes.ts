@@ -17,13 +17,13 @@ export const searchServiceRoutes: FastifyPluginAsync = async (app) => {
   const service = new SearchServiceService({ pool: app.db.pool, indexes: app.searchIndexes });
 
   app.post('/image_sets/_0000014/:id/services', async (request: ById, reply) => {
-    const row = await service.createOnImageSet(request.ctx.accountId, mintedId(request), request.params.id, inputOf(request, CreateSearchService));
+    const row = await service.createOnImageSet(request.ctx.accountId, mintedId(request), request.params.id, inputOf(request, CreateSearchService), request.ctx.quotas.searchServicesPerSet);
     reportRegistry(reply, { live: [row.id] });
     return searchServiceObject(row, request.ctx.requestId);
   });
 
   app.post('/product_sets/_0000178/:id/services', async (request: ById, reply) => {
-    const row = await service.createOnProductSet(request.ctx.accountId, mintedId(request), request.params.id, inputOf(request, CreateSearchService));
+    const row = await service.createOnProductSet(request.ctx.accountId, mintedId(request), request.params.id, inputOf(request, CreateSearchService), request.ctx.quotas.searchServicesPerSet);
     reportRegistry(reply, { live: [row.id] });
     return searchServiceObject(row, request.ctx.requestId);
   });

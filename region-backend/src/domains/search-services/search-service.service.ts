@@ -28,36 +28,31 @@ export function serviceScenario(value: string | undefined): string {
   return scenario;
 }
 
+const setFull = () => new ApiError('setServiceQuota', 'maximum number of search services on this set reached');
+
 export class SearchServiceService {
   constructor(private readonly deps: { pool: pg.Pool; indexes: ServiceIndexes }) {}
 
-  async createOnImageSet(accountId: number, id: string, imageSetId: string, fields: CreateSearchServiceInput): Promise<SearchServiceRow> {
+  async createOnImageSet(accountId: number, id: string, imageSetId: string, fields: CreateSearchServiceInput, perSetLimit?: number): Promise<SearchServiceRow> {
     const existing = await findService(this.deps.pool, accountId, id);
     if (existing) return existing;
     const name = serviceName(fields.name);
     const scenario = serviceScenario(fields.scenario);
     if (!(await findDataSet(this.deps.pool, accountId, imageSetId, 'image_set'))) throw new ApiError('setNotFound', 'image set does not exist');
-    await insertService(this.deps.pool, { id, accountId, kind: 'image_set', name, scenario, setId: imageSetId, productSetId: null, pipeline: pipelineOf(scenario) });
+    const row = { id, accountId, kind: 'image_set', name, scenario, setId: imageSetId, productSetId: null, pipeline: pipelineOf(scenario) } as const;
+    if (!(await insertService(this.deps.pool, row, perSetLimit))) throw setFull();
     return this.get(accountId, id);
   }
 
-  async createOnProductSet(accountId: number, id: string, productSetId: string, fields: CreateSearchServiceInput): Promise<SearchServiceRow> {
+  async createOnProductSet(accountId: number, id: string, productSetId: string, fields: CreateSearchServiceInput, perSetLimit?: number): Promise<SearchServiceRow> {
     const existing = await findService(this.deps.pool, accountId, id);
     if (existing) return existing;
     const name = serviceName(fields.name);
     const scenario = serviceScenario(fields.scenario);
     const set = await findProductSet(this.deps.pool, accountId, productSetId);
     if (!set) throw new ApiError('productSetNotFound', 'product set does not exist');
-    await insertService(this.deps.pool, {
-      id,
-      accountId,
-      kind: 'product_set',
-      name,
-      scenario,
-      setId: set.image_set_id,
-      productSetId,
-      pipeline: pipelineOf(scenario),
-    });
+    const row = { id, accountId, kind: 'product_set', name, scenario, setId: set.image_set_id, productSetId, pipeline: pipelineOf(scenario) } as const;
+    if (!(await insertService(this.deps.pool, row, perSetLimit))) throw setFull();
     return this.get(accountId, id);
   }
 

@@ -11,7 +11,7 @@ import { IndexPoller } from './index-poller.js';
 import { INDEX_JOB, SearchIndexer, type IndexJobData } from './search-indexer.js';
 import { setHasService } from './search-service.repo.js';
 import { searchServiceRoutes } from './search-service.routes.js';
-import { ServiceIndexes } from './service-indexes.js';
+import { ServiceGoneError, ServiceIndexes } from './service-indexes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -24,7 +24,13 @@ const services = fp(
   async (app) => {
     const config = app.config.search;
     const log = app.log.child({ domain: 'search' });
-    const indexes = new ServiceIndexes({ pool: app.db.pool, dataDir: app.config.dataDir, log, saveEveryMs: config.saveMs });
+    const indexes = new ServiceIndexes({
+      pool: app.db.pool,
+      dataDir: app.config.dataDir,
+      log,
+      saveEveryMs: config.saveMs,
+      memoryBudgetBytes: config.indexMemoryBytes,
+    });
     const indexer = new SearchIndexer({ pool: app.db.pool, blobs: app.blobs, inference: app.inference, log }, { batchSize: config.indexBatch });
     const poller = new IndexPoller({ pool: app.db.pool, queue: app.queue, indexes, log, intervalMs: config.pollMs });
     app.decorate('searchIndexes', indexes);
@@ -56,6 +62,9 @@ export const searchServicesDomain: Domain = {
       queue: { policy: 'short', retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 15 * 60 },
       handler: async (data) => {
         await app.searchIndexer.run(data.serviceId);
+        await app.searchIndexes.keepFileCurrent(data.serviceId).catch((err: unknown) => {
+          if (!(err instanceof ServiceGoneError)) throw err;
+        });
       },
     }),
   ],

@@ -1,15 +1,18 @@
 /**
- * The in-memory HNSW index of every search service this process serves, persisted under
+ * The in-memory HNSW indexes of the search services this process serves, persisted under
  * `<dataDir>/indexes/<service id>`. PostgreSQL holds what each index must contain (search_index_items, a
  * change feed with its own seq); a process loads its saved copy and applies the items changed since the seq
  * the copy was saved at, or rebuilds from the stored embeddings when the copy is missing, corrupt, made with
  * another embedding pipeline, or older than the item tombstones still kept.
  *
+ * Indexes load on demand (the first query of a service) and stay under a memory budget: past it, the
+ * least recently used indexes no query is using are saved (when changed) and evicted; the next query of an
+ * evicted service loads its file again. One index larger than the whole budget is still served, alone.
+ *
  * Several processes may share one data directory: the first to claim `indexes/.writer` saves, the others only
  * read saved files (their copies are rebuilt or caught up from PostgreSQL like any other).
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
@@ -19,6 +22,7 @@ import { createVectorStore } from '../../vectors/open-vector-store.js';
 import type { VectorItem, VectorStore } from '../../vectors/vector-store.js';
 import { bytesToVector } from './embedding-pipeline.js';
 import { itemChanges, liveItems, type ItemChange } from './index-items.repo.js';
+import { IndexWriterClaim } from './index-writer.js';
 import { serviceState, type ServiceState } from './search-service.repo.js';
 
 const PAGE = 4000;
@@ -45,6 +49,10 @@ interface Entry {
   syncing: Promise<number> | null;
   dirty: boolean;
   savedAt: number;
+  /** When a query last used the index (least recently used goes first). */
+  usedAt: number;
+  /** Queries using the index right now: it is not evicted meanwhile. */
+  pins: number;
 }
 
 export interface ServiceIndexesOptions {
@@ -54,15 +62,22 @@ export interface ServiceIndexesOptions {
   params?: Partial<HnswParams>;
   /** A changed index is saved at most this often (and when the process closes). */
   saveEveryMs?: number;
+  /** Estimated bytes all loaded indexes may hold together (IRIS_INDEX_MEMORY_MB); default unbounded. */
+  memoryBudgetBytes?: number;
 }
 
 export class ServiceIndexes {
   private readonly entries = new Map<string, Entry>();
   private closed = false;
-  private readonly token = `${process.pid}:${randomBytes(8).toString('hex')}`;
+  private readonly claim: IndexWriterClaim;
   private writer: Promise<boolean> | null = null;
+  private evicting: Promise<void> = Promise.resolve();
+  /** Indexes evicted under the memory budget since the process started. */
+  evictions = 0;
 
-  constructor(private readonly options: ServiceIndexesOptions) {}
+  constructor(private readonly options: ServiceIndexesOptions) {
+    this.claim = new IndexWriterClaim(path.join(options.dataDir, 'indexes'));
+  }
 
   dirOf(serviceId: string): string {
     return path.join(this.options.dataDir, 'indexes', serviceId);
@@ -73,14 +88,52 @@ export class ServiceIndexes {
     return [...this.entries.keys()];
   }
 
+  /** Estimated bytes of the loaded indexes. */
+  get memoryBytes(): number {
+    let total = 0;
+    for (const entry of this.entries.values()) total += entry.store.stats().estimatedBytes;
+    return total;
+  }
+
   /** What this process holds for a service (diagnostics and tests), or null when it holds nothing. */
   describe(serviceId: string): { size: number; seq: number; origin: 'file' | 'rebuild' | null } | null {
     const entry = this.entries.get(serviceId);
     return entry ? { size: entry.store.size, seq: entry.appliedSeq, origin: entry.origin } : null;
   }
 
-  /** The service's index, loaded, and caught up at least to `state.index_seq`. */
+  /**
+   * Runs `fn` with the service's index, loaded (from its file when evicted) and caught up at least to
+   * `state.index_seq`; the index is not evicted while `fn` runs.
+   */
+  async use<T>(state: ServiceState, fn: (store: VectorStore) => Promise<T> | T): Promise<T> {
+    const entry = await this.pinned(state);
+    try {
+      return await fn(entry.store);
+    } finally {
+      entry.pins--;
+      entry.usedAt = performance.now();
+    }
+  }
+
+  /**
+   * After an indexing run: the writing process brings the service's index file up to date (loading the index
+   * under the memory budget; it is saved when due, evicted or closed), so later loads read a current file.
+   */
+  async keepFileCurrent(serviceId: string): Promise<void> {
+    if (this.closed || !(await this.isWriter())) return;
+    const state = await serviceState(this.options.pool, serviceId);
+    if (state) await this.acquire(state);
+  }
+
+  /** The service's index, loaded and caught up (tests and tools; queries go through `use`). */
   async acquire(state: ServiceState): Promise<VectorStore> {
+    const entry = await this.pinned(state);
+    entry.pins--;
+    return entry.store;
+  }
+
+  /** The entry of the service, loaded, caught up and pinned (the caller unpins). */
+  private async pinned(state: ServiceState): Promise<Entry> {
     if (this.closed) throw new Error('search indexes are closed');
     let entry = this.entries.get(state.id);
     if (entry && entry.pipeline !== state.pipeline) {
@@ -88,28 +141,70 @@ export class ServiceIndexes {
       entry = undefined;
     }
     entry ??= this.open(state);
-    await entry.ready;
-    while (entry.appliedSeq < state.index_seq || entry.appliedSeq < state.purged_seq) {
-      const before = entry.appliedSeq;
-      await this.sync(entry);
-      if (entry.appliedSeq === before) break;
+    entry.usedAt = performance.now();
+    entry.pins++;
+    try {
+      await entry.ready;
+      while (entry.appliedSeq < state.index_seq || entry.appliedSeq < state.purged_seq) {
+        const before = entry.appliedSeq;
+        await this.sync(entry);
+        if (entry.appliedSeq === before) break;
+      }
+      await this.enforceBudget(entry);
+    } catch (err) {
+      entry.pins--;
+      throw err;
     }
-    return entry.store;
+    return entry;
+  }
+
+  /** Evicts least recently used indexes (not in use, not `keep`) until the loaded ones fit the budget. */
+  private enforceBudget(keep: Entry): Promise<void> {
+    const budget = this.options.memoryBudgetBytes;
+    if (budget === undefined) return Promise.resolve();
+    this.evicting = this.evicting.then(async () => {
+      const sizes = new Map([...this.entries.values()].map((e) => [e, e.store.stats().estimatedBytes]));
+      let total = [...sizes.values()].reduce((a, b) => a + b, 0);
+      const candidates = [...sizes.keys()].filter((e) => e !== keep).sort((a, b) => a.usedAt - b.usedAt);
+      for (const victim of candidates) {
+        if (total <= budget) break;
+        if (victim.pins === 0 && (await this.evict(victim))) total -= sizes.get(victim)!;
+      }
+    });
+    return this.evicting;
+  }
+
+  /** Saves (when changed) and forgets an index no query is using; false when it is in use after all. */
+  private async evict(entry: Entry): Promise<boolean> {
+    try {
+      await entry.syncing?.catch(() => undefined);
+      if (entry.dirty && entry.pins === 0) await this.save(entry);
+      if (entry.pins > 0 || this.entries.get(entry.serviceId) !== entry) return false;
+      this.entries.delete(entry.serviceId);
+      this.evictions++;
+      await entry.store.close();
+      this.options.log.debug({ serviceId: entry.serviceId }, 'search index evicted');
+      return true;
+    } catch (err) {
+      this.options.log.warn({ err, serviceId: entry.serviceId }, 'evicting a search index failed');
+      return false;
+    }
   }
 
   /**
-   * Brings this process in line with PostgreSQL, given the state of every service: loads the indexes it does
-   * not hold yet, catches up those behind, drops those of deleted services (with their files).
+   * Brings this process in line with PostgreSQL, given the state of every service: catches up the indexes it
+   * holds, drops those of deleted services (with their files). Others load when a query needs them.
    */
   async refresh(states: readonly ServiceState[]): Promise<void> {
-    const live = new Set(states.map((s) => s.id));
-    for (const id of this.loaded) if (!live.has(id)) await this.drop(id, true);
-    for (const state of states) {
+    const byId = new Map(states.map((s) => [s.id, s]));
+    for (const id of this.loaded) if (!byId.has(id)) await this.drop(id, true);
+    for (const id of this.loaded) {
       if (this.closed) return;
-      const entry = this.entries.get(state.id);
-      if (entry && entry.pipeline === state.pipeline && entry.appliedSeq >= state.index_seq) continue;
+      const state = byId.get(id)!;
+      const entry = this.entries.get(id);
+      if (!entry || (entry.pipeline === state.pipeline && entry.appliedSeq >= state.index_seq)) continue;
       await this.acquire(state).catch((err: unknown) => {
-        if (!(err instanceof ServiceGoneError)) this.options.log.warn({ err, serviceId: state.id }, 'loading a search index failed');
+        if (!(err instanceof ServiceGoneError)) this.options.log.warn({ err, serviceId: state.id }, 'catching up a search index failed');
       });
     }
   }
@@ -137,7 +232,7 @@ export class ServiceIndexes {
 
   /** Whether this process saves indexes in its data directory (one writer per directory). */
   isWriter(): Promise<boolean> {
-    this.writer ??= this.claimWriter().catch((err: unknown) => {
+    this.writer ??= this.claim.claim().catch((err: unknown) => {
       this.options.log.warn({ err }, 'cannot claim the search index directory: indexes will not be saved');
       return false;
     });
@@ -153,34 +248,7 @@ export class ServiceIndexes {
       await entry.store.close();
     }
     this.entries.clear();
-    if (await this.writer) await this.releaseWriter();
-  }
-
-  private get writerFile(): string {
-    return path.join(this.options.dataDir, 'indexes', '.writer');
-  }
-
-  /** Takes the directory unless a live process holds it (a crashed holder's claim is taken over). */
-  private async claimWriter(): Promise<boolean> {
-    await mkdir(path.dirname(this.writerFile), { recursive: true });
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        await writeFile(this.writerFile, this.token, { flag: 'wx' });
-        return true;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      }
-      const holder = (await readFile(this.writerFile, 'utf8').catch(() => '')).trim();
-      if (holder === this.token) return true;
-      if (processAlive(Number(holder.split(':')[0]))) return false;
-      await rm(this.writerFile, { force: true });
-    }
-    return false;
-  }
-
-  private async releaseWriter(): Promise<void> {
-    const holder = await readFile(this.writerFile, 'utf8').catch(() => '');
-    if (holder.trim() === this.token) await rm(this.writerFile, { force: true });
+    if (await this.writer) await this.claim.release();
   }
 
   private open(state: ServiceState): Entry {
@@ -192,7 +260,7 @@ export class ServiceIndexes {
       ...(this.options.params ? { params: this.options.params } : {}),
       onError: (err) => this.options.log.error({ err, serviceId: state.id }, 'search index update failed'),
     });
-    const entry: Entry = { serviceId: state.id, pipeline: state.pipeline, store, appliedSeq: 0, origin: null, ready: Promise.resolve(), syncing: null, dirty: false, savedAt: 0 };
+    const entry: Entry = { serviceId: state.id, pipeline: state.pipeline, store, appliedSeq: 0, origin: null, ready: Promise.resolve(), syncing: null, dirty: false, savedAt: 0, usedAt: performance.now(), pins: 0 };
     entry.ready = this.load(entry).catch(async (err: unknown) => {
       // Leave no half-loaded entry behind: the next acquire starts over.
       if (this.entries.get(state.id) === entry) this.entries.delete(state.id);
@@ -307,16 +375,6 @@ export class ServiceIndexes {
       entry.dirty = true;
       throw err;
     }
-  }
-}
-
-function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -11,7 +11,7 @@ export const searchRoutes: FastifyPluginAsync = async (app) => {
     pool: app.db.pool,
     inference: app.inference,
     indexes: app.searchIndexes,
-    maxPixels: app.config.images.maxPixels,
+    decoder: app.decoder,
     acquireImage: (body) => acquireQueryImage(app, body),
   });
 

@@ -10,7 +10,8 @@ import { ApiError, joinTags, secondsText } from '@iris/shared';
 import { EMBEDDING_VERSION } from '../../embedding/embedding-info.js';
 import { QueryImageError, type QueryImage } from '../../http/query-image.js';
 import type { RequestBody } from '../../http/request-body.js';
-import { decodeImage, ImageDecodeError, type RgbPixels } from '../../images/image-decoder.js';
+import { ImageDecodeError, type RgbPixels } from '../../images/image-decoder.js';
+import type { ImageDecoderPool } from '../../inference/image-decoder-pool.js';
 import { InferenceTaskError, type InferencePool } from '../../inference/inference-pool.js';
 import { matchesTags } from '../../vectors/tag-filter.js';
 import type { VectorHit, VectorStore } from '../../vectors/vector-store.js';
@@ -34,7 +35,7 @@ export interface SearchDeps {
   pool: pg.Pool;
   inference: InferencePool;
   indexes: ServiceIndexes;
-  maxPixels: number;
+  decoder: ImageDecoderPool;
   acquireImage: (body: RequestBody) => Promise<QueryImage>;
 }
 
@@ -65,14 +66,13 @@ export class SearchQueryService {
     const image = await this.image(input.body);
 
     const preprocessStarted = performance.now();
-    const vector = await this.embed(image.bytes, params, service.scenario);
+    const vector = await this.embed(image.bytes, params, service.scenario, input.accountId);
     const preprocessMs = performance.now() - preprocessStarted;
 
     const searchStarted = performance.now();
-    const store = await this.deps.indexes.acquire(service).catch((err: unknown) => {
+    const selected = await this.deps.indexes.use(service, (store) => this.select(store, service, vector, params, input.product)).catch((err: unknown) => {
       throw err instanceof ServiceGoneError ? new ApiError('serviceNotFound', 'search service does not exist') : err;
     });
-    const selected = await this.select(store, service, vector, params, input.product);
     const searchMs = performance.now() - searchStarted;
 
     const page = input.product ? selected.slice(params.page * params.count, (params.page + 1) * params.count) : selected.slice(0, params.count);
@@ -104,16 +104,16 @@ export class SearchQueryService {
     }
   }
 
-  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string): Promise<Float32Array> {
+  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number): Promise<Float32Array> {
     let rgb: RgbPixels;
     try {
-      rgb = await decodeImage(bytes, { maxPixels: this.deps.maxPixels, maxSide: QUERY_MAX_SIDE, ...(params.loc ? { crop: params.loc } : {}) });
+      rgb = await this.deps.decoder.rgb(bytes, { maxSide: QUERY_MAX_SIDE, ...(params.loc ? { crop: params.loc } : {}) });
     } catch (err) {
       if (err instanceof ImageDecodeError) throw new ApiError('invalidData', `image cannot be decoded: ${err.message}`);
       throw err;
     }
     try {
-      const result = await this.deps.inference.run<EmbedOutput>('embed', { rgb, scenario }, { priority: 'interactive' });
+      const result = await this.deps.inference.run<EmbedOutput>('embed', { rgb, scenario }, { priority: 'interactive', accountId });
       return result.vector;
     } catch (err) {
       if (err instanceof InferenceTaskError && (err.code === 'image_decode_failed' || err.code === 'invalid_embed_input')) {

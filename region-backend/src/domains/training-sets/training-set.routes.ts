@@ -42,7 +42,7 @@ const routes: FastifyPluginAsync = async (app) => {
 
   app.post(`${BASE}/:id/images`, async (request: ById) => {
     const parsed = await body(request);
-    return dataSetObject(await service.addData(request.ctx.accountId, request.params.id, parsed), request.ctx.requestId);
+    return dataSetObject(await service.addData(request.ctx.accountId, request.params.id, parsed, request.ctx.quotas), request.ctx.requestId);
   });
 
   app.delete(`${BASE}/:id/images`, async (request: ById) => {

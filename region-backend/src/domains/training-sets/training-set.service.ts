@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { ApiError, truncateChars, LIMITS, type ClearTrainingSetInput, type CreateTrainingSetInput } from '@iris/shared';
 import type { RequestBody } from '../../http/request-body.js';
 import { addRecordsFromFile, deleteRecordsFromFile } from '../data-sets/bulk-apply.js';
+import type { RecordQuotas } from '../data-sets/record-quotas.js';
 import { deleteAllRecords, withLockedSet } from '../data-sets/record.repo.js';
 import { setDescription, setName } from '../data-sets/record-rules.js';
 import { deleteDataSet, listDataSets, updateDataSet, type DataSetRow, type SetKind } from '../data-sets/set.repo.js';
@@ -53,10 +54,10 @@ export class TrainingSetService {
   }
 
   /** `urls_to_add`: CSV `url,label`, all or nothing; new URLs download in the background. */
-  async addData(accountId: number, id: string, body: RequestBody): Promise<DataSetRow> {
+  async addData(accountId: number, id: string, body: RequestBody, quotas?: RecordQuotas): Promise<DataSetRow> {
     await this.get(accountId, id);
     if (!body.has('urls_to_add')) throw new ApiError('invalidData', 'urls_to_add (a CSV file of url,label rows) is required');
-    await addRecordsFromFile(this.deps, { accountId, setId: id, kind: KIND }, body, 'urls_to_add', trainingRowToAdd);
+    await addRecordsFromFile(this.deps, { accountId, setId: id, kind: KIND, quotas }, body, 'urls_to_add', trainingRowToAdd);
     return this.get(accountId, id);
   }
 

@@ -1,0 +1,62 @@
+/**
+ * Access keys as the rest of the edge sees them (id and plain secret) over rows that hold neither: the id
+ * is looked up by its SHA-256, the secret is sealed under SECRETS_MASTER_KEY. Keys stored before migration
+ * 0002 are converted on first use.
+ */
+import { effectiveQuotas } from './quota.repo.js';
+import type { Quotas } from '@iris/shared';
+import type { Database } from '../db/database.js';
+import type { AccessKey } from '../db/schema.js';
+import { findKeyRowForAuth, findLegacyKeys, replaceLegacyKeys } from './access-key.repo.js';
+import { keyHash, keyHint, openSecret, sealSecret } from './secret-box.js';
+
+/** Everything authentication needs about a key, kept in the isolate cache. */
+export interface AuthKey {
+  keyId: string;
+  keyHash: string;
+  secret: string;
+  accountId: number;
+  enabled: boolean;
+  signatureRequired: boolean;
+  accountDisabled: boolean;
+  quotas: Quotas;
+}
+
+export async function sealedKeyRow(master: string | undefined, input: { keyId: string; secret: string; accountId: number; enabled: boolean; signatureRequired: boolean; createdAt: number }): Promise<AccessKey> {
+  const hash = await keyHash(input.keyId);
+  return {
+    keyHash: hash,
+    keyHint: keyHint(input.keyId),
+    secretEnc: await sealSecret(master, hash, input.secret),
+    accountId: input.accountId,
+    enabled: input.enabled,
+    signatureRequired: input.signatureRequired,
+    createdAt: input.createdAt,
+  };
+}
+
+/** Converts plain-text keys (one id, or up to 100 of an account per call) to hashed, sealed rows. */
+export async function convertLegacyKeys(db: Database, master: string | undefined, filter: { keyId?: string; accountId?: number }): Promise<number> {
+  const legacy = await findLegacyKeys(db, filter);
+  if (!legacy.length) return 0;
+  const rows = await Promise.all(legacy.map(async (row) => ({ legacyKeyId: row.keyId, key: await sealedKeyRow(master, row) })));
+  await replaceLegacyKeys(db, rows);
+  return rows.length;
+}
+
+export async function findKeyForAuth(db: Database, master: string | undefined, keyId: string): Promise<AuthKey | undefined> {
+  const hash = await keyHash(keyId);
+  let found = await findKeyRowForAuth(db, hash);
+  if (!found && (await convertLegacyKeys(db, master, { keyId }))) found = await findKeyRowForAuth(db, hash);
+  if (!found) return undefined;
+  return {
+    keyId,
+    keyHash: hash,
+    secret: await openSecret(master, hash, found.key.secretEnc),
+    accountId: found.key.accountId,
+    enabled: found.key.enabled,
+    signatureRequired: found.key.signatureRequired,
+    accountDisabled: found.accountDisabled,
+    quotas: effectiveQuotas(found.quotaOverrides),
+  };
+}

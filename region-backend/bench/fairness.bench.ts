@@ -1,0 +1,132 @@
+/**
+ * Fairness between accounts on one backend process (a real child process, one inference thread per core).
+ * Account B makes ordinary sequential face-detection calls (`/detect/_0000049`, an uploaded 640×480 JPEG),
+ * first alone, then while account A floods the same process from 24 concurrent callers: analysis calls
+ * (uploads), image-set uploads of 100 new URLs each (downloads) and a batch face-detection task of 300 URLs.
+ * Reported: B's p50/p99 alone and under the flood, in the same run, with the default per-account limits and
+ * with the limits lifted (one account may take every thread and queue without bound), and what A got.
+ * Goal: B's p50 under the flood within 1.5× of B alone.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { newResourceId } from '@iris/shared';
+import { median, percentile, printTable } from '../../scripts/table.js';
+import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
+import { photoJpeg } from '../src/images/test-images.fixture.js';
+import { fileBody, startChildBackend, type ChildBackend } from '../test/data-sets/child-backend.js';
+
+const A = 101;
+const B = 202;
+const PROBES = Number(process.env.IRIS_BENCH_FAIRNESS_PROBES ?? 30);
+const FLOODERS = 24;
+
+async function detect(backend: ChildBackend, accountId: number, image: Buffer): Promise<{ ms: number; status: number }> {
+  const body = fileBody('image', 'q.jpg', image);
+  const started = performance.now();
+  const res = await backend.call({ method: 'POST', url: '/detect/_0000049', accountId, body: body.payload, headers: body.headers });
+  return { ms: performance.now() - started, status: res.status };
+}
+
+async function probes(backend: ChildBackend, image: Buffer): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < PROBES; i++) {
+    const r = await detect(backend, B, image);
+    if (r.status !== 200) throw new Error(`B's call answered ${r.status}`);
+    times.push(r.ms);
+  }
+  return times;
+}
+
+interface FloodCounts {
+  ok: number;
+  busy: number;
+  other: number;
+}
+
+/** Account A's flood until `stop` resolves: analysis callers, set uploads and one batch task. */
+async function flood(backend: ChildBackend, image: Buffer, base: string, stop: Promise<void>): Promise<FloodCounts> {
+  const counts: FloodCounts = { ok: 0, busy: 0, other: 0 };
+  let running = true;
+  void stop.then(() => (running = false));
+  const count = (status: number) => (status === 200 ? counts.ok++ : status === 503 ? counts.busy++ : counts.other++);
+  const setId = newResourceId();
+  await backend.call({ method: 'POST', url: '/image_sets/_0000014', accountId: A, resourceId: setId, body: { name: 'flood' } });
+  let upload = 0;
+  const batchUrls = Array.from({ length: 300 }, (_, i) => `${base}/batch-${i}.jpg`).join('\n');
+  const taskId = newResourceId();
+  const boundary = `----iris${newResourceId(12)}`;
+  const form = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="service_id"\r\n\r\n_0000049\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="urls"; filename="urls.txt"\r\nContent-Type: text/plain\r\n\r\n${batchUrls}\r\n--${boundary}--\r\n`,
+  );
+  const headers = { 'content-type': `multipart/form-data; boundary=${boundary}` };
+  const prepared = await backend.call({ method: 'POST', url: '/batch/_1000001/task/prepare', accountId: A, resourceId: taskId, body: form, headers });
+  if (prepared.status !== 200) console.log(`warning: batch prepare answered ${prepared.status}: ${prepared.text.slice(0, 200)}`);
+  if (prepared.status === 200) await backend.call({ method: 'POST', url: '/batch/_1000001/task/apply', accountId: A, body: { task_id: taskId } });
+  const callers = Array.from({ length: FLOODERS }, async (_, i) => {
+    while (running) {
+      if (i % 6 === 5) {
+        const n = upload++;
+        const csv = Array.from({ length: 100 }, (_, k) => `${base}/set-${n}-${k}.jpg,m`).join('\n');
+        const body = fileBody('urls_to_add', 'urls.csv', csv);
+        count((await backend.call({ method: 'POST', url: `/image_sets/_0000014/${setId}`, accountId: A, body: body.payload, headers: body.headers })).status);
+      } else {
+        count((await detect(backend, A, image)).status);
+      }
+    }
+  });
+  await Promise.all(callers);
+  return counts;
+}
+
+export default async function run(): Promise<void> {
+  const cores = os.availableParallelism();
+  const photos = await Promise.all(Array.from({ length: 8 }, (_, i) => photoJpeg(640, 480, i + 1)));
+  const server = http.createServer((req, res) => {
+    const photo = photos[Number(/(\d+)\.jpg/.exec(req.url ?? '')?.[1] ?? 0) % photos.length]!;
+    res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': photo.length }).end(photo);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'iris-bench-fairness-'));
+  const postgres = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: false });
+  const settings: { label: string; env: Record<string, string> }[] = [
+    { label: 'per-account limits (defaults)', env: {} },
+    { label: 'limits lifted', env: { IRIS_ACCOUNT_INFERENCE_THREADS: String(cores), IRIS_ACCOUNT_INFERENCE_QUEUE: '10000', IRIS_ACCOUNT_UPLOADS: '1000', IRIS_ACCOUNT_DOWNLOAD_CONCURRENCY: '256' } },
+  ];
+  const rows: (string | number)[][] = [];
+  try {
+    console.log(`${cores} cores, ${cores} inference threads, B: ${PROBES} sequential /detect/_0000049 uploads; A: ${FLOODERS} concurrent callers (analysis uploads, set uploads of 100 URLs) + a 300-URL batch task\n`);
+    for (const [index, setting] of settings.entries()) {
+      const database = `iris_bench_fair_${index}`;
+      await postgres.ensureDatabase(database);
+      const backend = await startChildBackend({
+        databaseUrl: postgres.connectionString(database),
+        dataDir: path.join(dir, `data-${index}`),
+        env: { IRIS_INFERENCE_THREADS: String(cores), ...setting.env },
+      });
+      try {
+        for (let i = 0; i < 3; i++) await detect(backend, B, photos[0]!); // models load
+        const alone = await probes(backend, photos[1]!);
+        let stop!: () => void;
+        const stopped = new Promise<void>((resolve) => (stop = resolve));
+        const flooding = flood(backend, photos[2]!, base, stopped);
+        await new Promise((r) => setTimeout(r, 2000));
+        const busy = await probes(backend, photos[1]!);
+        stop();
+        const counts = await flooding;
+        rows.push([setting.label, median(alone), percentile(alone, 99), median(busy), percentile(busy, 99), median(busy) / median(alone), counts.ok, counts.busy, counts.other]);
+      } finally {
+        await backend.kill('SIGTERM');
+      }
+    }
+    printTable(['setting', 'B alone p50 ms', 'B alone p99 ms', 'B under flood p50 ms', 'B under flood p99 ms', 'p50 ratio', 'A calls 200', 'A calls 503', 'A calls other'], rows);
+  } finally {
+    await postgres.stop();
+    await new Promise((resolve) => server.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

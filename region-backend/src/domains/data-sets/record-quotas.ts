@@ -1,0 +1,41 @@
+/**
+ * The record quotas of an account: records per set and per account, checked inside the transaction that adds
+ * records, before it commits and before any download is queued (a refused add changes nothing); stored
+ * bytes, checked before an add starts (images are sized only once downloaded). An advisory lock per account serialises the final count of concurrent adds to
+ * different sets of one account, so they cannot overshoot together.
+ */
+import { ApiError, type Quotas } from '@iris/shared';
+import type { Queryable } from './set.repo.js';
+
+export type RecordQuotas = Pick<Quotas, 'recordsPerSet' | 'records' | 'storedBytes'>;
+
+const ACCOUNT_LOCK = 7_301_200;
+
+export async function storedBytes(db: Queryable, accountId: number): Promise<number> {
+  const result = await db.query<{ bytes: string }>('SELECT coalesce(sum(bytes), 0) AS bytes FROM url_blobs WHERE account_id = $1', [accountId]);
+  return Number(result.rows[0]!.bytes);
+}
+
+/** Throws the quota's 403 when the account holds more than its quotas allow (call before commit). */
+export async function assertRecordQuotas(db: Queryable, accountId: number, setId: string, quotas: RecordQuotas): Promise<void> {
+  const inSet = await db.query<{ n: string }>('SELECT count(*) AS n FROM data_set_records WHERE set_id = $1 AND deleted_at IS NULL', [setId]);
+  if (Number(inSet.rows[0]!.n) > quotas.recordsPerSet) {
+    throw new ApiError('setRecordQuota', `a set holds at most ${quotas.recordsPerSet} records`);
+  }
+  await db.query('SELECT pg_advisory_xact_lock($1, $2)', [ACCOUNT_LOCK, accountId % 2 ** 31]);
+  const inAccount = await db.query<{ n: string }>(
+    `SELECT count(*) AS n FROM data_set_records r JOIN data_sets s ON s.id = r.set_id
+     WHERE s.account_id = $1 AND r.deleted_at IS NULL`,
+    [accountId],
+  );
+  if (Number(inAccount.rows[0]!.n) > quotas.records) {
+    throw new ApiError('accountRecordQuota', `an account holds at most ${quotas.records} records`);
+  }
+}
+
+/** Throws 403/3010 once the account's stored images reach its byte quota (checked before an add starts). */
+export async function assertStoredBytes(db: Queryable, accountId: number, quotas: RecordQuotas | undefined): Promise<void> {
+  if (quotas && (await storedBytes(db, accountId)) >= quotas.storedBytes) {
+    throw new ApiError('storedBytesQuota', `the account's stored images reached ${quotas.storedBytes} bytes`);
+  }
+}

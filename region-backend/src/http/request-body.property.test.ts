@@ -1,0 +1,65 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { within } from '../../test/support/time-bound.js';
+import { registerErrorHandling } from './error-handler.js';
+import { MAX_BODY_PARTS, PARAM_MAX_CHARS } from './input-limits.js';
+import { readBody, registerBodyHandling } from './request-body.js';
+
+describe('urlencoded and JSON bodies on hostile input', () => {
+  let app: FastifyInstance;
+  let tmpDir: string;
+  beforeAll(async () => {
+    tmpDir = mkdtempSync(path.join(os.tmpdir(), 'iris-body-prop-'));
+    app = Fastify();
+    registerBodyHandling(app);
+    registerErrorHandling(app);
+    app.post('/echo', async (request) => {
+      const body = await readBody(request, { tmpDir });
+      return { fields: body.fields, noBody: body.noBody };
+    });
+    await app.ready();
+  });
+  afterAll(async () => {
+    await app?.close();
+    rmSync(tmpDir, { recursive: true, force: true });
+  });
+
+  const post = (payload: string, type: string) => app.inject({ method: 'POST', url: '/echo', payload, headers: { 'content-type': type } });
+
+  it('reads any form body as URLSearchParams does (last value wins), or refuses it with 400/5001', async () => {
+    const key = fc.oneof(fc.constantFrom(...Object.keys(PARAM_MAX_CHARS)), fc.string({ maxLength: 12 }));
+    const value = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: fc.constantFrom(' ', '\t', '-', '1', '%', '+', '&', '='), maxLength: 5000 }));
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(key, value), { maxLength: 300 }), async (pairs) => {
+        const text = new URLSearchParams(pairs).toString();
+        const res = await within(post(text, 'application/x-www-form-urlencoded'), 2_000, 'form body');
+        const expected = Object.fromEntries(new URLSearchParams(text));
+        const overlong = Object.entries(expected).some(([k, v]) => PARAM_MAX_CHARS[k] !== undefined && v.length > PARAM_MAX_CHARS[k]!);
+        if (pairs.length > MAX_BODY_PARTS || overlong) {
+          expect(res.statusCode).toBe(400);
+          expect(res.json()).toMatchObject({ error_code: 5001 });
+        } else {
+          expect(res.statusCode).toBe(200);
+          expect(res.json().fields).toEqual(expected);
+          expect(res.json().noBody).toBe(text.trim() === '');
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('reads JSON objects within the depth bound and refuses deeper ones, never a 500', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.jsonValue({ maxDepth: 40 }), fc.string({ maxLength: 200 })), async (value) => {
+        const text = typeof value === 'string' ? value : JSON.stringify(value);
+        const res = await within(post(text, 'application/json'), 2_000, 'JSON body');
+        expect([200, 400]).toContain(res.statusCode);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,83 @@
+/**
+ * The one decode path for untrusted image bytes, used by every entry point (analysis, search queries,
+ * data-set downloads, batch, custom classifier inference, logo references): format probe → size and pixel
+ * check → decode, on a small pool of decode threads with a time limit. A decoder trap (a hostile header, a
+ * libvips corner case) costs one terminated thread and a "cannot be decoded" error, never the event loop.
+ */
+import type { DecodedReference } from '../analysis/logo/reference-image.js';
+import type { DecodeOptions, RgbPixels, StoredImage } from '../images/image-decoder.js';
+import { IMAGE_DECODE_ERROR_KINDS, ImageDecodeError, type ImageDecodeErrorKind } from '../images/image-errors.js';
+import { InferencePool, InferenceTaskError, InferenceTimeoutError, type Priority } from './inference-pool.js';
+import type { ImageDecodePayload } from './tasks/image-decode.task.js';
+
+export interface DecoderLimits {
+  /** IRIS_MAX_IMAGE_PIXELS: larger images are refused from their header, before any pixel is decoded. */
+  maxPixels: number;
+  /** IRIS_DECODE_TIMEOUT_MS: a decode running longer is stopped (its thread terminated). */
+  timeoutMs: number;
+}
+
+function kindOf(code: string | undefined): ImageDecodeErrorKind | null {
+  const kind = code?.startsWith('image-') ? code.slice('image-'.length) : '';
+  return (IMAGE_DECODE_ERROR_KINDS as readonly string[]).includes(kind) ? (kind as ImageDecodeErrorKind) : null;
+}
+
+/** Errors of a decode thread as ImageDecodeError; the pool being closed (shutdown) passes through. */
+function asDecodeError(err: unknown): unknown {
+  if (err instanceof InferenceTaskError) {
+    const kind = kindOf(err.code);
+    if (kind) return new ImageDecodeError(kind, err.message, { cause: err });
+    return new ImageDecodeError('undecodable', 'the image data is corrupt or not a supported image', { cause: err });
+  }
+  if (err instanceof InferenceTimeoutError) {
+    return new ImageDecodeError('undecodable', `decoding the image took longer than ${err.timeoutMs / 1000} s`, { cause: err });
+  }
+  if (err instanceof Error && /closed/.test(err.message)) return err;
+  // The thread crashed or ran out of memory on these bytes: the input's fault, the thread is replaced.
+  return new ImageDecodeError('undecodable', 'the image could not be decoded', { cause: err });
+}
+
+export class ImageDecoderPool {
+  private readonly pool: InferencePool;
+
+  constructor(
+    threads: number,
+    readonly limits: DecoderLimits,
+  ) {
+    this.pool = new InferencePool(threads, { taskTimeoutMs: limits.timeoutMs });
+  }
+
+  private async run<T>(payload: ImageDecodePayload, priority: Priority): Promise<T> {
+    try {
+      return await this.pool.run<T>('image-decode', payload, { priority });
+    } catch (err) {
+      throw asDecodeError(err);
+    }
+  }
+
+  /** 8-bit RGB, upright, first frame, optionally cropped (`loc`) and scaled down to `maxSide`. */
+  rgb(bytes: Uint8Array, options: Omit<DecodeOptions, 'maxPixels'> = {}, priority: Priority = 'interactive'): Promise<RgbPixels> {
+    return this.run({ op: 'rgb', bytes, options: { ...options, maxPixels: this.limits.maxPixels } }, priority);
+  }
+
+  /** The normalised JPEG copy kept in the blob store. */
+  forStorage(bytes: Uint8Array, options: { maxSide?: number; quality?: number } = {}, priority: Priority = 'background'): Promise<StoredImage> {
+    return this.run({ op: 'store', bytes, options: { ...options, maxPixels: this.limits.maxPixels } }, priority);
+  }
+
+  /** Logo reference artwork: upright RGBA and its PNG copy. */
+  async reference(bytes: Uint8Array): Promise<DecodedReference> {
+    const decoded = await this.run<DecodedReference>({ op: 'reference', bytes, maxPixels: this.limits.maxPixels }, 'interactive');
+    return { rgba: decoded.rgba, png: Buffer.from(decoded.png.buffer, decoded.png.byteOffset, decoded.png.byteLength) };
+  }
+
+  /** Decodes waiting for a thread. */
+  get waiting(): number {
+    const w = this.pool.waiting;
+    return w.interactive + w.background;
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}
