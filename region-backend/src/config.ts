@@ -68,7 +68,7 @@ export interface BackendConfig {
   /** Listen on HTTPS with these PEM files (both set), else plain HTTP. */
   tls: { certFile: string; keyFile: string } | undefined;
   logLevel: string;
-  /** The `/metrics` listener: loopback by default, on PORT + 1000 unless IRIS_METRICS_PORT says (`off`: none; `0`: any free port). */
+  /** The `/metrics` listener (IRIS_METRICS_HOST, loopback by default; IRIS_METRICS_PORT, none when unset). */
   metrics: { host: string; port: number | null };
   /** How long the first connection to PostgreSQL is retried at boot. */
   dbConnectTimeoutMs: number;
@@ -80,11 +80,9 @@ export interface BackendConfig {
   training: TrainingConfig;
 }
 
-/** IRIS_METRICS_PORT, else PORT + 1000 when PORT is given (9801 and 9802 under npm start), else none. */
-function metricsPort(value: 'off' | number | undefined, port: number | undefined): number | null {
-  if (value === 'off') return null;
-  if (value !== undefined) return value;
-  return port !== undefined && port > 0 && port + 1000 <= 65535 ? port + 1000 : null;
+/** IRIS_METRICS_PORT (`off` or unset: no listener; `0`: any free port). `npm start` sets API port + 1000. */
+function metricsPort(value: 'off' | number | undefined): number | null {
+  return value === undefined || value === 'off' ? null : value;
 }
 
 function tlsFiles(certFile: string | undefined, keyFile: string | undefined): BackendConfig['tls'] {
@@ -118,7 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig 
     tls: tlsFiles(e.IRIS_TLS_CERT_FILE, e.IRIS_TLS_KEY_FILE),
     linkSecret: e.IRIS_LINK_SECRET ?? createHmac('sha256', e.INTERNAL_SECRET).update('iris batch result links').digest('hex'),
     logLevel: e.LOG_LEVEL,
-    metrics: { host: e.IRIS_METRICS_HOST, port: metricsPort(e.IRIS_METRICS_PORT, env.PORT === undefined ? undefined : e.PORT) },
+    metrics: { host: e.IRIS_METRICS_HOST, port: metricsPort(e.IRIS_METRICS_PORT) },
     dbConnectTimeoutMs: e.IRIS_DB_CONNECT_TIMEOUT_SECONDS * 1000,
     images: loadImageConfig(env, path.resolve(e.IRIS_DATA_DIR, 'regions', e.IRIS_REGION), e.IRIS_ALLOW_PRIVATE_URLS),
     downloads: loadDownloadConfig(env),
