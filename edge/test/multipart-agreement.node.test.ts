@@ -14,7 +14,7 @@ function busboyFields(body: Buffer, contentType: string): Promise<[string, strin
     const fields: [string, string][] = [];
     let bb: InstanceType<typeof Busboy>;
     try {
-      bb = new Busboy({ headers: { 'content-type': contentType }, limits: { fileSize: 50 * 1024 * 1024 - 1, fieldSize: 1024 * 1024, files: 10, fields: 200 } });
+      bb = new Busboy({ headers: { 'content-type': contentType }, limits: { fileSize: 50 * 1024 * 1024 - 1, fieldSize: 1024 * 1024, files: 10, fields: 256, parts: 256 } });
     } catch {
       resolve(null);
       return;
@@ -22,6 +22,7 @@ function busboyFields(body: Buffer, contentType: string): Promise<[string, strin
     bb.on('field', (name: string, value: string) => fields.push([name, value]));
     bb.on('file', (_field: string, file: NodeJS.ReadableStream) => file.resume());
     bb.on('error', () => resolve(null));
+    for (const limit of ['partsLimit', 'filesLimit', 'fieldsLimit']) bb.on(limit, () => resolve(null));
     bb.on('finish', () => resolve(fields));
     bb.end(body);
   });

@@ -1,11 +1,14 @@
 /**
  * Vector store benchmark: build time, memory, latency and recall@10 of the HNSW store against the exact scan
- * in the same run, unfiltered and with 1% / 20% tag filters.
+ * in the same run, unfiltered and with 1% / 20% tag filters; then the pgvector store on the same vectors
+ * (pgvector-bench.ts), side by side.
  *
- *   npm run bench -- vector-store                       100k and 1M vectors of 256 dims
+ *   npm run bench -- vector-store                       HNSW at 100k and 1M vectors of 256 dims, pgvector at 100k
  *   IRIS_BENCH_SIZES=100000 npm run bench -- vector-store
  *
- * Other knobs: IRIS_BENCH_DIM, IRIS_BENCH_M, IRIS_BENCH_EFC, IRIS_BENCH_EF (comma list), IRIS_BENCH_QUERIES.
+ * Other knobs: IRIS_BENCH_DIM, IRIS_BENCH_M, IRIS_BENCH_EFC, IRIS_BENCH_EF (comma list), IRIS_BENCH_QUERIES;
+ * IRIS_BENCH_STORES (hnsw,pgvector), IRIS_BENCH_PG_SIZES (100000), IRIS_BENCH_PG_EF (64,128,256),
+ * IRIS_BENCH_PG_LIVE (live inserts measured, 2000), IRIS_BENCH_PG_TYPE (vector | halfvec).
  * Built indexes are cached under .iris/bench-cache/vector-store/<parameters>/ (a 1M build takes minutes on two
  * cores). Each size runs in child processes (build, then measure) so the memory figures are those of a
  * process that holds one store loaded from disk, as a backend does after a restart.
@@ -20,7 +23,8 @@ import { DEFAULT_HNSW_PARAMS, HnswVectorStore } from '../src/vectors/hnsw-vector
 import { ExactVectorStore } from '../src/vectors/exact-vector-store.js';
 import { SyntheticVectors, SYNTHETIC_VERSION, hash } from '../src/vectors/synthetic-vectors.js';
 import { parseTagFilter } from '../src/vectors/tag-filter.js';
-import type { SearchOptions, VectorItem, VectorStore } from '../src/vectors/vector-store.js';
+import type { SearchOptions, VectorItem } from '../src/vectors/vector-store.js';
+import { runPgVectorBench, type PgReport } from './pgvector-bench.js';
 
 interface BenchConfig {
   size: number;
@@ -92,14 +96,26 @@ function cacheDir(cfg: BenchConfig): string {
 const EMBEDDING_VERSION = `synthetic-v${SYNTHETIC_VERSION}`;
 
 export default async function run(): Promise<void> {
+  const stores = (process.env.IRIS_BENCH_STORES ?? 'hnsw,pgvector').split(',').map((s) => s.trim());
   const reports: [BenchConfig, MeasureReport][] = [];
-  for (const size of envList('IRIS_BENCH_SIZES', [100_000, 1_000_000])) {
+  for (const size of stores.includes('hnsw') ? envList('IRIS_BENCH_SIZES', [100_000, 1_000_000]) : []) {
     const cfg = configFor(size);
     if (!existsSync(path.join(cacheDir(cfg), 'bench-build.json'))) await runChild('build', cfg);
     else console.error(`vector-store bench: using cached index ${cacheDir(cfg)}`);
     reports.push([cfg, (await runChild('measure', cfg)) as MeasureReport]);
   }
+  if (reports.length) printHnsw(reports);
+  const pgReports: [BenchConfig, PgReport][] = [];
+  for (const size of stores.includes('pgvector') ? envList('IRIS_BENCH_PG_SIZES', [100_000]) : []) {
+    const cfg = { ...configFor(size), efValues: envList('IRIS_BENCH_PG_EF', [64, 128, 256]) };
+    const type = process.env.IRIS_BENCH_PG_TYPE === 'halfvec' ? 'halfvec' : 'vector';
+    const liveInserts = Math.min(size, envList('IRIS_BENCH_PG_LIVE', [2000])[0]!);
+    pgReports.push([cfg, await runPgVectorBench({ ...cfg, type, liveInserts, embeddingVersion: EMBEDDING_VERSION })]);
+  }
+  if (pgReports.length) printSideBySide(reports, pgReports);
+}
 
+function printHnsw(reports: [BenchConfig, MeasureReport][]): void {
   console.log('### Build and memory (one store loaded from disk in a fresh process)\n');
   printTable(
     ['vectors', 'dim', 'M', 'efC', 'build s', 'inserts/s', 'load s', 'RSS MB', 'peak RSS while loading MB', 'RSS − baseline MB', 'JS heap MB', 'JS typed arrays MB', 'estimate MB', 'files MB', '≤ 2 GB'],
@@ -184,7 +200,7 @@ async function buildChild(cfg: BenchConfig): Promise<BuildReport> {
   return report;
 }
 
-function timed(store: VectorStore, queries: Float32Array[], truth: number[][], filter: string | null, options: SearchOptions): LatencyRow {
+function timed(store: HnswVectorStore | ExactVectorStore, queries: Float32Array[], truth: number[][], filter: string | null, options: SearchOptions): LatencyRow {
   const parsed = parseTagFilter(filter ?? undefined);
   for (const q of queries.slice(0, 20)) store.search(q, K, parsed, options);
   const times: number[] = [];
@@ -286,5 +302,59 @@ if (ROLE) {
       console.error(err);
       process.exit(1);
     },
+  );
+}
+
+/** HNSW and pgvector on the same vectors and queries: the HNSW rows at the same ef and filters. */
+function printSideBySide(hnsw: [BenchConfig, MeasureReport][], pg: [BenchConfig, PgReport][]): void {
+  console.log('### HNSW (in process) and pgvector (PGlite, one WebAssembly thread) side by side\n');
+  const build: (string | number)[][] = [];
+  const queries: (string | number)[][] = [];
+  for (const [c, p] of pg) {
+    const h = hnsw.find(([hc]) => hc.size === c.size)?.[1];
+    if (h) {
+      build.push([
+        c.size, 'hnsw (in process)', Math.round(h.build.insertsPerSecond), h.build.buildSeconds.toFixed(0), `${Math.round(h.rssMB - h.baselineRssMB)} (RSS ${Math.round(h.rssMB)})`,
+        Math.round(h.indexFileMB + h.sidecarMB), 'files on disk', '—',
+      ]);
+      for (const ef of c.efValues) {
+        const row = h.unfiltered.find((r) => r.label.startsWith(`hnsw ef=${ef}`));
+        if (row) queries.push([c.size, 'hnsw', `ef=${ef}`, '—', 'graph', row.p50, row.p99, row.recall, K]);
+      }
+      for (const row of h.filtered.filter((r) => r.label.startsWith('auto'))) queries.push([c.size, 'hnsw', 'ef=256', row.filter, row.planned, row.p50, row.p99, row.recall, K]);
+    }
+    build.push([
+      c.size, 'pgvector (PGlite)', Math.round(p.liveInsertsPerSecond),
+      `${(p.bulkRowsSeconds + p.bulkIndexSeconds).toFixed(0)} (rows ${p.bulkRowsSeconds.toFixed(0)} + index ${p.bulkIndexSeconds.toFixed(0)})`,
+      `${Math.round(p.rssMB - p.baselineRssMB)} (RSS ${Math.round(p.rssMB)})`, Math.round(p.databaseMB), `database (HNSW index ${Math.round(p.hnswIndexMB)})`, Math.round(p.serverRssMB),
+    ]);
+    for (const row of p.rows) queries.push([c.size, 'pgvector', row.label.replace('pgvector ', ''), row.filter ?? '—', row.plan, row.p50, row.p99, row.recall, row.minHits]);
+  }
+  printTable(['vectors', 'store', 'live inserts/s', 'full build s', 'backend RSS − baseline MB', 'index MB', 'where', 'database server RSS MB'], build);
+  printTable(['vectors', 'store', 'search', 'filter', 'plan', 'p50 ms', 'p99 ms', `recall@${K}`, 'fewest hits of k'], queries);
+  printExtrapolation(pg.at(-1)!);
+}
+
+/**
+ * What the measured bytes per vector mean at 10M and 100M. Storage scales linearly (rows + HNSW graph);
+ * query cost grows about with log N in an HNSW graph as long as the graph stays in RAM, which is what the
+ * published native pgvector figures show (sources in docs/vector-store.md).
+ */
+function printExtrapolation([c, p]: [BenchConfig, PgReport]): void {
+  const perVector = (p.databaseMB * MB) / c.size;
+  const graphPerVector = (p.hnswIndexMB * MB) / c.size;
+  const GB = 1024 ** 3;
+  const rows = [10_000_000, 100_000_000].map((n) => {
+    const total = (perVector * n) / GB;
+    const graph = (graphPerVector * n) / GB;
+    // A worker keeps its shards' graphs (and the rows it rescans) in RAM: 64 GB workers with ~40 GB for them.
+    const workers = Math.max(1, Math.ceil(total / 40));
+    return [n.toLocaleString('en'), Math.round(total), Math.round(graph), workers, workers === 1 ? 'one server (replicas for query load)' : `Citus, ${workers} workers of 64 GB (shards by service)`];
+  });
+  console.log(`Extrapolation from ${c.size.toLocaleString('en')} vectors of ${c.dimension} dims (${Math.round(perVector)} bytes per vector in the database, of which HNSW graph ${Math.round(graphPerVector)}):\n`);
+  printTable(['vectors', 'database GB', 'of which HNSW graphs GB', 'servers to hold it in RAM', 'layout'], rows);
+  console.log(
+    'PGlite is PostgreSQL compiled to WebAssembly on one thread: its latencies and insert rates are a lower bound for a native ' +
+      'PostgreSQL; bytes per vector are those of PostgreSQL and pgvector themselves. See docs/vector-store.md for the sources of native figures.\n',
   );
 }

@@ -33,13 +33,16 @@ const schema = z.object({
   IRIS_PUBLIC_EDGE_URL: z.string().url().default('http://127.0.0.1:8787'),
   IRIS_METRICS_HOST: z.string().default('127.0.0.1'),
   IRIS_METRICS_PORT: z.union([z.literal('off'), z.coerce.number().int().min(0).max(65535)]).optional(),
-  IRIS_DB_CONNECT_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3600).default(30),
-  /** Key of signed result links; unset: derived from INTERNAL_SECRET (a different key, same secret to keep). */
   /** PEM certificate chain and private key: the backend listens on HTTPS (edge → backend over TLS). */
   IRIS_TLS_CERT_FILE: z.string().optional(),
   IRIS_TLS_KEY_FILE: z.string().optional(),
+  /** Key of signed result links; unset: derived from INTERNAL_SECRET (a different key, same secret to keep). */
   IRIS_LINK_SECRET: z.string().min(16, 'IRIS_LINK_SECRET must be at least 16 characters').optional(),
+  IRIS_DB_CONNECT_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3600).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  IRIS_VECTOR_STORE: z.enum(['hnsw', 'pgvector']).default('hnsw'),
+  IRIS_VECTOR_DATABASE_URL: z.string().url().optional(),
+  IRIS_VECTOR_TYPE: z.enum(['vector', 'halfvec']).default('vector'),
 });
 
 export interface BackendConfig {
@@ -78,6 +81,16 @@ export interface BackendConfig {
   search: SearchConfig;
   batch: BatchConfig;
   training: TrainingConfig;
+  /** Where search indexes live: in each process's memory (hnsw) or in a pgvector database shared by all. */
+  vectors: VectorConfig;
+}
+
+export interface VectorConfig {
+  store: 'hnsw' | 'pgvector';
+  /** pgvector: the vector database (default: the region's own database, DATABASE_URL). */
+  databaseUrl: string;
+  /** pgvector column type: float32 `vector` or float16 `halfvec`. */
+  type: 'vector' | 'halfvec';
 }
 
 /** IRIS_METRICS_PORT (`off` or unset: no listener; `0`: any free port). `npm start` sets API port + 1000. */
@@ -123,5 +136,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig 
     search: loadSearchConfig(env),
     batch: loadBatchConfig(env),
     training: loadTrainingConfig(env),
+    vectors: { store: e.IRIS_VECTOR_STORE, databaseUrl: e.IRIS_VECTOR_DATABASE_URL ?? e.DATABASE_URL, type: e.IRIS_VECTOR_TYPE },
   };
 }

@@ -1,4 +1,5 @@
 /** Starts one region backend and shuts it down gracefully: stop accepting, finish in-flight work, close pools. */
+import './threadpool.js';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { validateModelOverrides } from './analysis/model-config.js';

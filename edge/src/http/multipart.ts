@@ -6,13 +6,14 @@
  * - a part without `Content-Disposition: form-data` is skipped, as is one whose name has a line break;
  * - a part is a file when its disposition has a `filename` or its type is exactly `application/octet-stream`;
  * - text is decoded with the part's charset (UTF-8 by default), a byte-order mark is kept;
- * - at most 200 text fields, each cut at 1 MB (the backend's limits).
+ * - at most 256 text fields, each cut at 1 MB (the backend's limits; it refuses more parts).
  * The fields the edge checks travel in the signed context, so any remaining difference is refused by the
  * backend instead of being acted on.
  */
 import { decodeBinary, firstParam, parseParams, type Param } from './header-params.js';
 
-const MAX_FIELDS = 200;
+/** The backend's MAX_BODY_PARTS (region-backend/src/http/input-limits.ts): more parts are refused there. */
+const MAX_FIELDS = 256;
 const MAX_FIELD_BYTES = 1024 * 1024;
 const MAX_HEADER_BYTES = 80 * 1024;
 const MAX_HEADER_PAIRS = 2000;

@@ -136,7 +136,7 @@ export interface EvalItem {
 export const itemKey = (...parts: (string | Uint8Array)[]) => hashOf(...parts);
 
 function viewKey(backbone: Backbone, view: ViewSpec, item: EvalItem): ViewSpec {
-  if (backbone.fixedSize) return { size: backbone.fixedSize, fit: 'squash', ...(view.flip ? { flip: true } : {}), ...(view.centre ? { centre: view.centre } : {}) };
+  if (backbone.fixedSize) return { size: backbone.fixedSize, fit: 'squash', ...(view.flip ? { flip: true } : {}), ...(view.centre ? { centre: view.centre } : {}), ...(view.sourceSide ? { sourceSide: view.sourceSide } : {}) };
   // A square image renders the same whichever way the aspect ratio is handled.
   if (item.width !== undefined && item.width === item.height) return { ...view, fit: 'squash' };
   return view;
@@ -145,7 +145,7 @@ function viewKey(backbone: Backbone, view: ViewSpec, item: EvalItem): ViewSpec {
 /** All four poolings of one backbone at one view of an item (cached by item, backbone and view). */
 export async function backboneDescriptors(backbone: Backbone, item: EvalItem, view: ViewSpec): Promise<{ set: DescriptorSet; cached: boolean }> {
   const v = viewKey(backbone, view, item);
-  const file = cachePath(backbone.id, hashOf(item.key, JSON.stringify([v.size, v.fit, v.centre ?? 1, v.flip ?? false])));
+  const file = cachePath(backbone.id, hashOf(item.key, JSON.stringify([v.size, v.fit, v.centre ?? 1, v.flip ?? false, ...(v.sourceSide ? [v.sourceSide] : [])])));
   const hit = loadSet(file);
   if (hit) return { set: hit, cached: true };
   const input = await renderView(await item.load(), v);

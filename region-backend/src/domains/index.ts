@@ -12,5 +12,6 @@ import { trainingSetsDomain } from './training-sets/training-set.routes.js';
 import { logosDomain } from './logos/logo.routes.js';
 import { registryDomain } from './registry/registry.routes.js';
 import { revocationDomain } from './revocation/revocation.routes.js';
+import { setRecordsDomain } from './set-records/set-records.routes.js';
 
-export const DOMAINS: Domain[] = [analysisDomain, badCasesDomain, downloadsDomain, imageSetsDomain, productSetsDomain, trainingSetsDomain, customTrainingDomain, ...SEARCH_DOMAINS, batchDomain, logosDomain, registryDomain, revocationDomain];
+export const DOMAINS: Domain[] = [analysisDomain, badCasesDomain, downloadsDomain, imageSetsDomain, productSetsDomain, trainingSetsDomain, customTrainingDomain, ...SEARCH_DOMAINS, batchDomain, logosDomain, registryDomain, revocationDomain, setRecordsDomain];

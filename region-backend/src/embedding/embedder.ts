@@ -8,8 +8,8 @@ import type { Rgb } from '../inference/runtime/pixels.js';
 import { featureMaps, warmUpBackbone } from './backbone.js';
 import { EMBEDDING_DIM, EMBEDDING_PIPELINE } from './embedding-info.js';
 import { l2normalise, pool } from './feature-pooling.js';
-import { decodeImage, type ImageInput } from './image-views.js';
-import { renderView } from './image-views.js';
+import { decodeImage, type DecodedImage, type ImageInput } from './image-views.js';
+import { renderView, type ViewSpec } from './image-views.js';
 import { applyWhitening, decodeWhitening, type Whitening } from './pca-whitening.js';
 import { scenarioViews } from './scenario-config.js';
 
@@ -81,8 +81,18 @@ function inputOf(request: EmbedRequest): ImageInput {
 }
 
 /** Sum of the L2-normalised pooled descriptors of the views (before whitening), for evaluation and tests. */
-export async function pooledDescriptor(rgb: Rgb, scenario?: string): Promise<Float32Array> {
-  const views = await Promise.all(scenarioViews(scenario).map((v) => renderView(rgb, v)));
+export function pooledDescriptor(rgb: Rgb, scenario?: string): Promise<Float32Array> {
+  return pooledDescriptorOfViews(rgb, scenarioViews(scenario));
+}
+
+/** The final vector of an image under a list of views (pooled per view, summed, whitened, L2). */
+export async function vectorOfViews(rgb: Rgb, views: readonly ViewSpec[]): Promise<Float32Array> {
+  const [descriptor, w] = await Promise.all([pooledDescriptorOfViews(rgb, views), loadWhitening()]);
+  return applyWhitening(w, descriptor);
+}
+
+async function pooledDescriptorOfViews(rgb: Rgb, viewSpecs: readonly ViewSpec[]): Promise<Float32Array> {
+  const views = await Promise.all(viewSpecs.map((v) => renderView(rgb, v)));
   const maps = await featureMaps(views);
   let sum: Float32Array | null = null;
   for (const map of maps) {
@@ -93,9 +103,13 @@ export async function pooledDescriptor(rgb: Rgb, scenario?: string): Promise<Flo
   return l2normalise(sum!);
 }
 
+/** The request's image decoded (and cropped to its `loc`); throws EmbedInputError / ImageDecodeError. */
+export function decodeEmbedInput(request: EmbedRequest): Promise<DecodedImage> {
+  return decodeImage(inputOf(request), checkLoc(request.loc));
+}
+
 export async function embed(request: EmbedRequest): Promise<EmbedResult> {
-  const loc = checkLoc(request.loc);
-  const decoded = await decodeImage(inputOf(request), loc);
+  const decoded = await decodeEmbedInput(request);
   const [descriptor, w] = await Promise.all([pooledDescriptor(decoded.rgb, request.scenario), loadWhitening()]);
   return { vector: applyWhitening(w, descriptor), width: decoded.width, height: decoded.height };
 }

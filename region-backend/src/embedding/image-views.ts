@@ -14,6 +14,11 @@ export interface ViewSpec {
   /** Keep only the centre: this fraction of width and of height (1 = whole image). */
   centre?: number;
   flip?: boolean;
+  /**
+   * Shrink the image first so that its longer side is at most this many pixels: the view then looks like a
+   * thumbnail of the picture (indexed beside the sharp view, so small queries land near their source).
+   */
+  sourceSide?: number;
 }
 
 export type ImageInput = Uint8Array | Rgb;
@@ -83,7 +88,8 @@ export async function decodeImage(input: ImageInput, loc?: readonly number[]): P
   }
 }
 
-export async function renderView(rgb: Rgb, view: ViewSpec): Promise<Rgb> {
+export async function renderView(source: Rgb, view: ViewSpec): Promise<Rgb> {
+  const rgb = view.sourceSide ? await shrunk(source, view.sourceSide) : source;
   let img = sharp(rgb.data, { raw: { width: rgb.width, height: rgb.height, channels: 3 } });
   let { width, height } = rgb;
   const centre = view.centre ?? 1;
@@ -105,5 +111,25 @@ export async function renderView(rgb: Rgb, view: ViewSpec): Promise<Rgb> {
   img = img.resize({ width: outW, height: outH, fit: 'fill' });
   if (view.flip) img = img.flop();
   const { data, info } = await img.raw().toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+}
+
+/** The image with its longer side at most `side` pixels (area-averaged, as thumbnails are made). */
+async function shrunk(rgb: Rgb, side: number): Promise<Rgb> {
+  if (Math.max(rgb.width, rgb.height) <= side) return rgb;
+  const { data, info } = await sharp(rgb.data, { raw: { width: rgb.width, height: rgb.height, channels: 3 } })
+    .resize({ width: side, height: side, fit: 'inside', kernel: 'lanczos3' })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+}
+
+/** The normalised region [x, y, w, h] of an image (at least one pixel). */
+export async function cropRgb(rgb: Rgb, box: readonly number[]): Promise<Rgb> {
+  const region = locToPixels(box, rgb.width, rgb.height);
+  const { data, info } = await sharp(rgb.data, { raw: { width: rgb.width, height: rgb.height, channels: 3 } })
+    .extract(region)
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
 }

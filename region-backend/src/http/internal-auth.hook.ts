@@ -74,7 +74,7 @@ export function registerInternalAuth(app: FastifyInstance, secret: string): void
     request.ctx = contextFrom(result.accountId, result.context);
   });
   app.addHook('preParsing', async function bindBody(request, _reply, payload) {
-    if (request.url === '/healthz' || !request.ctx) return payload;
+    if (request.url === '/healthz' || request.url === '/livez' || !request.ctx) return payload;
     const bound = payload.pipe(new BoundBody(request.ctx.forward.body));
     payload.on('error', (err) => bound.destroy(err));
     request.irisPayload = bound;

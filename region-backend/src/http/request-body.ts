@@ -12,8 +12,8 @@ import type { Readable } from 'node:stream';
 import Busboy from '@fastify/busboy';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, LIMITS } from '@iris/shared';
-import { JsonTooDeepError, MAX_BODY_FILES, MAX_BODY_PARTS, overlongParam, parseBoundedJson } from './input-limits.js';
 import { requireEdgeReading } from './edge-checks.js';
+import { JsonTooDeepError, MAX_BODY_FILES, MAX_BODY_PARTS, overlongParam, parseBoundedJson } from './input-limits.js';
 
 export interface UploadedFile {
   field: string;

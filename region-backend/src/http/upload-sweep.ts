@@ -5,6 +5,7 @@
  */
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { processAlive } from '../util/process-alive.js';
 
 const MAX_AGE_MS = 24 * 3600_000;
 
@@ -29,14 +30,4 @@ export async function sweepUploadDirs(tmpDir: string, now = Date.now()): Promise
     removed++;
   }
   return removed;
-}
-
-function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

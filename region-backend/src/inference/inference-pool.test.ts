@@ -79,6 +79,7 @@ describe('InferencePool fairness and limits', () => {
   it("refuses an account's calls past its queue with 503 (busy), others unaffected", async () => {
     const pool = new InferencePool(1, { accountThreads: 1, accountQueue: 3 });
     try {
+      await pool.run('ping', 0); // the thread is ready: the first job leaves the queue at once
       const accepted = Array.from({ length: 4 }, () => pool.run('ping', spin(50), { accountId: 1 }));
       const refused = pool.run('ping', 1, { accountId: 1 });
       await expect(refused).rejects.toBeInstanceOf(ApiError);

@@ -5,7 +5,7 @@
  */
 import { MutationGate } from './mutation-gate.js';
 import { StoreState, checkK, prepareItems, unitVector, type StoreOptions } from './store-state.js';
-import { loadStoreFiles, saveStoreFiles } from './store-files.js';
+import { loadStoreFiles, removeStoreFiles, saveStoreFiles } from './store-files.js';
 import { Float32Slab } from './vector-slab.js';
 import type { TagFilter } from './tag-filter.js';
 import {
@@ -22,6 +22,7 @@ const REBUILD_YIELD_ITEMS = 2000;
 
 export class ExactVectorStore implements VectorStore {
   readonly kind = 'exact' as const;
+  readonly shared = false;
   readonly dimension: number;
   private readonly state: StoreState<Float32Slab>;
   private readonly gate: MutationGate;
@@ -154,6 +155,14 @@ export class ExactVectorStore implements VectorStore {
       tagsets: this.state.tags.tagsetCount,
       estimatedBytes: this.state.estimatedBytes(),
     };
+  }
+
+  /** Nothing to re-read: this process holds the only copy. */
+  async refresh(): Promise<void> {}
+
+  async destroy(): Promise<void> {
+    await this.close();
+    if (this.options.dir) await removeStoreFiles(this.options.dir);
   }
 
   async close(): Promise<void> {

@@ -14,7 +14,7 @@ import hnswlib from 'hnswlib-node';
 import { MutationGate } from './mutation-gate.js';
 import { planFilteredSearch, type FilterPlan } from './search-planner.js';
 import { StoreState, checkK, prepareItems, unitVector, type PreparedItem, type SlotList, type StoreOptions } from './store-state.js';
-import { loadStoreFiles, saveStoreFiles } from './store-files.js';
+import { loadStoreFiles, removeStoreFiles, saveStoreFiles } from './store-files.js';
 import type { TagFilter } from './tag-filter.js';
 import { Int8Slab } from './vector-slab.js';
 import {
@@ -66,6 +66,7 @@ export interface HnswStoreOptions extends StoreOptions {
 
 export class HnswVectorStore implements VectorStore {
   readonly kind = 'hnsw' as const;
+  readonly shared = false;
   readonly dimension: number;
   readonly params: HnswParams;
   private graph: Graph;
@@ -259,6 +260,14 @@ export class HnswVectorStore implements VectorStore {
       tagsets: this.state.tags.tagsetCount,
       estimatedBytes: Math.round(graphBytes + this.state.estimatedBytes()),
     };
+  }
+
+  /** Nothing to re-read: this process holds the only copy. */
+  async refresh(): Promise<void> {}
+
+  async destroy(): Promise<void> {
+    await this.close();
+    if (this.options.dir) await removeStoreFiles(this.options.dir);
   }
 
   async close(): Promise<void> {

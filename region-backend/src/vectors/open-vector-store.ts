@@ -2,9 +2,15 @@
  * How a search service gets its index at start-up: load the saved file when it is intact and current,
  * otherwise rebuild from PostgreSQL (and save, so the next start is fast).
  */
+import type pg from 'pg';
 import { ExactVectorStore } from './exact-vector-store.js';
 import { HnswVectorStore, type HnswParams } from './hnsw-vector-store.js';
+import type { PgVectorType } from './pgvector-schema.js';
+import { PgVectorStore } from './pgvector-vector-store.js';
 import type { LoadResult, VectorItem, VectorStore } from './vector-store.js';
+
+/** Where a region keeps its indexes: in each process (hnsw) or in a pgvector database shared by all. */
+export type VectorBackend = { kind: 'hnsw' } | { kind: 'pgvector'; pool: pg.Pool; type: PgVectorType };
 
 export interface CreateVectorStoreOptions {
   /** 'hnsw' (default) or 'exact' (brute force: fine up to some tens of thousands of items). */
@@ -19,6 +25,12 @@ export interface CreateVectorStoreOptions {
 export function createVectorStore(options: CreateVectorStoreOptions): VectorStore {
   const { kind = 'hnsw', ...rest } = options;
   return kind === 'exact' ? new ExactVectorStore(rest) : new HnswVectorStore(rest);
+}
+
+/** The store of one search service on the region's backend: `key` names it in a pgvector database. */
+export function createServiceStore(backend: VectorBackend, key: string, options: Omit<CreateVectorStoreOptions, 'kind'>): VectorStore {
+  if (backend.kind === 'hnsw') return createVectorStore({ ...options, kind: 'hnsw' });
+  return new PgVectorStore({ pool: backend.pool, key, type: backend.type, dimension: options.dimension, embeddingVersion: options.embeddingVersion });
 }
 
 export interface OpenOptions {

@@ -331,3 +331,8 @@ function align8(n: number): number {
 function padding(length: number): Uint8Array {
   return new Uint8Array(align8(length) - length);
 }
+
+/** Deletes a store's directory with everything in it (the service is gone). */
+export async function removeStoreFiles(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
+}

@@ -1,8 +1,12 @@
 /**
- * The vector index of one search service. Implementations: `HnswVectorStore` (default, approximate, hnswlib)
- * and `ExactVectorStore` (brute force: small services, and the reference for recall measurements).
- * The store holds only what search needs (record row id, unit vector, tags); PostgreSQL stays the source of
- * truth, and a store whose file is missing, corrupt or stale is rebuilt from it.
+ * The vector index of one search service. Implementations: `HnswVectorStore` (default, approximate, hnswlib,
+ * in process memory), `ExactVectorStore` (brute force: small services, and the reference for recall
+ * measurements) and `PgVectorStore` (pgvector tables in a PostgreSQL database shared by every process).
+ * The store holds only what search needs (record row id, unit vector, tags, product attributes); PostgreSQL
+ * stays the source of truth, and a store whose copy is missing, corrupt or stale is rebuilt from it.
+ *
+ * The in-memory stores answer synchronously; the pgvector store returns promises. Code that works with any
+ * store awaits the results (`Awaitable`); code holding a concrete in-memory store may use them directly.
  */
 import type { TagFilter } from './tag-filter.js';
 
@@ -13,7 +17,28 @@ export interface VectorItem {
   vector: Float32Array;
   /** Tags of the record, as stored (a `|` inside an element also separates tags). */
   tags: readonly string[];
+  /** Product attributes, kept by stores that filter on them (pgvector); the others ignore them. */
+  product?: ProductAttributes;
 }
+
+export interface ProductAttributes {
+  /** Parsed price; null when the record has none (it then never passes a price bound). */
+  price: number | null;
+  /** The keyword words (lower case, normalised), as `keywordWords` splits them. */
+  words: readonly string[];
+  /** The whole keywords text, lower case and normalised, for words of scripts written without spaces. */
+  text: string;
+}
+
+/** Product filters a store may apply before ranking (`price > minPrice`, `price <= maxPrice`, every keyword). */
+export interface ProductFilter {
+  minPrice: number | null;
+  maxPrice: number | null;
+  /** A word matches a whole keyword word, or with `substring` anywhere in the keywords text. */
+  keywords: readonly { word: string; substring: boolean }[];
+}
+
+export type Awaitable<T> = T | Promise<T>;
 
 export interface VectorHit {
   id: number;
@@ -41,6 +66,11 @@ export interface SearchOptions {
   strategy?: 'auto' | 'graph' | 'scan';
   /** HNSW only: extra int8-scan candidates rescored with float32 vectors. Default: the store's setting. */
   rescore?: number;
+  /**
+   * Product filters, applied by stores that hold product attributes (pgvector, in SQL); the in-memory stores
+   * ignore them, so the caller still checks its records.
+   */
+  product?: ProductFilter | null;
 }
 
 export type LoadResult =
@@ -52,8 +82,10 @@ export type LoadResult =
   /** Torn, truncated or altered files: rebuild. */
   | { status: 'corrupt'; reason: string };
 
+export type VectorStoreKind = 'hnsw' | 'exact' | 'pgvector';
+
 export interface VectorStoreStats {
-  kind: 'hnsw' | 'exact';
+  kind: VectorStoreKind;
   size: number;
   /** Slots allocated (live + freed-and-reusable). */
   slots: number;
@@ -61,36 +93,46 @@ export interface VectorStoreStats {
   deleted: number;
   tags: number;
   tagsets: number;
-  /** Estimated bytes held by the index (native graph + vectors + JS side tables). */
+  /** Estimated bytes held by the index in this process (native graph + vectors + JS side tables; 0 for pgvector). */
   estimatedBytes: number;
 }
 
 export interface VectorStore {
-  readonly kind: 'hnsw' | 'exact';
+  readonly kind: VectorStoreKind;
   readonly dimension: number;
-  /** Number of live items. */
+  /** Number of live items (for a shared store: as of its last operation or `refresh`). */
   readonly size: number;
   readonly meta: VectorStoreMeta;
-  /** Where save()/load() keep the index; undefined for a memory-only store. */
+  /** Where save()/load() keep the index; undefined for a memory-only or database store. */
   readonly dir: string | undefined;
-  has(id: number): boolean;
-  /** Inserts or replaces items (vector and tags) by id. Applied in order; a later duplicate id wins. */
-  upsert(items: readonly VectorItem[], seq?: number): void;
+  /** True when the index lives outside the process (pgvector): every process sees every change at once. */
+  readonly shared: boolean;
+  has(id: number): Awaitable<boolean>;
+  /**
+   * Inserts or replaces items (vector and tags) by id. Applied in order; a later duplicate id wins.
+   * A shared store ignores a change whose `seq` is below its `changeSeq` (another process applied it).
+   */
+  upsert(items: readonly VectorItem[], seq?: number): Awaitable<void>;
   /** Removes items by id; unknown ids are ignored. */
-  remove(ids: readonly number[], seq?: number): void;
+  remove(ids: readonly number[], seq?: number): Awaitable<void>;
   /** The k most similar items, best first, optionally restricted by a tag filter. */
-  search(query: Float32Array, k: number, filter?: TagFilter | null, options?: SearchOptions): VectorHit[];
+  search(query: Float32Array, k: number, filter?: TagFilter | null, options?: SearchOptions): Awaitable<VectorHit[]>;
+  /** Shared stores: re-reads `meta` and `size`, which other processes move on. In-memory stores: nothing to do. */
+  refresh(): Promise<void>;
   /**
    * Replaces the whole content with the items of a source (e.g. a PostgreSQL cursor), yielding to the event
    * loop between batches. Searches during a rebuild see a partial index.
    */
   rebuild(items: AsyncIterable<VectorItem | readonly VectorItem[]>, seq: number): Promise<void>;
-  /** Writes the index to its directory atomically (a crash leaves the previous save intact). */
+  /** Writes the index to its directory atomically (a crash leaves the previous save intact); pgvector: nothing to do. */
   save(): Promise<void>;
   /** Reads the index from its directory; on anything but `loaded` the store is left empty for a rebuild. */
   load(): Promise<LoadResult>;
   stats(): VectorStoreStats;
+  /** Releases what the process holds (the items stay where they are persisted). */
   close(): Promise<void>;
+  /** Deletes the persisted items too (the service is gone). */
+  destroy(): Promise<void>;
 }
 
 /**

@@ -51,6 +51,8 @@ export async function startTestBackend(env: Record<string, string> = {}, options
     IRIS_INFERENCE_THREADS: '1',
     LOG_LEVEL: 'warn',
     IRIS_METRICS_PORT: 'off',
+    // No supervisor restarts a test runner: the watchdog is tested on its own process (loop-watchdog.test.ts).
+    IRIS_WATCHDOG_MS: '0',
     ...env,
   });
   const app = await buildApp(config, { workers: options.workers ?? true, logger: false });

@@ -20,13 +20,19 @@ describe('uploads per account', () => {
   });
   afterAll(() => backend?.close());
 
-  const signed = (accountId: number, url: string) =>
-    signInternal(TEST_SECRET, { method: 'POST', pathWithQuery: url, accountId, context: { requestId: newResourceId(16), lang: 'en', quotas: { ...DEFAULT_QUOTAS } } });
+  const signed = (accountId: number, url: string, body: Uint8Array | { length: number }) =>
+    signInternal(TEST_SECRET, {
+      method: 'POST',
+      pathWithQuery: url,
+      accountId,
+      body,
+      context: { requestId: newResourceId(16), lang: 'en', quotas: { ...DEFAULT_QUOTAS }, services: ['_0000049'] },
+    });
 
   /** Starts a multipart upload whose body never finishes; returns the socket. */
   async function hangingUpload(accountId: number): Promise<net.Socket> {
     const url = '/detect/_0000049';
-    const headers = await signed(accountId, url);
+    const headers = await signed(accountId, url, { length: 1000000 });
     const socket = net.connect(port, '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
     const head = [`POST ${url} HTTP/1.1`, 'Host: 127.0.0.1', 'Content-Type: multipart/form-data; boundary=xyz', 'Content-Length: 1000000', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
@@ -37,7 +43,7 @@ describe('uploads per account', () => {
   async function upload(accountId: number) {
     const url = '/detect/_0000049';
     const body = multipart({ image: { filename: 'a.txt', content: 'not an image' } });
-    const res = await fetch(`http://127.0.0.1:${port}${url}`, { method: 'POST', headers: { ...(await signed(accountId, url)), ...body.headers }, body: body.payload });
+    const res = await fetch(`http://127.0.0.1:${port}${url}`, { method: 'POST', headers: { ...(await signed(accountId, url, body.payload)), ...body.headers }, body: body.payload });
     return { status: res.status, body: (await res.json()) as { data?: { error_code?: number }; status?: number } };
   }
 

@@ -10,24 +10,41 @@ export interface BadCaseRow {
   created_at: Date;
 }
 
+const REPORT_LOCK = 7_301_201;
+
+/**
+ * Stores a report unless the account made `dailyLimit` in the last 24 hours (null then). An advisory lock per
+ * account makes the count and the insert one step, so concurrent reports cannot overshoot.
+ */
 export async function insertBadCase(
   pool: pg.Pool,
   row: { accountId: number; serviceId: string; requestId: string; description: string; details: string },
-): Promise<BadCaseRow> {
-  const result = await pool.query<BadCaseRow>(
-    `INSERT INTO bad_cases (account_id, service_id, request_id, description, details)
-     VALUES ($1, $2, $3, $4, $5)
-     RETURNING id, service_id, request_id, description, details, status, created_at`,
-    [row.accountId, row.serviceId, row.requestId, row.description, row.details],
-  );
-  return result.rows[0]!;
-}
-
-/** Reports the account made in the last 24 hours (the daily bad-case quota). */
-export async function countRecentBadCases(pool: pg.Pool, accountId: number): Promise<number> {
-  const result = await pool.query<{ n: string }>(
-    "SELECT count(*) AS n FROM bad_cases WHERE account_id = $1 AND created_at > now() - interval '1 day'",
-    [accountId],
-  );
-  return Number(result.rows[0]!.n);
+  dailyLimit: number,
+): Promise<BadCaseRow | null> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1, $2)', [REPORT_LOCK, row.accountId % 2 ** 31]);
+    const recent = await client.query<{ n: string }>(
+      "SELECT count(*) AS n FROM bad_cases WHERE account_id = $1 AND created_at > now() - interval '1 day'",
+      [row.accountId],
+    );
+    if (Number(recent.rows[0]!.n) >= dailyLimit) {
+      await client.query('ROLLBACK');
+      return null;
+    }
+    const result = await client.query<BadCaseRow>(
+      `INSERT INTO bad_cases (account_id, service_id, request_id, description, details)
+       VALUES ($1, $2, $3, $4, $5)
+       RETURNING id, service_id, request_id, description, details, status, created_at`,
+      [row.accountId, row.serviceId, row.requestId, row.description, row.details],
+    );
+    await client.query('COMMIT');
+    return result.rows[0]!;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
 }

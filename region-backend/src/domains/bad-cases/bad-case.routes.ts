@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { ApiError, formatTime } from '@iris/shared';
 import { readBody } from '../../http/request-body.js';
 import type { Domain } from '../domain.js';
-import { countRecentBadCases, insertBadCase } from './bad-case.repo.js';
+import { insertBadCase } from './bad-case.repo.js';
 
 const routes: FastifyPluginAsync = async (app) => {
   /** Report a bad result: POST /bad_cases/_0000204 with service_id, request_id, description?, details?. */
@@ -13,16 +13,14 @@ const routes: FastifyPluginAsync = async (app) => {
     if (!serviceId || !reportedRequestId) throw new ApiError('invalidData', 'service_id and request_id are required');
     if (serviceId.length > 128 || reportedRequestId.length > 128) throw new ApiError('invalidData', 'service_id or request_id too long');
     const limit = request.ctx.quotas.dailyBadCases;
-    if ((await countRecentBadCases(app.db.pool, request.ctx.accountId)) >= limit) {
-      throw new ApiError('badCaseQuota', `at most ${limit} bad-case reports a day`);
-    }
     const row = await insertBadCase(app.db.pool, {
       accountId: request.ctx.accountId,
       serviceId,
       requestId: reportedRequestId,
       description: (fields.description ?? '').slice(0, 4096),
       details: (fields.details ?? '').slice(0, 65536),
-    });
+    }, limit);
+    if (!row) throw new ApiError('badCaseQuota', `at most ${limit} bad-case reports a day`);
     return {
       id: String(row.id),
       service_id: row.service_id,

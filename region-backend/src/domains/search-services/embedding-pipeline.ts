@@ -1,15 +1,17 @@
 /**
- * The embedding pipeline of a scenario: the model version plus the views the scenario averages. Scenarios
+ * The embedding pipeline of a scenario: the model version plus the views averaged at indexing time (the
+ * scenario's, plus thumbnail copies) and the local-feature recipe. Scenarios
  * with the same views share one pipeline (and so their stored embeddings); changing a scenario's views or
  * the model gives a new pipeline id, so services re-embed instead of mixing vectors of two pipelines.
  */
 import { createHash } from 'node:crypto';
 import { EMBEDDING_DIM, EMBEDDING_VERSION } from '../../embedding/embedding-info.js';
-import { scenarioViews } from '../../embedding/scenario-config.js';
+import { indexViews } from '../../embedding/embedding-views.js';
+import { LOCAL_FEATURES } from '../../embedding/local-features.js';
 
 export function pipelineOf(scenario: string): string {
-  const views = JSON.stringify(scenarioViews(scenario));
-  return `${EMBEDDING_VERSION}/${createHash('sha256').update(views).digest('hex').slice(0, 12)}`;
+  const recipe = JSON.stringify({ views: indexViews(scenario), features: LOCAL_FEATURES.recipe });
+  return `${EMBEDDING_VERSION}/${createHash('sha256').update(recipe).digest('hex').slice(0, 12)}`;
 }
 
 /** Float32 little-endian bytes, as stored in image_embeddings.vector. */

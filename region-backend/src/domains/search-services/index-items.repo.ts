@@ -12,12 +12,17 @@ export interface ItemUpsert {
   record_id: number;
   blob_key: string;
   tags: string[];
+  /** The record's product attributes ('' for image sets), as stored on the record. */
+  price: string;
+  keywords: string;
 }
 
 /** One item change as a process applies it to its in-memory index. */
 export interface ItemChange {
   record_id: number;
   tags: string[];
+  price: string;
+  keywords: string;
   seq: number;
   /** Null for a removal (tombstone) or, defensively, an item whose embedding is missing. */
   vector: Buffer | null;
@@ -33,8 +38,25 @@ export async function embeddedKeys(db: Queryable, pipeline: string, blobKeys: re
   return new Set(result.rows.map((r) => r.blob_key));
 }
 
-export async function insertEmbedding(db: Queryable, blobKey: string, pipeline: string, vector: Buffer): Promise<void> {
-  await db.query('INSERT INTO image_embeddings (blob_key, pipeline, vector) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [blobKey, pipeline, vector]);
+export async function insertEmbedding(db: Queryable, blobKey: string, pipeline: string, vector: Buffer, features: Uint8Array | null = null): Promise<void> {
+  await db.query('INSERT INTO image_embeddings (blob_key, pipeline, vector, features) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
+    blobKey,
+    pipeline,
+    vector,
+    features ? Buffer.from(features.buffer, features.byteOffset, features.byteLength) : null,
+  ]);
+}
+
+/** Stored local features of a service's live items, by record id (records without any are left out). */
+export async function itemFeatures(db: Queryable, serviceId: string, pipeline: string, recordIds: readonly number[]): Promise<Map<number, Uint8Array>> {
+  if (!recordIds.length) return new Map();
+  const result = await db.query<{ record_id: string; features: Buffer }>(
+    `SELECT i.record_id, e.features FROM search_index_items i
+     JOIN image_embeddings e ON e.blob_key = i.blob_key AND e.pipeline = $2
+     WHERE i.service_id = $1 AND i.record_id = ANY($3::bigint[]) AND i.deleted_at IS NULL AND e.features IS NOT NULL`,
+    [serviceId, pipeline, recordIds],
+  );
+  return new Map(result.rows.map((r) => [Number(r.record_id), new Uint8Array(r.features)]));
 }
 
 export interface BatchResult {
@@ -46,8 +68,8 @@ export interface BatchResult {
 
 /**
  * Applies one batch of the set's changes to the service's items, and moves the service on to `toSourceSeq`,
- * in one transaction. Unchanged items (same image, same tags) keep their seq, so meta-only updates do not
- * touch the index.
+ * in one transaction. Unchanged items (same image, tags, price and keywords) keep their seq, so meta-only
+ * updates do not touch the index.
  */
 export async function applyItemBatch(
   pool: pg.Pool,
@@ -64,12 +86,14 @@ export async function applyItemBatch(
     const seqs: number[] = [];
     if (input.upserts.length) {
       const upserted = await client.query<{ seq: number }>(
-        `INSERT INTO search_index_items AS i (service_id, record_id, blob_key, tags, seq)
-         SELECT $1, v.record_id, v.blob_key, v.tags, nextval('search_index_item_seq')
-         FROM jsonb_to_recordset($2::jsonb) AS v(record_id bigint, blob_key text, tags text[])
+        `INSERT INTO search_index_items AS i (service_id, record_id, blob_key, tags, price, keywords, seq)
+         SELECT $1, v.record_id, v.blob_key, v.tags, v.price, v.keywords, nextval('search_index_item_seq')
+         FROM jsonb_to_recordset($2::jsonb) AS v(record_id bigint, blob_key text, tags text[], price text, keywords text)
          ON CONFLICT (service_id, record_id) DO UPDATE
-           SET blob_key = EXCLUDED.blob_key, tags = EXCLUDED.tags, seq = EXCLUDED.seq, deleted_at = NULL
-           WHERE (i.blob_key, i.tags, i.deleted_at) IS DISTINCT FROM (EXCLUDED.blob_key, EXCLUDED.tags, NULL)
+           SET blob_key = EXCLUDED.blob_key, tags = EXCLUDED.tags, price = EXCLUDED.price, keywords = EXCLUDED.keywords,
+               seq = EXCLUDED.seq, deleted_at = NULL
+           WHERE (i.blob_key, i.tags, i.price, i.keywords, i.deleted_at) IS DISTINCT FROM
+                 (EXCLUDED.blob_key, EXCLUDED.tags, EXCLUDED.price, EXCLUDED.keywords, NULL)
          RETURNING i.seq`,
         [input.serviceId, JSON.stringify(input.upserts)],
       );
@@ -159,7 +183,7 @@ export async function purgeItemTombstones(db: Queryable, serviceId: string, befo
 /** Item changes after `afterSeq`, oldest first, with their vectors under the pipeline. */
 export async function itemChanges(db: Queryable, serviceId: string, pipeline: string, afterSeq: number, limit: number): Promise<ItemChange[]> {
   const result = await db.query<ItemChange>(
-    `SELECT i.record_id, i.tags, i.seq, CASE WHEN i.deleted_at IS NULL THEN e.vector END AS vector
+    `SELECT i.record_id, i.tags, i.price, i.keywords, i.seq, CASE WHEN i.deleted_at IS NULL THEN e.vector END AS vector
      FROM search_index_items i
      LEFT JOIN image_embeddings e ON e.blob_key = i.blob_key AND e.pipeline = $2
      WHERE i.service_id = $1 AND i.seq > $3
@@ -172,7 +196,7 @@ export async function itemChanges(db: Queryable, serviceId: string, pipeline: st
 /** Live items in record order after `afterRecordId`, with vectors (for a rebuild; run inside one snapshot). */
 export async function liveItems(db: Queryable, serviceId: string, pipeline: string, afterRecordId: number, limit: number): Promise<ItemChange[]> {
   const result = await db.query<ItemChange>(
-    `SELECT i.record_id, i.tags, i.seq, e.vector
+    `SELECT i.record_id, i.tags, i.price, i.keywords, i.seq, e.vector
      FROM search_index_items i
      JOIN image_embeddings e ON e.blob_key = i.blob_key AND e.pipeline = $2
      WHERE i.service_id = $1 AND i.deleted_at IS NULL AND i.record_id > $3

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { processAlive } from '../../util/process-alive.js';
 
 export class IndexWriterClaim {
   private readonly token = `${process.pid}:${randomBytes(8).toString('hex')}`;
@@ -35,15 +36,5 @@ export class IndexWriterClaim {
   async release(): Promise<void> {
     const holder = await readFile(this.file, 'utf8').catch(() => '');
     if (holder.trim() === this.token) await rm(this.file, { force: true });
-  }
-}
-
-function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -1,11 +1,13 @@
 /** Search settings from the environment, validated when the domain starts (a bad value stops the process). */
 import { z } from 'zod';
+import { RERANK } from '../../embedding/rerank-score.js';
 
 const schema = z.object({
   IRIS_SEARCH_POLL_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
   IRIS_SEARCH_SAVE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
   IRIS_SEARCH_INDEX_JOBS: z.coerce.number().int().min(1).max(16).default(2),
   IRIS_SEARCH_INDEX_BATCH: z.coerce.number().int().min(1).max(5000).default(128),
+  IRIS_SEARCH_RERANK: z.coerce.number().int().min(0).max(50).default(RERANK.candidates),
   IRIS_INDEX_MEMORY_MB: z.coerce.number().min(1).max(1_048_576).default(2048),
 });
 
@@ -18,6 +20,8 @@ export interface SearchConfig {
   indexJobs: number;
   /** Record changes per indexing transaction. */
   indexBatch: number;
+  /** Best candidates of each query verified by local-feature matching (0: no re-ranking). */
+  rerankCandidates: number;
   /** Estimated bytes the loaded search indexes of one process may hold (least recently used evicted past it). */
   indexMemoryBytes: number;
 }
@@ -35,5 +39,6 @@ export function loadSearchConfig(env: NodeJS.ProcessEnv): SearchConfig {
     indexJobs: e.IRIS_SEARCH_INDEX_JOBS,
     indexBatch: e.IRIS_SEARCH_INDEX_BATCH,
     indexMemoryBytes: Math.round(e.IRIS_INDEX_MEMORY_MB * 1024 * 1024),
+    rerankCandidates: e.IRIS_SEARCH_RERANK,
   };
 }

@@ -9,6 +9,7 @@
  */
 import type pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
+import type { IndexEmbedding } from '../../embedding/search-embedding.js';
 import type { BlobStore } from '../../images/blob-store.js';
 import { InferenceTaskError, type InferencePool } from '../../inference/inference-pool.js';
 import { listRecordChanges, type RecordChange } from '../data-sets/index.js';
@@ -26,10 +27,6 @@ import {
 } from './index-items.repo.js';
 import { serviceState, type ServiceState } from './search-service.repo.js';
 
-/** What the `embed` inference task returns (see inference/tasks/embed.task.ts). */
-interface EmbedOutput {
-  vector: Float32Array;
-}
 
 export const INDEX_JOB = 'search.index-service';
 
@@ -157,7 +154,7 @@ export class SearchIndexer {
     );
     const upserts: ItemUpsert[] = [];
     for (const c of live) {
-      if (embedded.has(c.blob_key!)) upserts.push({ record_id: c.id, blob_key: c.blob_key!, tags: c.tags });
+      if (embedded.has(c.blob_key!)) upserts.push({ record_id: c.id, blob_key: c.blob_key!, tags: c.tags, price: c.price, keywords: c.keywords });
       else summary.skipped++;
     }
     return upserts;
@@ -178,8 +175,8 @@ export class SearchIndexer {
               log.warn({ serviceId: service.id, blobKey: key }, 'stored image missing: record left out of the index');
               return;
             }
-            const result = await inference.run<EmbedOutput>('embed', { image: bytes, scenario: service.scenario }, { priority: 'background' });
-            await insertEmbedding(pool, key, service.pipeline, vectorToBytes(result.vector));
+            const result = await inference.run<IndexEmbedding>('search-index-embed', { image: bytes, scenario: service.scenario }, { priority: 'background' });
+            await insertEmbedding(pool, key, service.pipeline, vectorToBytes(result.vector), result.features);
             have.add(key);
           } catch (err) {
             if (this.closing) throw err;

@@ -12,6 +12,7 @@ import { INDEX_JOB, SearchIndexer, type IndexJobData } from './search-indexer.js
 import { setHasService } from './search-service.repo.js';
 import { searchServiceRoutes } from './search-service.routes.js';
 import { ServiceGoneError, ServiceIndexes } from './service-indexes.js';
+import { vectorBackend } from './vector-backend.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -24,12 +25,14 @@ const services = fp(
   async (app) => {
     const config = app.config.search;
     const log = app.log.child({ domain: 'search' });
+    const vectors = vectorBackend(app.config.vectors, { databaseUrl: app.config.databaseUrl, pool: app.db.pool }, log);
     const indexes = new ServiceIndexes({
       pool: app.db.pool,
       dataDir: app.config.dataDir,
       log,
       saveEveryMs: config.saveMs,
       memoryBudgetBytes: config.indexMemoryBytes,
+      vectors: vectors.backend,
     });
     const indexer = new SearchIndexer({ pool: app.db.pool, blobs: app.blobs, inference: app.inference, log }, { batchSize: config.indexBatch });
     const poller = new IndexPoller({ pool: app.db.pool, queue: app.queue, indexes, log, intervalMs: config.pollMs });
@@ -45,6 +48,7 @@ const services = fp(
     app.addHook('onClose', async () => {
       unregister();
       await indexes.close();
+      await vectors.close();
     });
     await app.register(searchServiceRoutes);
   },

@@ -18,8 +18,9 @@ import type pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
 import { EMBEDDING_DIM } from '../../embedding/embedding-info.js';
 import type { HnswParams } from '../../vectors/hnsw-vector-store.js';
-import { createVectorStore } from '../../vectors/open-vector-store.js';
+import { createServiceStore, type VectorBackend } from '../../vectors/open-vector-store.js';
 import type { VectorItem, VectorStore } from '../../vectors/vector-store.js';
+import { productAttributes } from '../search/product-filter.js';
 import { bytesToVector } from './embedding-pipeline.js';
 import { itemChanges, liveItems, type ItemChange } from './index-items.repo.js';
 import { IndexWriterClaim } from './index-writer.js';
@@ -64,6 +65,8 @@ export interface ServiceIndexesOptions {
   saveEveryMs?: number;
   /** Estimated bytes all loaded indexes may hold together (IRIS_INDEX_MEMORY_MB); default unbounded. */
   memoryBudgetBytes?: number;
+  /** In-process HNSW indexes (default), or a pgvector database shared by every process (nothing in memory). */
+  vectors?: VectorBackend;
 }
 
 export class ServiceIndexes {
@@ -96,9 +99,11 @@ export class ServiceIndexes {
   }
 
   /** What this process holds for a service (diagnostics and tests), or null when it holds nothing. */
-  describe(serviceId: string): { size: number; seq: number; origin: 'file' | 'rebuild' | null } | null {
+  describe(serviceId: string): { kind: VectorStore['kind']; size: number; seq: number; origin: 'file' | 'rebuild' | null; bytes: number } | null {
     const entry = this.entries.get(serviceId);
-    return entry ? { size: entry.store.size, seq: entry.appliedSeq, origin: entry.origin } : null;
+    return entry
+      ? { kind: entry.store.kind, size: entry.store.size, seq: entry.appliedSeq, origin: entry.origin, bytes: entry.store.stats().estimatedBytes }
+      : null;
   }
 
   /**
@@ -225,7 +230,7 @@ export class ServiceIndexes {
     if (entry) {
       await entry.ready.catch(() => undefined);
       await entry.syncing?.catch(() => undefined);
-      await entry.store.close();
+      await (removeFiles ? entry.store.destroy() : entry.store.close());
     }
     if (removeFiles) await rm(this.dirOf(serviceId), { recursive: true, force: true });
   }
@@ -252,8 +257,7 @@ export class ServiceIndexes {
   }
 
   private open(state: ServiceState): Entry {
-    const store = createVectorStore({
-      kind: 'hnsw',
+    const store = createServiceStore(this.options.vectors ?? { kind: 'hnsw' }, state.id, {
       dimension: EMBEDDING_DIM,
       embeddingVersion: state.pipeline,
       dir: this.dirOf(state.id),
@@ -303,6 +307,9 @@ export class ServiceIndexes {
   private async applyChanges(entry: Entry): Promise<number> {
     const state = await serviceState(this.options.pool, entry.serviceId);
     if (!state) return 0;
+    // A shared store (pgvector) may have been moved on by another process: start from where it is.
+    await entry.store.refresh();
+    entry.appliedSeq = Math.max(entry.appliedSeq, entry.store.meta.changeSeq);
     if (entry.appliedSeq < state.purged_seq) {
       await this.rebuild(entry);
       return entry.store.size;
@@ -317,8 +324,8 @@ export class ServiceIndexes {
         const seq = slice[slice.length - 1]!.seq;
         const upserts = slice.filter((c) => c.vector).map(toItem);
         const removals = slice.filter((c) => !c.vector).map((c) => Number(c.record_id));
-        if (removals.length) entry.store.remove(removals, seq);
-        if (upserts.length) entry.store.upsert(upserts, seq);
+        if (removals.length) await entry.store.remove(removals, seq);
+        if (upserts.length) await entry.store.upsert(upserts, seq);
         entry.appliedSeq = seq;
         entry.dirty = true;
         applied += slice.length;
@@ -379,5 +386,5 @@ export class ServiceIndexes {
 }
 
 function toItem(change: ItemChange): VectorItem {
-  return { id: Number(change.record_id), vector: bytesToVector(change.vector!), tags: change.tags };
+  return { id: Number(change.record_id), vector: bytesToVector(change.vector!), tags: change.tags, product: productAttributes(change.price, change.keywords) };
 }

@@ -2,6 +2,7 @@
  * Product search filters: keywords and price bounds, as the clients' own tests assert them: keep results
  * whose keywords contain every given word, price > min_price, price ≤ max_price.
  */
+import type { ProductAttributes, ProductFilter } from '../../vectors/vector-store.js';
 
 /** Words of a keywords text: split on white space and punctuation, lower case, Unicode-normalised. */
 export function keywordWords(text: string): string[] {
@@ -18,6 +19,16 @@ export function keywordWords(text: string): string[] {
 
 // Scripts written without spaces between words: a query word there matches as a substring.
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]/u;
+
+/** A record's product attributes as a vector store keeps them (to filter in SQL, pgvector). */
+export function productAttributes(price: string, keywords: string): ProductAttributes {
+  return { price: parsePrice(price), words: keywordWords(keywords), text: keywords.normalize('NFKC').toLowerCase() };
+}
+
+/** The product filter of a query for a vector store: same semantics as `hasKeywords` and `inPriceRange`. */
+export function productFilter(words: readonly string[], minPrice: number | null, maxPrice: number | null): ProductFilter {
+  return { minPrice, maxPrice, keywords: words.map((word) => ({ word, substring: UNSPACED.test(word) })) };
+}
 
 /** True when every word occurs in the keywords: as a whole word, or anywhere for Chinese/Japanese/Thai words. */
 export function hasKeywords(keywords: string, words: readonly string[]): boolean {

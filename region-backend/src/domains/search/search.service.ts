@@ -8,6 +8,7 @@
 import type pg from 'pg';
 import { ApiError, joinTags, secondsText } from '@iris/shared';
 import { EMBEDDING_VERSION } from '../../embedding/embedding-info.js';
+import type { QueryEmbedding } from '../../embedding/search-embedding.js';
 import { QueryImageError, type QueryImage } from '../../http/query-image.js';
 import type { RequestBody } from '../../http/request-body.js';
 import { ImageDecodeError, type RgbPixels } from '../../images/image-decoder.js';
@@ -17,14 +18,11 @@ import { matchesTags } from '../../vectors/tag-filter.js';
 import type { VectorHit, VectorStore } from '../../vectors/vector-store.js';
 import { findServiceState, type ServiceState } from '../search-services/search-service.repo.js';
 import { ServiceGoneError, type ServiceIndexes } from '../search-services/service-indexes.js';
-import { hasKeywords, inPriceRange } from './product-filter.js';
+import { hasKeywords, inPriceRange, productFilter } from './product-filter.js';
 import { parseSearchParams, type SearchParams } from './search-params.js';
+import { matchedRegion, rerank, type Selected } from './search-rerank.js';
 import { liveRecords, type HitRecord } from './search-records.repo.js';
 
-/** What the `embed` inference task returns (see inference/tasks/embed.task.ts). */
-interface EmbedOutput {
-  vector: Float32Array;
-}
 
 /** Longest side of the decoded query image (the embedder works at ≤ 1024 px, like the stored copies). */
 const QUERY_MAX_SIDE = 1024;
@@ -36,6 +34,8 @@ export interface SearchDeps {
   inference: InferencePool;
   indexes: ServiceIndexes;
   decoder: ImageDecoderPool;
+  /** Best candidates verified geometrically per query (0: no re-ranking). */
+  rerankCandidates: number;
   acquireImage: (body: RequestBody) => Promise<QueryImage>;
 }
 
@@ -49,10 +49,6 @@ export interface QueryInput {
   startedAt: number;
 }
 
-interface Selected {
-  hit: VectorHit;
-  record: HitRecord;
-}
 
 const round = (v: number, digits = 6) => Math.round(v * 10 ** digits) / 10 ** digits;
 
@@ -66,12 +62,21 @@ export class SearchQueryService {
     const image = await this.image(input.body);
 
     const preprocessStarted = performance.now();
-    const vector = await this.embed(image.bytes, params, service.scenario, input.accountId);
+    const query = await this.embed(image.bytes, params, service.scenario, input.accountId);
     const preprocessMs = performance.now() - preprocessStarted;
 
     const searchStarted = performance.now();
-    const selected = await this.deps.indexes.use(service, (store) => this.select(store, service, vector, params, input.product)).catch((err: unknown) => {
-      throw err instanceof ServiceGoneError ? new ApiError('serviceNotFound', 'search service does not exist') : err;
+    const candidates = await this.deps.indexes
+      .use(service, (store) => this.selectAll(store, service, query.vectors, params, input.product))
+      .catch((err: unknown) => {
+        throw err instanceof ServiceGoneError ? new ApiError('serviceNotFound', 'search service does not exist') : err;
+      });
+    const selected = await rerank(candidates, query.features, {
+      pool: this.deps.pool,
+      inference: this.deps.inference,
+      service,
+      candidates: this.deps.rerankCandidates,
+      accountId: input.accountId,
     });
     const searchMs = performance.now() - searchStarted;
 
@@ -79,7 +84,7 @@ export class SearchQueryService {
     return {
       is_err: 0,
       request_id: input.requestId,
-      results: page.map((s) => (input.product ? productResult(s) : imageResult(s))),
+      results: page.map((s) => ({ ...(input.product ? productResult(s) : imageResult(s)), ...matchedRegion(s) })),
       loc: (params.loc ?? [0, 0, 1, 1]).map((v) => round(v)),
       ds: service.product_set_id ?? service.set_id,
       detect_time: secondsText(0),
@@ -104,7 +109,7 @@ export class SearchQueryService {
     }
   }
 
-  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number): Promise<Float32Array> {
+  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number): Promise<QueryEmbedding> {
     let rgb: RgbPixels;
     try {
       rgb = await this.deps.decoder.rgb(bytes, { maxSide: QUERY_MAX_SIDE, ...(params.loc ? { crop: params.loc } : {}) });
@@ -113,8 +118,7 @@ export class SearchQueryService {
       throw err;
     }
     try {
-      const result = await this.deps.inference.run<EmbedOutput>('embed', { rgb, scenario }, { priority: 'interactive', accountId });
-      return result.vector;
+      return await this.deps.inference.run<QueryEmbedding>('search-query-embed', { rgb, scenario }, { priority: 'interactive', accountId });
     } catch (err) {
       if (err instanceof InferenceTaskError && (err.code === 'image_decode_failed' || err.code === 'invalid_embed_input')) {
         throw new ApiError('invalidData', `image cannot be decoded: ${err.message}`);
@@ -123,14 +127,32 @@ export class SearchQueryService {
     }
   }
 
+  /**
+   * Hits of every query vector (the whole query, and the picture found inside it), merged by record with the
+   * better score, best first.
+   */
+  private async selectAll(store: VectorStore, service: ServiceState, vectors: Float32Array[], params: SearchParams, product: boolean): Promise<Selected[]> {
+    const [first, ...others] = await Promise.all(vectors.map((v) => this.select(store, service, v, params, product)));
+    if (!others.length) return first ?? [];
+    const best = new Map<number, Selected>();
+    for (const s of [first!, ...others].flat()) {
+      const seen = best.get(s.hit.id);
+      if (!seen || s.hit.score > seen.hit.score) best.set(s.hit.id, s);
+    }
+    const merged = [...best.values()].sort((a, b) => b.hit.score - a.hit.score);
+    return product ? onePerProduct(merged) : merged;
+  }
+
   /** Hits that pass every filter, best first, enough for the page asked for (fewer when the index runs out). */
   private async select(store: VectorStore, service: ServiceState, vector: Float32Array, params: SearchParams, product: boolean): Promise<Selected[]> {
     const need = (params.page + 1) * params.count;
     const limit = Math.min(store.size, MAX_CANDIDATES);
+    // Stores that hold product attributes (pgvector) filter in SQL; the records are checked below all the same.
+    const options = product ? { product: productFilter(params.keywords, params.minPrice, params.maxPrice) } : {};
     const records = new Map<number, HitRecord>();
     let k = Math.min(limit, need + 8);
     for (;;) {
-      const hits = k > 0 ? store.search(vector, k, params.tags) : [];
+      const hits = k > 0 ? await store.search(vector, k, params.tags, options) : [];
       const unknown = hits.map((h) => h.id).filter((id) => !records.has(id));
       for (const [id, record] of await liveRecords(this.deps.pool, service.set_id, unknown)) records.set(id, record);
       const selected = this.filter(hits, records, params, product);
@@ -158,6 +180,17 @@ export class SearchQueryService {
     }
     return selected;
   }
+}
+
+/** Product search answers one result per product; merging two vectors' hits may bring a product twice. */
+function onePerProduct(selected: Selected[]): Selected[] {
+  const seen = new Set<string>();
+  return selected.filter(({ record }) => {
+    const key = record.product_id ? `p:${record.product_id}` : `r:${record.id}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 function imageResult({ hit, record }: Selected) {

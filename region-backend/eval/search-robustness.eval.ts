@@ -1,0 +1,222 @@
+/**
+ * `npm run eval -- search-robustness`: does visual search find the picture however the query was taken?
+ *
+ * Gallery: every test photo (Debian packages opencv-doc, python3-skimage, darknet, mate-backgrounds) among the
+ * OpenCV manual's pictures as distractors. Queries: each test photo edited the ways shoppers' pictures are
+ * (search-edits.ts: thumbnails of 128 and 96 px, a screenshot of a store page, a framed print, 50 % crops,
+ * mirrored 50 % crops, ±5–10° rotations, grey-scale, a text banner, JPEG quality 15). Recall@1 and @10 per
+ * edit for each stage of the search pipeline, so every stage shows what it adds:
+ *
+ *   single view     the vector of the whole picture on both sides (the pipeline before this evaluation)
+ *   + thumb view    indexed vectors also see a thumbnail-sized copy of the picture (embedding-views.ts)
+ *   + content box   a query showing the picture inside a page or frame is also embedded at that box
+ *   + re-rank       the best candidates are verified by ORB matching and a RANSAC homography
+ *
+ * Calibration: for every query, the score of the right picture (a positive) and the best score of any other
+ * picture (a negative: what the top result would be if the picture were not in the gallery). The table gives
+ * the precision of "score ≥ t means the same picture" for thresholds t.
+ */
+import { printTable } from '../../scripts/table.js';
+import { opencv } from '../src/analysis/logo/opencv-runtime.js';
+import { contentBox } from '../src/embedding/content-box.js';
+import { EMBEDDING_PIPELINE } from '../src/embedding/embedding-info.js';
+import { INDEX_VIEWS, QUERY_VIEWS } from '../src/embedding/embedding-views.js';
+import { l2normalise } from '../src/embedding/feature-pooling.js';
+import { verifyCandidates, type Verification } from '../src/embedding/geometric-verify.js';
+import { cropRgb, decodeImage, type ViewSpec } from '../src/embedding/image-views.js';
+import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures, type LocalFeatures } from '../src/embedding/local-features.js';
+import { applyWhitening, decodeWhitening } from '../src/embedding/pca-whitening.js';
+import { RERANK, rerankScore } from '../src/embedding/rerank-score.js';
+import type { Rgb } from '../src/inference/runtime/pixels.js';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { loadHeldOutPhotos, loadTestPhotos } from './lib/debian-datasets.js';
+import { BACKBONES, backboneDescriptors, itemKey, type EvalItem } from './lib/embedding-candidates.js';
+import { loadPhoto } from './lib/image-variants.js';
+import { dot } from './lib/retrieval-metrics.js';
+import { makeSearchQuery, SEARCH_EDITS, type SearchEdit } from './lib/search-edits.js';
+
+const LIMIT = process.env.IRIS_EVAL_LIMIT ? Number(process.env.IRIS_EVAL_LIMIT) : Infinity;
+const log = (msg: string) => process.stderr.write(`[search eval] ${msg}\n`);
+
+interface Query {
+  photo: number;
+  edit: SearchEdit;
+  bytes: Buffer;
+}
+
+function item(bytes: Buffer, ...key: string[]): EvalItem {
+  return { key: itemKey(bytes, ...key), load: async () => (await decodeImage(bytes)).rgb };
+}
+
+function rgbItem(rgb: Rgb, key: string): EvalItem {
+  return { key: itemKey(key), width: rgb.width, height: rgb.height, load: async () => rgb };
+}
+
+const whitening = decodeWhitening(readFileSync(fileURLToPath(new URL(`../src/embedding/${EMBEDDING_PIPELINE.whitening.file}`, import.meta.url)))).whitening;
+
+/** The production vector of an item under a list of views (pooled per view, summed, whitened). */
+async function vectorOf(it: EvalItem, views: readonly ViewSpec[]): Promise<Float32Array> {
+  let sum: Float32Array | null = null;
+  for (const view of views) {
+    const { set } = await backboneDescriptors(BACKBONES.mnv2mid, it, view);
+    const v = l2normalise(Float32Array.from(set[EMBEDDING_PIPELINE.pooling]!));
+    sum ??= new Float32Array(v.length);
+    for (let k = 0; k < v.length; k++) sum[k] = sum[k]! + v[k]!;
+  }
+  return applyWhitening(whitening, l2normalise(sum!));
+}
+
+interface Stage {
+  id: string;
+  r1: Map<SearchEdit, number>;
+  r10: Map<SearchEdit, number>;
+  positives: number[];
+  negatives: number[];
+}
+
+const newStage = (id: string): Stage => ({ id, r1: new Map(), r10: new Map(), positives: [], negatives: [] });
+
+function record(stage: Stage, edit: SearchEdit, ranked: { index: number; score: number }[], target: number): void {
+  const rank = ranked.findIndex((r) => r.index === target);
+  if (rank === 0) stage.r1.set(edit, (stage.r1.get(edit) ?? 0) + 1);
+  if (rank >= 0 && rank < 10) stage.r10.set(edit, (stage.r10.get(edit) ?? 0) + 1);
+  const own = ranked.find((r) => r.index === target);
+  stage.positives.push(own?.score ?? 0);
+  stage.negatives.push(ranked.find((r) => r.index !== target)?.score ?? 0);
+}
+
+/** The vector stores' score: cosine mapped to [0, 1]. */
+const similarity = (a: Float32Array, b: Float32Array) => (1 + dot(a, b)) / 2;
+
+function rank(scores: Float32Array | number[]): { index: number; score: number }[] {
+  return Array.from(scores, (score, index) => ({ index, score })).sort((a, b) => b.score - a.score);
+}
+
+export default async function run(): Promise<void> {
+  const started = Date.now();
+  const tests = loadTestPhotos();
+  const held = loadHeldOutPhotos();
+  for (const m of [...tests.missing, ...held.missing]) console.log(`> Skipped data from Debian package \`${m.pkg}\`: ${m.reason}\n`);
+  if (!tests.photos.length) {
+    console.log('No test photos available: search robustness evaluation skipped.');
+    return;
+  }
+  const { cv } = await opencv();
+
+  // Gallery: test photos first (index = photo number), then distractors.
+  const galleryRgb: Rgb[] = [];
+  const galleryItems: EvalItem[] = [];
+  const queries: Query[] = [];
+  for (const [index, file] of tests.photos.slice(0, LIMIT).entries()) {
+    const photo = await loadPhoto(file.path);
+    galleryItems.push(item(photo.png));
+    galleryRgb.push((await decodeImage(photo.png)).rgb);
+    for (const edit of SEARCH_EDITS) queries.push({ photo: index, edit, bytes: await makeSearchQuery(photo, edit, file.id) });
+  }
+  const photos = galleryItems.length;
+  // Distractors: the OpenCV manual's pictures, except those that show a test photo (the manual reuses some,
+  // cropped or resized): close vectors, or a geometric match with many inliers.
+  const testVectors = await Promise.all(galleryItems.map((it) => vectorOf(it, QUERY_VIEWS)));
+  const testFeatures = galleryRgb.map((rgb) => extractLocalFeatures(cv, rgb, LOCAL_FEATURES.indexSide, LOCAL_FEATURES.indexFeatures));
+  let dropped = 0;
+  for (const file of held.photos.slice(0, LIMIT === Infinity ? Infinity : LIMIT * 3)) {
+    const photo = await loadPhoto(file.path);
+    if (Math.min(photo.width, photo.height) < 96) continue;
+    const candidate = item(photo.png);
+    const rgb = (await decodeImage(photo.png)).rgb;
+    const v = await vectorOf(candidate, QUERY_VIEWS);
+    const shows = verifyCandidates(extractLocalFeatures(cv, rgb, LOCAL_FEATURES.querySide, LOCAL_FEATURES.queryFeatures), testFeatures);
+    if (testVectors.some((t) => dot(t, v) > 0.8) || shows.some((m) => m && m.inliers >= 40)) {
+      dropped++;
+      continue;
+    }
+    galleryItems.push(candidate);
+    galleryRgb.push(rgb);
+  }
+  log(`${dropped} distractors dropped as near-duplicates of test photos`);
+  log(`${photos} test photos, gallery of ${galleryItems.length}, ${queries.length} queries`);
+
+  const gallerySingle: Float32Array[] = [];
+  const galleryMulti: Float32Array[] = [];
+  const galleryFeatures: LocalFeatures[] = [];
+  let featureBytes = 0;
+  for (const [i, it] of galleryItems.entries()) {
+    gallerySingle.push(await vectorOf(it, QUERY_VIEWS));
+    galleryMulti.push(await vectorOf(it, INDEX_VIEWS));
+    const f = extractLocalFeatures(cv, galleryRgb[i]!, LOCAL_FEATURES.indexSide, LOCAL_FEATURES.indexFeatures);
+    featureBytes += packLocalFeatures(f).byteLength;
+    galleryFeatures.push(f);
+    if ((i + 1) % 100 === 0) log(`gallery ${i + 1}/${galleryItems.length}`);
+  }
+
+  const stages = [newStage('single view'), newStage('+ thumb view'), newStage('+ content box'), newStage('+ re-rank')];
+  const perEditCount = new Map<SearchEdit, number>();
+  let rerankMs = 0;
+  let verified = 0;
+  let falseVerified = 0;
+  let boxes = 0;
+  for (const [qi, q] of queries.entries()) {
+    perEditCount.set(q.edit, (perEditCount.get(q.edit) ?? 0) + 1);
+    const decoded = (await decodeImage(q.bytes)).rgb;
+    const whole = await vectorOf(item(q.bytes), QUERY_VIEWS);
+    const single = gallerySingle.map((g) => similarity(whole, g));
+    const multi = galleryMulti.map((g) => similarity(whole, g));
+    record(stages[0]!, q.edit, rank(single), q.photo);
+    record(stages[1]!, q.edit, rank(multi), q.photo);
+
+    const box = contentBox(decoded);
+    let combined = multi;
+    if (box) {
+      boxes++;
+      const crop = await cropRgb(decoded, box);
+      const inner = await vectorOf(rgbItem(crop, `${itemKey(q.bytes)}/box/${box.join(',')}`), QUERY_VIEWS);
+      combined = galleryMulti.map((g, i) => Math.max(multi[i]!, similarity(inner, g)));
+    }
+    const ranked = rank(combined);
+    record(stages[2]!, q.edit, ranked, q.photo);
+
+    const t0 = performance.now();
+    const queryFeatures = extractLocalFeatures(cv, decoded, Math.min(LOCAL_FEATURES.querySide, Math.max(LOCAL_FEATURES.queryMinSide, decoded.width, decoded.height)), LOCAL_FEATURES.queryFeatures);
+    const head = ranked.slice(0, RERANK.candidates);
+    const verifications = verifyCandidates(queryFeatures, head.map((r) => galleryFeatures[r.index]!));
+    const reranked = head.map((r, k) => {
+      const v: Verification | null = verifications[k] ?? null;
+      if (v) verified++;
+      if (v && r.index !== q.photo) {
+        falseVerified++;
+        log(`false verification: ${q.edit} of photo ${q.photo} matched gallery ${r.index} with ${v.inliers} inliers`);
+      }
+      return { index: r.index, score: rerankScore(r.score, v) };
+    });
+    rerankMs += performance.now() - t0;
+    record(stages[3]!, q.edit, [...reranked.sort((a, b) => b.score - a.score), ...ranked.slice(RERANK.candidates)], q.photo);
+    if ((qi + 1) % 100 === 0) log(`queries ${qi + 1}/${queries.length}`);
+  }
+
+  console.log(
+    `${photos} test photos among ${galleryItems.length} gallery pictures (the rest from the OpenCV manual); ${queries.length} queries ` +
+      `(${SEARCH_EDITS.length} edits per photo). Content box found in ${boxes} queries; ${verified} candidates verified, ${falseVerified} of them wrongly.\n`,
+  );
+  const share = (m: Map<SearchEdit, number>, e: SearchEdit) => (m.get(e) ?? 0) / (perEditCount.get(e) ?? 1);
+  const overall = (m: Map<SearchEdit, number>) => [...m.values()].reduce((a, b) => a + b, 0) / queries.length;
+  console.log('Recall@1 per edit and stage:\n');
+  printTable(['edit', ...stages.map((s) => s.id)], [...SEARCH_EDITS.map((e) => [e, ...stages.map((s) => share(s.r1, e))]), ['overall', ...stages.map((s) => overall(s.r1))]]);
+  console.log('Recall@10 per edit and stage:\n');
+  printTable(['edit', ...stages.map((s) => s.id)], [...SEARCH_EDITS.map((e) => [e, ...stages.map((s) => share(s.r10, e))]), ['overall', ...stages.map((s) => overall(s.r10))]]);
+
+  console.log('Calibration of the final score (positives: the right picture; negatives: the best other picture of each query):\n');
+  const final = stages[3]!;
+  const rows: (string | number)[][] = [];
+  for (const t of [0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95]) {
+    const tp = final.positives.filter((s) => s >= t).length;
+    const fp = final.negatives.filter((s) => s >= t).length;
+    rows.push([t, tp + fp ? tp / (tp + fp) : 1, tp / final.positives.length, fp]);
+  }
+  printTable(['threshold', 'precision', 'recall', 'false matches'], rows);
+  console.log(
+    `Re-ranking cost: ${(rerankMs / queries.length).toFixed(1)} ms per query (query ORB + ${RERANK.candidates} verifications, one thread); ` +
+      `stored local features ${(featureBytes / galleryItems.length / 1024).toFixed(1)} kB per picture on average, vector ${EMBEDDING_PIPELINE.whitening.dim * 4} B.`,
+  );
+  console.log(`Evaluation wall time ${((Date.now() - started) / 1000).toFixed(0)} s.`);
+}

@@ -1,0 +1,58 @@
+/**
+ * Geometric re-ranking of a search's best candidates (docs/search.md, "Robust matching"): the query's ORB
+ * features are matched with each candidate's stored ones on an inference thread; a candidate whose match is
+ * geometrically consistent gets the verified score (embedding/rerank-score.ts) and the matched regions.
+ */
+import type pg from 'pg';
+import type { Verification } from '../../embedding/geometric-verify.js';
+import { rerankScore } from '../../embedding/rerank-score.js';
+import type { InferencePool } from '../../inference/inference-pool.js';
+import type { VectorHit } from '../../vectors/vector-store.js';
+import { itemFeatures } from '../search-services/index-items.repo.js';
+import type { ServiceState } from '../search-services/search-service.repo.js';
+import type { HitRecord } from './search-records.repo.js';
+
+export interface Selected {
+  hit: VectorHit;
+  record: HitRecord;
+  /** Set when re-ranking verified the match. */
+  match?: Verification;
+}
+
+export interface RerankDeps {
+  pool: pg.Pool;
+  inference: InferencePool;
+  service: ServiceState;
+  /** Candidates verified (the best by vector score); 0 turns re-ranking off. */
+  candidates: number;
+  accountId: number;
+}
+
+export async function rerank(selected: Selected[], queryFeatures: Uint8Array, deps: RerankDeps): Promise<Selected[]> {
+  const head = selected.slice(0, deps.candidates);
+  if (!head.length) return selected;
+  const stored = await itemFeatures(deps.pool, deps.service.id, deps.service.pipeline, head.map((s) => s.hit.id));
+  if (!stored.size) return selected;
+  const verifications = await deps.inference.run<(Verification | null)[]>(
+    'search-verify',
+    { query: queryFeatures, candidates: head.map((s) => stored.get(s.hit.id) ?? null) },
+    { priority: 'interactive', accountId: deps.accountId },
+  );
+  const rescored = head.map((s, i) => {
+    const match = verifications[i] ?? null;
+    return match ? { ...s, hit: { ...s.hit, score: rerankScore(s.hit.score, match) }, match } : s;
+  });
+  rescored.sort((a, b) => b.hit.score - a.hit.score);
+  return [...rescored, ...selected.slice(head.length)];
+}
+
+const round = (v: number) => Math.round(v * 1e4) / 1e4;
+
+/**
+ * Iris extension on a verified result: where the match is in the query and in the result picture, as the
+ * specification's normalised boxes. Clients that do not know the field ignore it.
+ */
+export function matchedRegion(s: Selected): { matched_region?: { query: number[]; result: number[]; inliers: number } } {
+  if (!s.match) return {};
+  return { matched_region: { query: s.match.queryBox.map(round), result: s.match.candidateBox.map(round), inliers: s.match.inliers } };
+}

@@ -1,0 +1,117 @@
+/**
+ * Robust matching end to end on one real backend: indexed images carry thumbnail views and local features;
+ * a query that shows a picture inside a store-page screenshot, or as a small thumbnail, finds it first, and a
+ * verified result says where the match is in both pictures (the `matched_region` extension).
+ */
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ImageServer } from '../support/image-server.js';
+import {
+  addImagesCsv,
+  createImageSet,
+  createService,
+  searchEnvironment,
+  searchImages,
+  searchUpload,
+  serveImages,
+  startSearchBackend,
+  waitIndexed,
+  type SearchBackend,
+  type SearchResponse,
+} from './search-fixtures.js';
+
+interface Matched {
+  url: string;
+  score: number;
+  matched_region?: { query: number[]; result: number[]; inliers: number };
+}
+
+/** The picture pasted into a plain page with a header bar and text lines, as a shopper's screenshot. */
+async function pageScreenshot(image: Buffer): Promise<{ bytes: Buffer; box: number[] }> {
+  const [width, height, left, top, w, h] = [1280, 800, 420, 160, 560, 420];
+  const lines = Array.from({ length: 10 }, (_, i) => `<rect x="40" y="${160 + i * 40}" width="${200 + (i % 3) * 60}" height="12" fill="#999"/>`).join('');
+  const page = Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="#fff"/>` +
+      `<rect width="100%" height="64" fill="#1a3d6d"/>${lines}</svg>`,
+  );
+  const picture = await sharp(image).resize(w, h, { fit: 'fill' }).toBuffer();
+  const bytes = await sharp(page).composite([{ input: picture, left, top }]).jpeg({ quality: 80 }).toBuffer();
+  return { bytes, box: [left / width, top / height, w / width, h / height] };
+}
+
+function iou(a: number[], b: number[]): number {
+  const [ax = 0, ay = 0, aw = 0, ah = 0] = a;
+  const [bx = 0, by = 0, bw = 0, bh = 0] = b;
+  const w = Math.max(0, Math.min(ax + aw, bx + bw) - Math.max(ax, bx));
+  const h = Math.max(0, Math.min(ay + ah, by + bh) - Math.max(ay, by));
+  return (w * h) / (aw * ah + bw * bh - w * h);
+}
+
+describe('robust visual search', () => {
+  let env: Awaited<ReturnType<typeof searchEnvironment>>;
+  let backend: SearchBackend;
+  let server: ImageServer;
+  let images: Buffer[];
+  let serviceId: string;
+  const urlOf = (n: number) => server.url(`/img/${n}.jpg`);
+
+  beforeAll(async () => {
+    images = await searchImages();
+    server = await serveImages(images);
+    env = await searchEnvironment();
+    backend = await startSearchBackend({ ...env, env: { IRIS_SEARCH_POLL_MS: '300' } });
+    const setId = await createImageSet(backend);
+    await addImagesCsv(backend, setId, images.map((_, n) => `${urlOf(n)},meta ${n},`));
+    serviceId = (await createService(backend, setId)).id;
+    await waitIndexed(backend, serviceId, images.length);
+  });
+  afterAll(async () => {
+    await backend?.close();
+    await server?.close();
+    await env?.dispose();
+  });
+
+  it('stores compact local features beside every indexed vector', async () => {
+    const rows = (await backend.app.db.pool.query('SELECT length(features) AS bytes FROM image_embeddings')).rows as { bytes: number | null }[];
+    expect(rows).toHaveLength(images.length);
+    for (const row of rows) {
+      expect(row.bytes).toBeGreaterThan(6 + 36 * 20);
+      expect(row.bytes).toBeLessThan(16 * 1024);
+    }
+  });
+
+  it('finds a picture shown inside a page screenshot, and says where it matched', async () => {
+    for (const n of [3, 9, 12]) {
+      const { bytes, box } = await pageScreenshot(images[n]!);
+      const res = await searchUpload(backend, serviceId, bytes, { count: '5' });
+      expect(res.statusCode, res.body).toBe(200);
+      const first = (res.json() as SearchResponse).results[0] as unknown as Matched;
+      expect(first.url).toBe(urlOf(n));
+      expect(first.matched_region, `picture ${n} verified`).toBeDefined();
+      expect(iou(first.matched_region!.query, box)).toBeGreaterThan(0.4);
+      const [, , rw = 0, rh = 0] = first.matched_region!.result;
+      expect(rw * rh).toBeGreaterThan(0.3);
+      expect(first.score).toBeGreaterThanOrEqual(0.9);
+    }
+  });
+
+  it('finds the source of a 96-pixel thumbnail first', async () => {
+    for (const n of [0, 5, 10]) {
+      const thumb = await sharp(images[n]!).resize(96, 96, { fit: 'inside' }).jpeg({ quality: 85 }).toBuffer();
+      const res = await searchUpload(backend, serviceId, thumb, { count: '3' });
+      expect(res.statusCode, res.body).toBe(200);
+      expect((res.json() as SearchResponse).results[0]!.url).toBe(urlOf(n));
+    }
+  });
+
+  it('keeps unverified results on the plain vector score, below every verified one', async () => {
+    const res = await searchUpload(backend, serviceId, images[7]!, { count: '14' });
+    const results = (res.json() as SearchResponse).results as unknown as Matched[];
+    expect(results[0]!.url).toBe(urlOf(7));
+    expect(results[0]!.matched_region).toBeDefined();
+    const unverified = results.filter((r) => !r.matched_region);
+    expect(unverified.length).toBeGreaterThan(0);
+    for (const r of unverified) expect(r.score).toBeLessThan(results[0]!.score);
+    for (let i = 1; i < results.length; i++) expect(results[i]!.score).toBeLessThanOrEqual(results[i - 1]!.score);
+  });
+});
