@@ -12,6 +12,7 @@ import { platformOperations } from './platform.js';
 import { productSetOperations } from './product-sets.js';
 import { searchServiceOperations } from './search-services.js';
 import { searchOperations } from './search.js';
+import { setRecordOperations } from './set-records.js';
 
 export * from './common.js';
 export * from './error-shapes.js';
@@ -37,6 +38,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...batchOperations,
   ...badCaseOperations,
   ...platformOperations,
+  ...setRecordOperations,
 ];
 
 export function operationById(id: string): Operation {

@@ -1,7 +1,6 @@
 /**
  * Iris extension: browsing a set's records with their download state and failure reason (`last_error`),
- * served by the backend's set-records domain (`/iris/{kind}/{id}/records`, branch of the web console). Add
- * `...setRecordOperations` to OPERATIONS (index.ts) together with that domain: the contract test requires both.
+ * served by the backend's set-records domain (`/iris/{kind}/{id}/records`), used by the web console and the CLI.
  */
 import { z } from 'zod';
 import { intText, op, pathParams, requestId, timestamp } from './common.js';
