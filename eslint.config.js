@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', '.iris/**', '**/.wrangler/**', 'edge/worker-configuration.d.ts'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', '.iris/**', '**/.wrangler/**', 'edge/worker-configuration.d.ts', 'edge/public/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

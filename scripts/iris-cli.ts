@@ -1,5 +1,6 @@
 /**
- * Iris admin CLI: `npm run iris -- <command> ...`. Talks to the edge's admin API and prints JSON.
+ * Iris CLI (`iris`, or `npm run iris -- <command> ...`): the data commands (scripts/cli/) and the admin
+ * commands, which talk to the edge's admin API and print JSON.
  *
  *   IRIS_EDGE_URL     edge address (default http://127.0.0.1:8787)
  *   IRIS_ADMIN_TOKEN  admin token (default: the contents of $IRIS_DATA_DIR/admin-token, IRIS_DATA_DIR = .iris)
@@ -10,10 +11,16 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { QUOTA_FIELDS } from '@iris/shared';
+import { DATA_GROUPS } from './cli/data-commands.js';
+import { DATA_USAGE, runDataCli } from './cli/data-cli.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
-const USAGE = `Usage: npm run iris -- <command> [arguments] [options]
+const USAGE = `Usage: iris <command> [arguments] [options]   (or npm run iris -- ...)
+
+${DATA_USAGE}
+
+Admin commands
 
 Accounts
   accounts create <name> [--id <n>]         create an account (its id is the API's creator_id)
@@ -169,6 +176,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return argv.length ? 0 : 2;
   }
+  if ((DATA_GROUPS as readonly string[]).includes(argv[0]!)) return runDataCli(argv);
   const calls = planCalls(argv);
   const edge = (process.env.IRIS_EDGE_URL ?? 'http://127.0.0.1:8787').replace(/\/+$/, '');
   const token = adminToken();
@@ -201,7 +209,7 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-const invokedDirectly = process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename);
+const invokedDirectly = process.env.IRIS_CLI_BIN === '1' || (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename));
 if (invokedDirectly) {
   main(process.argv.slice(2)).then(
     (code) => {

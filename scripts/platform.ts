@@ -162,6 +162,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         IRIS_REGION: region,
         PORT: String(port),
         HOST: '127.0.0.1',
+        // Prometheus metrics on loopback, beside the API port (docs/observability.md); an explicit value wins.
+        IRIS_METRICS_PORT: env.IRIS_METRICS_PORT ?? (port + 1000 <= 65535 ? String(port + 1000) : 'off'),
         DATABASE_URL: databaseUrls[region],
         INTERNAL_SECRET: secrets.internal[region],
         IRIS_DATA_DIR: dataDir,

@@ -2,8 +2,10 @@
 import { Hono } from 'hono';
 import { adminRoutes } from './admin/admin.routes.js';
 import type { AppEnv } from './env.js';
+import { accessLog } from './http/access-log.middleware.js';
 import { handleError, handleNotFound } from './http/error-handler.js';
 import { edgeConfig, requestContext } from './http/request-context.middleware.js';
+import { openApiRoutes } from './routes/openapi.routes.js';
 import { publicRoutes } from './routes/public.routes.js';
 
 /** Routing ignores trailing slashes (`/search/x/` is `/search/x`). */
@@ -18,8 +20,9 @@ function routingPath(request: Request): string {
 
 export function createApp() {
   return new Hono<AppEnv>({ getPath: routingPath })
-    .use(requestContext(), edgeConfig())
+    .use(requestContext(), edgeConfig(), accessLog())
     .route('/admin', adminRoutes)
+    .route('/', openApiRoutes)
     .route('/', publicRoutes)
     .notFound(handleNotFound)
     .onError(handleError);

@@ -41,6 +41,11 @@ async function respond(region: keyof typeof SECRETS, req: IncomingMessage, res: 
     headers: req.headers,
     body_base64: body.toString('base64'),
   };
+  // Readiness is open (no signature), like the real backend's.
+  if (req.url === '/readyz') {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ready: true, region, checks: { database: { ok: true } } }));
+    return;
+  }
   const registryCheck = verification.ok && /^\/internal\/registry\/[a-z_]+\/([a-z0-9]+)$/.exec(req.url ?? '');
   if (registryCheck) {
     const id = registryCheck[1]!;

@@ -121,7 +121,8 @@ describe('admin CLI against wrangler dev', () => {
 
     const tokenDir = mkdtempSync(path.join(os.tmpdir(), 'iris-cli-token-'));
     writeFileSync(path.join(tokenDir, 'admin-token'), `${ADMIN}\n`);
-    expect(cli(['health'], { IRIS_ADMIN_TOKEN: '', IRIS_DATA_DIR: tokenDir }).json).toMatchObject({ status: 'ok' });
+    // Health now probes each backend's /readyz (3 s limit): the answer is ok or degraded, with D1 checked either way.
+    expect(cli(['health'], { IRIS_ADMIN_TOKEN: '', IRIS_DATA_DIR: tokenDir }).json).toMatchObject({ d1: 'ok', regions: { 'cn-east': { backend_configured: true } } });
     rmSync(tokenDir, { recursive: true, force: true });
   });
 });

@@ -2,16 +2,19 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { BackendConfig } from './config.js';
 import { DOMAINS } from './domains/index.js';
+import { registerContract } from './http/contract.hook.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerAccountUploadLimit } from './http/account-uploads.hook.js';
 import { registerInternalAuth } from './http/internal-auth.hook.js';
 import { registerBodyHandling } from './http/request-body.js';
+import { requestLogOptions } from './http/request-log.js';
 import { sweepUploadDirs } from './http/upload-sweep.js';
 import { createJobRegistry } from './jobs/job-registry.js';
 import { blobStorePlugin } from './plugins/blob-store.plugin.js';
 import { databasePlugin } from './plugins/database.plugin.js';
 import { decoderPlugin } from './plugins/decoder.plugin.js';
 import { inferencePlugin } from './plugins/inference.plugin.js';
+import { metricsPlugin } from './plugins/metrics.plugin.js';
 import { loopWatchdogPlugin } from './plugins/loop-watchdog.plugin.js';
 import { queuePlugin } from './plugins/queue.plugin.js';
 
@@ -33,6 +36,7 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
   const app = Fastify({
     ...(config.tls ? { https: { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } } : {}),
     logger: options.logger === false ? false : { level: config.logLevel },
+    ...requestLogOptions,
     bodyLimit: 64 * 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
@@ -41,6 +45,7 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
   app.decorate('config', config);
   registerBodyHandling(app);
   registerErrorHandling(app);
+  registerContract(app);
   registerInternalAuth(app, config.internalSecret);
   await app.register(loopWatchdogPlugin, { thresholdMs: config.watchdogMs });
   registerAccountUploadLimit(app, config.accountUploads);
@@ -57,6 +62,7 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
     registry: () => createJobRegistry(DOMAINS.flatMap((d) => d.jobs?.(app) ?? [])),
   });
 
+  await app.register(metricsPlugin, config.metrics);
   app.get('/healthz', async () => ({ ok: true, region: config.region }));
   for (const domain of DOMAINS) await app.register(domain.routes);
   return app;

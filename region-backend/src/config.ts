@@ -4,6 +4,10 @@ import path from 'node:path';
 import os from 'node:os';
 import { z } from 'zod';
 import { REGIONS } from '@iris/shared';
+import { loadBatchConfig, type BatchConfig } from './domains/batch/batch-config.js';
+import { loadTrainingConfig, type TrainingConfig } from './domains/custom-training/training-config.js';
+import { loadDownloadConfig, type DownloadConfig } from './domains/downloads/download-config.js';
+import { loadSearchConfig, type SearchConfig } from './domains/search-services/search-config.js';
 import { StartupError } from './util/startup-error.js';
 import { loadImageConfig, type ImageConfig } from './images/image-config.js';
 import { loadPoolLimits } from './inference/pool-config.js';
@@ -27,6 +31,8 @@ const schema = z.object({
   IRIS_DOWNLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   IRIS_ACCOUNT_UPLOADS: z.coerce.number().int().min(1).max(1000).default(8),
   IRIS_PUBLIC_EDGE_URL: z.string().url().default('http://127.0.0.1:8787'),
+  IRIS_METRICS_HOST: z.string().default('127.0.0.1'),
+  IRIS_METRICS_PORT: z.union([z.literal('off'), z.coerce.number().int().min(0).max(65535)]).optional(),
   /** PEM certificate chain and private key: the backend listens on HTTPS (edge → backend over TLS). */
   IRIS_TLS_CERT_FILE: z.string().optional(),
   IRIS_TLS_KEY_FILE: z.string().optional(),
@@ -65,10 +71,16 @@ export interface BackendConfig {
   /** Listen on HTTPS with these PEM files (both set), else plain HTTP. */
   tls: { certFile: string; keyFile: string } | undefined;
   logLevel: string;
+  /** The `/metrics` listener (IRIS_METRICS_HOST, loopback by default; IRIS_METRICS_PORT, none when unset). */
+  metrics: { host: string; port: number | null };
   /** How long the first connection to PostgreSQL is retried at boot. */
   dbConnectTimeoutMs: number;
   /** Download limits, pixel limit, stored-copy size and blob directory (images/image-config.ts). */
   images: ImageConfig;
+  downloads: DownloadConfig;
+  search: SearchConfig;
+  batch: BatchConfig;
+  training: TrainingConfig;
   /** Where search indexes live: in each process's memory (hnsw) or in a pgvector database shared by all. */
   vectors: VectorConfig;
 }
@@ -79,6 +91,11 @@ export interface VectorConfig {
   databaseUrl: string;
   /** pgvector column type: float32 `vector` or float16 `halfvec`. */
   type: 'vector' | 'halfvec';
+}
+
+/** IRIS_METRICS_PORT (`off` or unset: no listener; `0`: any free port). `npm start` sets API port + 1000. */
+function metricsPort(value: 'off' | number | undefined): number | null {
+  return value === undefined || value === 'off' ? null : value;
 }
 
 function tlsFiles(certFile: string | undefined, keyFile: string | undefined): BackendConfig['tls'] {
@@ -112,8 +129,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig 
     tls: tlsFiles(e.IRIS_TLS_CERT_FILE, e.IRIS_TLS_KEY_FILE),
     linkSecret: e.IRIS_LINK_SECRET ?? createHmac('sha256', e.INTERNAL_SECRET).update('iris batch result links').digest('hex'),
     logLevel: e.LOG_LEVEL,
+    metrics: { host: e.IRIS_METRICS_HOST, port: metricsPort(e.IRIS_METRICS_PORT) },
     dbConnectTimeoutMs: e.IRIS_DB_CONNECT_TIMEOUT_SECONDS * 1000,
     images: loadImageConfig(env, path.resolve(e.IRIS_DATA_DIR, 'regions', e.IRIS_REGION), e.IRIS_ALLOW_PRIVATE_URLS),
+    downloads: loadDownloadConfig(env),
+    search: loadSearchConfig(env),
+    batch: loadBatchConfig(env),
+    training: loadTrainingConfig(env),
     vectors: { store: e.IRIS_VECTOR_STORE, databaseUrl: e.IRIS_VECTOR_DATABASE_URL ?? e.DATABASE_URL, type: e.IRIS_VECTOR_TYPE },
   };
 }

@@ -2,6 +2,7 @@
 import './threadpool.js';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
+import { validateModelOverrides } from './analysis/model-config.js';
 import { loadConfig, type BackendConfig } from './config.js';
 import { StartupError, errorCode, startupMessage } from './util/startup-error.js';
 
@@ -16,8 +17,11 @@ function failStart(err: unknown, region: string | undefined): never {
 let config: BackendConfig;
 let app: FastifyInstance;
 try {
+  // Configuration is read once, here; a bad value (or a model override naming a missing file) stops the boot.
   config = loadConfig();
+  const overriddenModels = validateModelOverrides();
   app = await buildApp(config);
+  if (overriddenModels.length) app.log.info({ stages: overriddenModels }, 'model overrides in use');
 } catch (err) {
   failStart(err, process.env.IRIS_REGION);
 }

@@ -10,3 +10,4 @@ export * from './labels/iscc-nbs-colors.js';
 export * from './labels/fashion.js';
 export * from './labels/vision.js';
 export * from './labels/receipt-fields.js';
+export * from './contract/index.js';

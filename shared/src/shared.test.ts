@@ -71,7 +71,7 @@ describe('internal signature', () => {
     const headers = await signInternal('s3cret', input);
     const header = (h: Record<string, string>) => (name: string) => h[name];
     const ok = await verifyInternal('s3cret', { method: 'POST', pathWithQuery: '/image_sets/_0000014', header: header(headers) });
-    expect(ok).toEqual({ ok: true, accountId: 7, context: { requestId: 'r', lang: 'en' } });
+    expect(ok).toEqual({ ok: true, accountId: 7, context: { requestId: 'r', lang: 'en', nonce: expect.stringMatching(/^[0-9a-f]{32}$/) } });
     const wrongPath = await verifyInternal('s3cret', { method: 'POST', pathWithQuery: '/image_sets/_0000014/x', header: header(headers) });
     expect(wrongPath.ok).toBe(false);
     const wrongKey = await verifyInternal('other', { method: 'POST', pathWithQuery: '/image_sets/_0000014', header: header(headers) });

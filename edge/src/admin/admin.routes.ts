@@ -1,13 +1,14 @@
 /** The operator API at `/admin` (never forwarded, except `/admin/regions/{region}/...` by design). */
 import { Hono } from 'hono';
 import { sql } from 'drizzle-orm';
-import { ApiError, REGIONS } from '@iris/shared';
+import { ApiError } from '@iris/shared';
 import { database } from '../db/database.js';
 import type { AppEnv } from '../env.js';
 import { json } from '../http/responses.js';
 import { accountAdminRoutes } from './accounts.routes.js';
 import { adminAuth } from './admin-auth.middleware.js';
 import { keyAdminRoutes } from './keys.routes.js';
+import { regionHealth } from './region-health.js';
 import { regionForwardRoutes } from './region-forward.routes.js';
 
 export const adminRoutes = new Hono<AppEnv>()
@@ -15,11 +16,9 @@ export const adminRoutes = new Hono<AppEnv>()
   .get('/health', async function health(c) {
     const config = c.get('config');
     await database(c.env.DB).run(sql`SELECT 1`);
-    return json({
-      status: 'ok',
-      d1: 'ok',
-      regions: Object.fromEntries(REGIONS.map((r) => [r, { backend_configured: Boolean(config.backends[r].url && config.backends[r].secret) }])),
-    });
+    const regions = await regionHealth(config);
+    const degraded = Object.values(regions).some((r) => r.backend_configured && !r.ready);
+    return json({ status: degraded ? 'degraded' : 'ok', d1: 'ok', regions });
   })
   .route('/accounts', accountAdminRoutes)
   .route('/keys', keyAdminRoutes)

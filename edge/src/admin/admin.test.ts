@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { env } from 'cloudflare:test';
 import { QUOTA_FIELDS } from '@iris/shared';
-import { admin, call, callJson, keyHeaders, newAccount, type BackendEcho } from '../../test/helpers.js';
+import { ADMIN_TOKEN, admin, call, callJson, keyHeaders, newAccount, type BackendEcho } from '../../test/helpers.js';
 
 describe('admin API guard', () => {
   it('is 404 when ADMIN_TOKEN is unset and 401 with a wrong token, in the resource shape', async () => {
@@ -15,7 +16,19 @@ describe('admin API guard', () => {
   it('reports health with D1 and backend configuration', async () => {
     const { status, body } = await admin('GET', '/health');
     expect(status).toBe(200);
-    expect(body).toMatchObject({ status: 'ok', d1: 'ok', regions: { 'cn-east': { backend_configured: true } } });
+    expect(body).toMatchObject({ status: 'ok', d1: 'ok', regions: { 'cn-east': { backend_configured: true, reachable: true, ready: true, status: 200 } } });
+    expect(body).toMatchObject({ regions: { 'ap-southeast': { ready: true, checks: { database: { ok: true } } } } });
+  });
+
+  it('probes each region: an unreachable backend makes the platform degraded', async () => {
+    const res = await callJson<{ status: string; regions: Record<string, { reachable: boolean; ready: boolean; error?: string }> }>('/admin/health', {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      env: { BACKEND_URL_CN_EAST: env.CLOSED_BACKEND_URL },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('degraded');
+    expect(res.body.regions['cn-east']).toMatchObject({ reachable: false, ready: false });
+    expect(res.body.regions['ap-southeast']).toMatchObject({ reachable: true, ready: true });
   });
 
   it('never forwards an unknown admin path', async () => {

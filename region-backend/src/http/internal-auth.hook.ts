@@ -51,7 +51,7 @@ export function registerInternalAuth(app: FastifyInstance, secret: string): void
   const nonces = new NonceMemory();
   app.decorateRequest('ctx', null as unknown as FastifyRequest['ctx']);
   app.addHook('onRequest', async function verifyEdgeSignature(request) {
-    if (request.url === '/healthz' || request.url === '/livez') return;
+    if (request.url === '/healthz' || request.url === '/livez' || request.url === '/readyz') return;
     const result = await verifyInternal(secret, {
       method: request.method,
       pathWithQuery: request.url,

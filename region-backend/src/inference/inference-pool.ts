@@ -56,8 +56,16 @@ export class InferenceTaskError extends Error {
   }
 }
 
+/** Told when a task leaves the queue for a thread, and when it is done (metrics). */
+export interface PoolObserver {
+  started(task: string, priority: Priority, waitedMs: number): void;
+  finished(task: string, ranMs: number, ok: boolean): void;
+}
+
 interface Job {
   request: TaskRequest;
+  queuedAt: number;
+  startedAt?: number;
   transfer: TransferListItem[];
   priority: Priority;
   account: string;
@@ -95,6 +103,7 @@ export class InferencePool {
   private readonly limits: PoolLimits;
   private nextId = 1;
   private closed = false;
+  observer: PoolObserver | undefined;
   /** Tasks stopped at their time limit since the pool started. */
   timeouts = 0;
   /** Background jobs that ran inside a batch of several (for benchmarks and tests). */
@@ -121,7 +130,7 @@ export class InferencePool {
     const timeoutMs = options.timeoutMs ?? (priority === 'interactive' ? this.limits.interactiveTimeoutMs : this.limits.backgroundTimeoutMs);
     if (priority === 'interactive') this.lastInteractive = performance.now();
     return new Promise<T>((resolve, reject) => {
-      const job: Job = { request: { id: this.nextId++, task, payload }, transfer: options.transfer ?? [], priority, account, timeoutMs, resolve: resolve as (v: unknown) => void, reject };
+      const job: Job = { request: { id: this.nextId++, task, payload }, transfer: options.transfer ?? [], priority, account, timeoutMs, queuedAt: performance.now(), resolve: resolve as (v: unknown) => void, reject };
       this.queues[priority].push(account, job);
       this.dispatch();
     });
@@ -158,6 +167,7 @@ export class InferencePool {
       const job = this.finish(slot);
       worker.unref();
       if (job && job.request.id === response.id) {
+        this.observer?.finished(job.request.task, performance.now() - (job.startedAt ?? job.queuedAt), response.ok);
         if (response.ok) job.resolve(response.result);
         else job.reject(new InferenceTaskError(response.error.message, response.error.name, response.error.code));
       }
@@ -231,6 +241,8 @@ export class InferencePool {
       const job = this.queues.interactive.shift(this.mayRun) ?? (this.reserveForInteractive() ? undefined : this.nextBackground());
       if (!job) return;
       slot.job = job;
+      job.startedAt = performance.now();
+      this.observer?.started(job.request.task, job.priority, job.startedAt - job.queuedAt);
       if (job.account !== NO_ACCOUNT) this.running.set(job.account, (this.running.get(job.account) ?? 0) + 1);
       if (job.timeoutMs > 0) {
         slot.timer = setTimeout(() => {

@@ -1,6 +1,5 @@
 import fp from 'fastify-plugin';
 import { FileSystemBlobStore, type BlobStore } from '../images/blob-store.js';
-import { loadImageConfig } from '../images/image-config.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -11,7 +10,7 @@ declare module 'fastify' {
 /** The region's blob store (downloaded images, normalised): `<data dir>/blobs` unless IRIS_BLOB_DIR says otherwise. */
 export const blobStorePlugin = fp(
   async (app) => {
-    const { blobDir } = loadImageConfig(process.env, app.config.dataDir, app.config.allowPrivateUrls);
+    const { blobDir } = app.config.images;
     const store = new FileSystemBlobStore(blobDir);
     app.decorate('blobs', store);
     app.addHook('onReady', async () => {

@@ -42,12 +42,15 @@ export async function startTestBackend(env: Record<string, string> = {}, options
   const database = await createTestDatabase();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'iris-test-data-'));
   const config = loadConfig({
+    // Tests tune domain settings through process.env; the backend reads it once, here.
+    ...process.env,
     DATABASE_URL: database.url,
     INTERNAL_SECRET: TEST_SECRET,
     IRIS_DATA_DIR: dataDir,
     IRIS_ALLOW_PRIVATE_URLS: '1',
     IRIS_INFERENCE_THREADS: '1',
     LOG_LEVEL: 'warn',
+    IRIS_METRICS_PORT: 'off',
     // No supervisor restarts a test runner: the watchdog is tested on its own process (loop-watchdog.test.ts).
     IRIS_WATCHDOG_MS: '0',
     ...env,

@@ -5,10 +5,8 @@
 import path from 'node:path';
 import fp from 'fastify-plugin';
 import { defineJob } from '../../jobs/job-registry.js';
-import { loadTrainingConfig } from '../custom-training/training-config.js';
 import type { Domain } from '../domain.js';
 import { backgroundPool, defaultBatchThreads } from './background-pool.js';
-import { loadBatchConfig } from './batch-config.js';
 import { BatchServices } from './batch-services.js';
 import { BatchTaskService } from './batch-task.service.js';
 import { BATCH_JOB, BatchWorker, type BatchJobData } from './batch-worker.service.js';
@@ -23,10 +21,10 @@ declare module 'fastify' {
 
 const routes = fp(
   async (app) => {
-    const config = loadBatchConfig(process.env);
+    const config = app.config.batch;
     const filesDir = path.join(app.config.dataDir, 'batch');
     const inference = backgroundPool(app.inference, config.inferenceThreads ?? defaultBatchThreads(app.inference.size));
-    const custom = customClassifierSource({ pool: app.db.pool, inference, decoder: app.decoder, defaultTopk: loadTrainingConfig(process.env).defaultTopk });
+    const custom = customClassifierSource({ pool: app.db.pool, inference, decoder: app.decoder, defaultTopk: app.config.training.defaultTopk });
     const services = new BatchServices(app, config.services, custom);
     const worker = new BatchWorker({
       pool: app.db.pool,
@@ -67,7 +65,7 @@ export const batchDomain: Domain = {
       // One task per process at a time; its lines run IRIS_BATCH_CONCURRENCY at once.
       concurrency: 1,
       // A turn lasts IRIS_BATCH_JOB_SECONDS; the job of a process that died is retried once it expires.
-      queue: { policy: 'short', retryLimit: 5, retryDelay: 10, retryBackoff: true, expireInSeconds: loadBatchConfig(process.env).jobBudgetMs / 1000 + 600 },
+      queue: { policy: 'short', retryLimit: 5, retryDelay: 10, retryBackoff: true, expireInSeconds: app.config.batch.jobBudgetMs / 1000 + 600 },
       handler: async (data) => {
         await app.batchWorker.runTurn(data.taskId);
       },

@@ -1,7 +1,7 @@
 /** Custom training services: the rules of create, list, get, rename and delete (routes parse, the repositories run SQL). */
 import type { FastifyBaseLogger } from 'fastify';
 import type pg from 'pg';
-import { ApiError, LIMITS, truncateChars } from '@iris/shared';
+import { ApiError, LIMITS, truncateChars, type CreateCustomServiceInput, type RenameCustomServiceInput } from '@iris/shared';
 import { findDataSet } from '../data-sets/set.repo.js';
 import {
   findCustomService,
@@ -39,7 +39,7 @@ export class CustomServiceService {
    * Creates the service in `pending` and queues its training (idempotent for the edge-minted id). The answer
    * is read before the run is queued: a worker may pick the run up at once, and creation answers `pending`.
    */
-  async create(accountId: number, id: string, trainingSetId: string, fields: Record<string, string>): Promise<CustomServiceRow> {
+  async create(accountId: number, id: string, trainingSetId: string, fields: CreateCustomServiceInput): Promise<CustomServiceRow> {
     const existing = await findCustomService(this.deps.pool, accountId, id);
     if (existing) return existing;
     if (!(await findDataSet(this.deps.pool, accountId, trainingSetId, 'training_set'))) throw new ApiError('setNotFound', 'training set does not exist');
@@ -68,7 +68,7 @@ export class CustomServiceService {
     return row;
   }
 
-  async rename(accountId: number, id: string, fields: Record<string, string>): Promise<CustomServiceRow> {
+  async rename(accountId: number, id: string, fields: RenameCustomServiceInput): Promise<CustomServiceRow> {
     await this.get(accountId, id);
     const name = customServiceName(fields.name);
     if (!(await renameCustomService(this.deps.pool, accountId, id, name))) throw notFound(id);

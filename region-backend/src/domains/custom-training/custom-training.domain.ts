@@ -11,7 +11,6 @@ import { ClassifierInference } from './classifier-inference.js';
 import { setHasLiveService } from './custom-service.repo.js';
 import { CustomServiceService } from './custom-service.service.js';
 import { customTrainingRoutes } from './custom-training.routes.js';
-import { loadTrainingConfig } from './training-config.js';
 import { TRAIN_JOB, TrainingRunner, type TrainJobData } from './training-run.js';
 import { TrainingSupervisor } from './training-supervisor.js';
 
@@ -23,7 +22,7 @@ declare module 'fastify' {
 
 const routes = fp(
   async (app) => {
-    const config = loadTrainingConfig(process.env);
+    const config = app.config.training;
     const log = app.log.child({ domain: 'custom-training' });
     const runner = new TrainingRunner({
       pool: app.db.pool,
@@ -62,7 +61,7 @@ export const customTrainingDomain: Domain = {
   jobs: (app) => [
     defineJob<TrainJobData>({
       name: TRAIN_JOB,
-      concurrency: loadTrainingConfig(process.env).jobs,
+      concurrency: app.config.training.jobs,
       // 'short': at most one queued job per service (singletonKey); runs are serialised by an advisory lock.
       queue: { policy: 'short', retryLimit: 5, retryDelay: 10, retryBackoff: true, expireInSeconds: 60 * 60 },
       handler: async (data) => {

@@ -3,7 +3,8 @@
  * (`POST /custom_training/{service_id}`, answered in the classify envelope, errors in the analysis shape).
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { ApiError } from '@iris/shared';
+import { ApiError, CreateCustomService, RenameCustomService } from '@iris/shared';
+import { inputOf } from '../../http/contract.hook.js';
 import { acquireQueryImage, QueryImageError } from '../../http/query-image.js';
 import { readBody } from '../../http/request-body.js';
 import { mintedId, reportRegistry } from '../../http/request-context.js';
@@ -28,10 +29,9 @@ export function parseTopk(raw: string | undefined, fallback: number): number {
 export function customTrainingRoutes(deps: { services: CustomServiceService; inference: ClassifierInference; defaultTopk: number }): FastifyPluginAsync {
   const { services, inference } = deps;
   return async (app) => {
-    const fields = async (request: FastifyRequest) => (await readBody(request, { tmpDir: app.config.tmpDir })).fields;
 
     app.post(`${BASE}/training_sets/:id/services`, async (request: ById, reply) => {
-      const row = await services.create(request.ctx.accountId, mintedId(request), request.params.id, await fields(request));
+      const row = await services.create(request.ctx.accountId, mintedId(request), request.params.id, inputOf(request, CreateCustomService));
       reportRegistry(reply, { live: [row.id] });
       return customServiceObject(row, request.ctx.requestId);
     });
@@ -44,7 +44,7 @@ export function customTrainingRoutes(deps: { services: CustomServiceService; inf
     app.get(`${BASE}/services/:id`, async (request: ById) => customServiceObject(await services.get(request.ctx.accountId, request.params.id), request.ctx.requestId));
 
     const rename = async (request: ById) =>
-      customServiceObject(await services.rename(request.ctx.accountId, request.params.id, await fields(request)), request.ctx.requestId);
+      customServiceObject(await services.rename(request.ctx.accountId, request.params.id, inputOf(request, RenameCustomService)), request.ctx.requestId);
     app.put(`${BASE}/services/:id`, rename);
     app.patch(`${BASE}/services/:id`, rename);
 

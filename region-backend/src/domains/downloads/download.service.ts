@@ -41,6 +41,8 @@ export interface DownloadServiceDeps {
   /** Downloads at once in this process, across all sets. */
   concurrency: number;
   config: DownloadConfig;
+  /** Told the outcome of every download attempt (metrics). */
+  observe?: (outcome: 'ok' | 'failed' | 'retry', err?: unknown) => void;
   /** How long one job works before handing the rest of the set to a new job (keeps jobs short). */
   jobBudgetMs?: number;
 }
@@ -146,11 +148,14 @@ export class DownloadService {
     try {
       const blob = await this.downloadNow(record.account_id, record.url);
       await completeRecord(pool, setId, record.id, blob);
+      this.deps.observe?.('ok');
     } catch (err) {
       const failure = classifyFailure(err);
       if (failure.permanent || record.attempts >= config.maxAttempts) {
+        this.deps.observe?.('failed', failure);
         await failRecord(pool, setId, record.id, failure.message);
       } else {
+        this.deps.observe?.('retry', failure);
         const delay = retryDelaySeconds(config, record.attempts);
         log.debug({ url: record.url, attempt: record.attempts, delay, reason: failure.message }, 'download will be retried');
         await retryRecordLater(pool, record.id, failure.message, delay);

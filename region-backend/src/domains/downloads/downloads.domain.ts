@@ -3,11 +3,10 @@
  * training set domains, which are registered after it), its job type, and boot-time recovery.
  */
 import fp from 'fastify-plugin';
-import { loadImageConfig } from '../../images/image-config.js';
 import { purgeRecordTombstones } from '../data-sets/record-feed.js';
 import { defineJob } from '../../jobs/job-registry.js';
+import { downloadReason } from '../../observability/metrics.js';
 import type { Domain } from '../domain.js';
-import { loadDownloadConfig } from './download-config.js';
 import { DOWNLOAD_JOB, DownloadService, type DownloadJobData } from './download.service.js';
 import { imageDownloader } from './image-download.js';
 
@@ -23,14 +22,15 @@ const TOMBSTONE_DAYS = 7;
 
 const routes = fp(
   async (app) => {
-    const imageConfig = loadImageConfig(process.env, app.config.dataDir, app.config.allowPrivateUrls);
+    const imageConfig = app.config.images;
     const service = new DownloadService({
       pool: app.db.pool,
       queue: app.queue,
       log: app.log.child({ domain: 'downloads' }),
       download: imageDownloader(app.blobs, imageConfig, app.decoder),
       concurrency: app.config.downloadConcurrency,
-      config: loadDownloadConfig(process.env),
+      config: app.config.downloads,
+      observe: (outcome, err) => app.metrics.downloads.inc({ outcome, reason: outcome === 'ok' ? 'none' : downloadReason(err) }),
     });
     app.decorate('downloads', service);
     app.addHook('onReady', async () => {
@@ -40,7 +40,7 @@ const routes = fp(
     });
     app.addHook('onClose', async () => service.close());
   },
-  { name: 'downloads', dependencies: ['database', 'queue', 'blob-store'] },
+  { name: 'downloads', dependencies: ['database', 'queue', 'blob-store', 'metrics'] },
 );
 
 export const downloadsDomain: Domain = {

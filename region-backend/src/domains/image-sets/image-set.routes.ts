@@ -4,7 +4,8 @@
  * clients that modify with POST, `name`/`description`: told apart by the body.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '@iris/shared';
+import { AddImage, ApiError, CreateImageSet, ModifyImageSet } from '@iris/shared';
+import { inputOf } from '../../http/contract.hook.js';
 import { readBody, type RequestBody } from '../../http/request-body.js';
 import { mintedId, reportRegistry } from '../../http/request-context.js';
 import { dataSetObject } from '../data-sets/set-view.js';
@@ -20,9 +21,8 @@ const routes: FastifyPluginAsync = async (app) => {
   const body = (request: FastifyRequest): Promise<RequestBody> => readBody(request, { tmpDir: app.config.tmpDir });
 
   app.post(BASE, async (request, reply) => {
-    const { fields } = await body(request);
     const id = mintedId(request);
-    const row = await service.create(request.ctx.accountId, id, fields);
+    const row = await service.create(request.ctx.accountId, id, inputOf(request, CreateImageSet));
     reportRegistry(reply, { live: [row.id] });
     return dataSetObject(row, request.ctx.requestId);
   });
@@ -37,8 +37,7 @@ const routes: FastifyPluginAsync = async (app) => {
   app.get(`${BASE}/:id`, async (request: ById) => dataSetObject(await service.get(request.ctx.accountId, request.params.id), request.ctx.requestId));
 
   app.put(`${BASE}/:id`, async (request: ById) => {
-    const { fields } = await body(request);
-    return dataSetObject(await service.modify(request.ctx.accountId, request.params.id, fields), request.ctx.requestId);
+    return dataSetObject(await service.modify(request.ctx.accountId, request.params.id, inputOf(request, ModifyImageSet)), request.ctx.requestId);
   });
 
   const remove = async (request: ById, reply: FastifyReply) => {
@@ -55,8 +54,8 @@ const routes: FastifyPluginAsync = async (app) => {
     let row;
     if (parsed.has('urls_to_add')) row = await service.addMany(accountId, id, parsed, request.ctx.quotas);
     else if (parsed.has('urls_to_delete')) row = await service.deleteMany(accountId, id, parsed);
-    else if (parsed.has('image_url') || parsed.has('url')) row = await service.addOne(accountId, id, parsed.fields, request.ctx.quotas);
-    else if (parsed.has('name') || parsed.has('description')) row = await service.modify(accountId, id, parsed.fields);
+    else if (parsed.has('image_url') || parsed.has('url')) row = await service.addOne(accountId, id, inputOf(request, AddImage), request.ctx.quotas);
+    else if (parsed.has('name') || parsed.has('description')) row = await service.modify(accountId, id, inputOf(request, ModifyImageSet));
     // Only a request without any body deletes the set: `{}`, `{"image_url": null}` or an unknown field is refused.
     else if (parsed.noBody) return remove(request, reply);
     else throw new ApiError('invalidData', 'unrecognised request: give image_url, urls_to_add or urls_to_delete, or no body at all to delete the set');

@@ -1,6 +1,6 @@
 /** Image sets: the rules of every operation (routes parse, the repositories run SQL). */
 import type pg from 'pg';
-import { ApiError } from '@iris/shared';
+import { ApiError, type AddImageInput, type CreateImageSetInput, type ModifyImageSetInput } from '@iris/shared';
 import type { RequestBody } from '../../http/request-body.js';
 import { addRecordsFromFile, deleteRecordsFromFile, fieldError } from '../data-sets/bulk-apply.js';
 import { findLiveRecord, recordInput, upsertDownloadedRecord, upsertRecords, withLockedSet, type RecordInput } from '../data-sets/record.repo.js';
@@ -18,7 +18,7 @@ const KIND: SetKind = 'image_set';
 export class ImageSetService {
   constructor(private readonly deps: { pool: pg.Pool; downloads: DownloadService }) {}
 
-  async create(accountId: number, id: string, fields: Record<string, string>): Promise<DataSetRow> {
+  async create(accountId: number, id: string, fields: CreateImageSetInput): Promise<DataSetRow> {
     const name = setName(fields.name);
     if (!name) throw new ApiError('setNameMissing', 'name is required');
     return createSet(this.deps.pool, { id, accountId, kind: KIND, name, description: setDescription(fields.description) });
@@ -33,7 +33,7 @@ export class ImageSetService {
   }
 
   /** Name and/or description; a given name must not be blank. */
-  async modify(accountId: number, id: string, fields: Record<string, string>): Promise<DataSetRow> {
+  async modify(accountId: number, id: string, fields: ModifyImageSetInput): Promise<DataSetRow> {
     if (fields.name === undefined && fields.description === undefined) throw new ApiError('setNameMissing', 'give name or description');
     const changes: { name?: string; description?: string } = {};
     if (fields.name !== undefined) {
@@ -56,7 +56,7 @@ export class ImageSetService {
    * Add one image: an existing URL only takes the new meta and tags; a new one is downloaded now and kept
    * only when the download works (500/4001 otherwise).
    */
-  async addOne(accountId: number, id: string, fields: Record<string, string>, quotas?: RecordQuotas): Promise<DataSetRow> {
+  async addOne(accountId: number, id: string, fields: AddImageInput, quotas?: RecordQuotas): Promise<DataSetRow> {
     await this.get(accountId, id);
     let input: RecordInput;
     try {

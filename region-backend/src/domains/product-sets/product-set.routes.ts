@@ -1,6 +1,7 @@
 /** Product sets (`/product_sets/_0000178`) and their products (`/{id}/products`). */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { ApiError, LIMITS } from '@iris/shared';
+import { AddProduct, ApiError, CreateProductSet, LIMITS, ModifyProductSet } from '@iris/shared';
+import { inputOf } from '../../http/contract.hook.js';
 import { readBody, type RequestBody } from '../../http/request-body.js';
 import { mintedId, reportRegistry } from '../../http/request-context.js';
 import type { Domain } from '../domain.js';
@@ -22,8 +23,7 @@ const routes: FastifyPluginAsync = async (app) => {
   const body = (request: FastifyRequest): Promise<RequestBody> => readBody(request, { tmpDir: app.config.tmpDir });
 
   app.post(BASE, async (request, reply) => {
-    const { fields } = await body(request);
-    const row = await service.create(request.ctx.accountId, mintedId(request), fields);
+    const row = await service.create(request.ctx.accountId, mintedId(request), inputOf(request, CreateProductSet));
     reportRegistry(reply, { live: [row.id] });
     return productSetObject(row, request.ctx.requestId);
   });
@@ -42,8 +42,7 @@ const routes: FastifyPluginAsync = async (app) => {
   app.get(`${BASE}/:id`, async (request: ById) => productSetObject(await service.get(request.ctx.accountId, request.params.id), request.ctx.requestId));
 
   const modify = async (request: ById) => {
-    const { fields } = await body(request);
-    return productSetObject(await service.modify(request.ctx.accountId, request.params.id, fields), request.ctx.requestId);
+    return productSetObject(await service.modify(request.ctx.accountId, request.params.id, inputOf(request, ModifyProductSet)), request.ctx.requestId);
   };
   app.post(`${BASE}/:id`, modify);
   app.put(`${BASE}/:id`, modify);
@@ -59,7 +58,7 @@ const routes: FastifyPluginAsync = async (app) => {
     const { accountId } = request.ctx;
     if (parsed.has('products_to_add')) await service.addProducts(accountId, request.params.id, parsed, request.ctx.quotas);
     else if (parsed.has('products_to_delete')) await service.deleteProductsByFile(accountId, request.params.id, parsed);
-    else await service.addProduct(accountId, request.params.id, parsed.fields, request.ctx.quotas);
+    else await service.addProduct(accountId, request.params.id, inputOf(request, AddProduct), request.ctx.quotas);
     return { ok: true, request_id: request.ctx.requestId };
   });
 

@@ -1,6 +1,6 @@
 /** Product sets and their products: the rules of every operation. */
 import type pg from 'pg';
-import { ApiError } from '@iris/shared';
+import { ApiError, type AddProductInput, type CreateProductSetInput, type ModifyProductSetInput } from '@iris/shared';
 import { internalId } from '../../http/request-context.js';
 import type { RequestBody } from '../../http/request-body.js';
 import { applyBulkFile, fieldError, mapRows, openBulkSource } from '../data-sets/bulk-apply.js';
@@ -28,7 +28,7 @@ const MAX_PAGE_COUNT = 1000;
 export class ProductSetService {
   constructor(private readonly deps: { pool: pg.Pool; downloads: DownloadService }) {}
 
-  async create(accountId: number, id: string, fields: Record<string, string>): Promise<ProductSetRow> {
+  async create(accountId: number, id: string, fields: CreateProductSetInput): Promise<ProductSetRow> {
     const name = setName(fields.name);
     if (!name) throw new ApiError('productSetNameMissing', 'name is required');
     const existing = await findProductSet(this.deps.pool, accountId, id);
@@ -47,7 +47,7 @@ export class ProductSetService {
     return row;
   }
 
-  async modify(accountId: number, id: string, fields: Record<string, string>): Promise<ProductSetRow> {
+  async modify(accountId: number, id: string, fields: ModifyProductSetInput): Promise<ProductSetRow> {
     await this.get(accountId, id);
     if (fields.name === undefined && fields.description === undefined) throw new ApiError('productSetNameMissing', 'give name or description');
     const changes: { name?: string; description?: string } = {};
@@ -79,7 +79,7 @@ export class ProductSetService {
   }
 
   /** Add or update one product (downloads in the background, like files). */
-  async addProduct(accountId: number, id: string, fields: Record<string, string>, quotas?: RecordQuotas): Promise<void> {
+  async addProduct(accountId: number, id: string, fields: AddProductInput, quotas?: RecordQuotas): Promise<void> {
     const set = await this.get(accountId, id);
     await assertStoredBytes(this.deps.pool, accountId, quotas);
     let input: RecordInput;

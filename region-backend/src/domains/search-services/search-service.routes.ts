@@ -4,7 +4,8 @@
  * (product-set services only).
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { readBody } from '../../http/request-body.js';
+import { CreateSearchService, RenameService } from '@iris/shared';
+import { inputOf } from '../../http/contract.hook.js';
 import { mintedId, reportRegistry } from '../../http/request-context.js';
 import type { SearchServiceKind } from './search-service.repo.js';
 import { SearchServiceService } from './search-service.service.js';
@@ -14,16 +15,15 @@ type ById = FastifyRequest<{ Params: { id: string } }>;
 
 export const searchServiceRoutes: FastifyPluginAsync = async (app) => {
   const service = new SearchServiceService({ pool: app.db.pool, indexes: app.searchIndexes });
-  const fields = async (request: FastifyRequest) => (await readBody(request, { tmpDir: app.config.tmpDir })).fields;
 
   app.post('/image_sets/_0000014/:id/services', async (request: ById, reply) => {
-    const row = await service.createOnImageSet(request.ctx.accountId, mintedId(request), request.params.id, await fields(request), request.ctx.quotas.searchServicesPerSet);
+    const row = await service.createOnImageSet(request.ctx.accountId, mintedId(request), request.params.id, inputOf(request, CreateSearchService), request.ctx.quotas.searchServicesPerSet);
     reportRegistry(reply, { live: [row.id] });
     return searchServiceObject(row, request.ctx.requestId);
   });
 
   app.post('/product_sets/_0000178/:id/services', async (request: ById, reply) => {
-    const row = await service.createOnProductSet(request.ctx.accountId, mintedId(request), request.params.id, await fields(request), request.ctx.quotas.searchServicesPerSet);
+    const row = await service.createOnProductSet(request.ctx.accountId, mintedId(request), request.params.id, inputOf(request, CreateSearchService), request.ctx.quotas.searchServicesPerSet);
     reportRegistry(reply, { live: [row.id] });
     return searchServiceObject(row, request.ctx.requestId);
   });
@@ -35,7 +35,7 @@ export const searchServiceRoutes: FastifyPluginAsync = async (app) => {
     }));
     app.get(`${base}/:id`, async (request: ById) => searchServiceObject(await service.get(request.ctx.accountId, request.params.id, kind), request.ctx.requestId));
     const rename = async (request: ById) =>
-      searchServiceObject(await service.rename(request.ctx.accountId, request.params.id, await fields(request), kind), request.ctx.requestId);
+      searchServiceObject(await service.rename(request.ctx.accountId, request.params.id, inputOf(request, RenameService), kind), request.ctx.requestId);
     app.put(`${base}/:id`, rename);
     app.patch(`${base}/:id`, rename);
     app.delete(`${base}/:id`, async (request: ById, reply: FastifyReply) => {

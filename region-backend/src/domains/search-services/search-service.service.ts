@@ -1,6 +1,6 @@
 /** Search services: the rules of create, list, get, rename and delete (routes parse, the repository runs SQL). */
 import type pg from 'pg';
-import { ApiError, LIMITS, isScenario, truncateChars } from '@iris/shared';
+import { ApiError, LIMITS, isScenario, truncateChars, type CreateSearchServiceInput, type RenameServiceInput } from '@iris/shared';
 import { findDataSet, findProductSet } from '../data-sets/index.js';
 import { pipelineOf } from './embedding-pipeline.js';
 import {
@@ -33,7 +33,7 @@ const setFull = () => new ApiError('setServiceQuota', 'maximum number of search 
 export class SearchServiceService {
   constructor(private readonly deps: { pool: pg.Pool; indexes: ServiceIndexes }) {}
 
-  async createOnImageSet(accountId: number, id: string, imageSetId: string, fields: Record<string, string>, perSetLimit?: number): Promise<SearchServiceRow> {
+  async createOnImageSet(accountId: number, id: string, imageSetId: string, fields: CreateSearchServiceInput, perSetLimit?: number): Promise<SearchServiceRow> {
     const existing = await findService(this.deps.pool, accountId, id);
     if (existing) return existing;
     const name = serviceName(fields.name);
@@ -44,7 +44,7 @@ export class SearchServiceService {
     return this.get(accountId, id);
   }
 
-  async createOnProductSet(accountId: number, id: string, productSetId: string, fields: Record<string, string>, perSetLimit?: number): Promise<SearchServiceRow> {
+  async createOnProductSet(accountId: number, id: string, productSetId: string, fields: CreateSearchServiceInput, perSetLimit?: number): Promise<SearchServiceRow> {
     const existing = await findService(this.deps.pool, accountId, id);
     if (existing) return existing;
     const name = serviceName(fields.name);
@@ -66,7 +66,7 @@ export class SearchServiceService {
     return row;
   }
 
-  async rename(accountId: number, id: string, fields: Record<string, string>, kind?: SearchServiceKind): Promise<SearchServiceRow> {
+  async rename(accountId: number, id: string, fields: RenameServiceInput, kind?: SearchServiceKind): Promise<SearchServiceRow> {
     const name = serviceName(fields.name);
     if (!(await renameService(this.deps.pool, accountId, id, name, kind))) throw new ApiError('serviceNotFound', 'search service does not exist');
     return this.get(accountId, id, kind);

@@ -8,7 +8,6 @@ import { registerSetUsageCheck } from '../data-sets/index.js';
 import type { Domain } from '../domain.js';
 import { searchRoutes } from '../search/search.routes.js';
 import { IndexPoller } from './index-poller.js';
-import { loadSearchConfig } from './search-config.js';
 import { INDEX_JOB, SearchIndexer, type IndexJobData } from './search-indexer.js';
 import { setHasService } from './search-service.repo.js';
 import { searchServiceRoutes } from './search-service.routes.js';
@@ -24,7 +23,7 @@ declare module 'fastify' {
 
 const services = fp(
   async (app) => {
-    const config = loadSearchConfig(process.env);
+    const config = app.config.search;
     const log = app.log.child({ domain: 'search' });
     const vectors = vectorBackend(app.config.vectors, { databaseUrl: app.config.databaseUrl, pool: app.db.pool }, log);
     const indexes = new ServiceIndexes({
@@ -62,7 +61,7 @@ export const searchServicesDomain: Domain = {
   jobs: (app) => [
     defineJob<IndexJobData>({
       name: INDEX_JOB,
-      concurrency: loadSearchConfig(process.env).indexJobs,
+      concurrency: app.config.search.indexJobs,
       // 'short': at most one queued job per service (singletonKey); runs are serialised by an advisory lock.
       queue: { policy: 'short', retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 15 * 60 },
       handler: async (data) => {

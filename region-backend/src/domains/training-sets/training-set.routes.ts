@@ -1,5 +1,7 @@
 /** Training sets (`/custom_training/_0000194/training_sets`): sets, data files, clear. */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { ClearTrainingSet, CreateTrainingSet, ModifyTrainingSet } from '@iris/shared';
+import { inputOf } from '../../http/contract.hook.js';
 import { readBody, type RequestBody } from '../../http/request-body.js';
 import { mintedId, reportRegistry } from '../../http/request-context.js';
 import { dataSetObject } from '../data-sets/set-view.js';
@@ -15,8 +17,7 @@ const routes: FastifyPluginAsync = async (app) => {
   const body = (request: FastifyRequest): Promise<RequestBody> => readBody(request, { tmpDir: app.config.tmpDir });
 
   app.post(BASE, async (request, reply) => {
-    const { fields } = await body(request);
-    const row = await service.create(request.ctx.accountId, mintedId(request), fields);
+    const row = await service.create(request.ctx.accountId, mintedId(request), inputOf(request, CreateTrainingSet));
     reportRegistry(reply, { live: [row.id] });
     return dataSetObject(row, request.ctx.requestId);
   });
@@ -29,8 +30,7 @@ const routes: FastifyPluginAsync = async (app) => {
   app.get(`${BASE}/:id`, async (request: ById) => dataSetObject(await service.get(request.ctx.accountId, request.params.id), request.ctx.requestId));
 
   app.put(`${BASE}/:id`, async (request: ById) => {
-    const { fields } = await body(request);
-    return dataSetObject(await service.modify(request.ctx.accountId, request.params.id, fields), request.ctx.requestId);
+    return dataSetObject(await service.modify(request.ctx.accountId, request.params.id, inputOf(request, ModifyTrainingSet)), request.ctx.requestId);
   });
 
   // The specification answers 200 (with a body) here, unlike image sets.
@@ -51,8 +51,7 @@ const routes: FastifyPluginAsync = async (app) => {
   });
 
   app.delete(`${BASE}/:id/clear`, async (request: ById) => {
-    const { fields } = await body(request);
-    return dataSetObject(await service.clear(request.ctx.accountId, request.params.id, fields), request.ctx.requestId);
+    return dataSetObject(await service.clear(request.ctx.accountId, request.params.id, inputOf(request, ClearTrainingSet)), request.ctx.requestId);
   });
 };
 

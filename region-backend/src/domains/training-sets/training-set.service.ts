@@ -1,6 +1,6 @@
 /** Training sets: labelled image URLs for custom classifiers. */
 import type pg from 'pg';
-import { ApiError, truncateChars, LIMITS } from '@iris/shared';
+import { ApiError, truncateChars, LIMITS, type ClearTrainingSetInput, type CreateTrainingSetInput } from '@iris/shared';
 import type { RequestBody } from '../../http/request-body.js';
 import { addRecordsFromFile, deleteRecordsFromFile } from '../data-sets/bulk-apply.js';
 import type { RecordQuotas } from '../data-sets/record-quotas.js';
@@ -19,7 +19,7 @@ export function clearToken(name: string): string {
   return Buffer.from(`selfserve_admin:${name}`, 'utf8').toString('base64');
 }
 
-function requiredTexts(fields: Record<string, string>): { name: string; description: string } {
+function requiredTexts(fields: CreateTrainingSetInput): { name: string; description: string } {
   const name = setName(fields.name);
   const description = setDescription(fields.description);
   if (!name || !description) throw new ApiError('setNameMissing', 'name and description are required');
@@ -29,7 +29,7 @@ function requiredTexts(fields: Record<string, string>): { name: string; descript
 export class TrainingSetService {
   constructor(private readonly deps: { pool: pg.Pool; downloads: DownloadService }) {}
 
-  async create(accountId: number, id: string, fields: Record<string, string>): Promise<DataSetRow> {
+  async create(accountId: number, id: string, fields: CreateTrainingSetInput): Promise<DataSetRow> {
     return createSet(this.deps.pool, { id, accountId, kind: KIND, ...requiredTexts(fields) });
   }
 
@@ -41,7 +41,7 @@ export class TrainingSetService {
     return requireSet(this.deps.pool, accountId, id, KIND);
   }
 
-  async modify(accountId: number, id: string, fields: Record<string, string>): Promise<DataSetRow> {
+  async modify(accountId: number, id: string, fields: CreateTrainingSetInput): Promise<DataSetRow> {
     await this.get(accountId, id);
     await updateDataSet(this.deps.pool, accountId, id, KIND, requiredTexts(fields));
     return this.get(accountId, id);
@@ -74,7 +74,7 @@ export class TrainingSetService {
    * Removes every record, only when name, training_set_id and token all match the set: a different name
    * is 401/1004; a different id or a wrong token is 400/5001; a set in use is 403/3001.
    */
-  async clear(accountId: number, id: string, fields: Record<string, string>): Promise<DataSetRow> {
+  async clear(accountId: number, id: string, fields: ClearTrainingSetInput): Promise<DataSetRow> {
     const set = await this.get(accountId, id);
     const name = fields.name ?? '';
     if (name !== set.name && truncateChars(name.trim(), LIMITS.setNameChars) !== set.name) {

@@ -1,0 +1,241 @@
+/**
+ * The data-plane commands of `iris`: sets, products, services, search, analysis, batch and training.
+ * Each answers a value (printed as JSON with --json) and a human summary.
+ */
+import { createWriteStream } from 'node:fs';
+import { z } from 'zod';
+import {
+  BatchServicesResponse,
+  ClassifyResponse,
+  ColorResponse,
+  CustomServiceResponse,
+  DataSetList,
+  DataSetResponse,
+  DetectResponse,
+  OkResponse,
+  ProductSetResponse,
+  SearchResponse,
+  SearchServiceResponse,
+  SetRecordPage,
+  TaggingResponse,
+  TaskDetailsResponse,
+  TaskSummaryResponse,
+  setRecordOperations,
+} from '@iris/shared';
+import type { CallInput, IrisClient } from './client.js';
+import { drawBoxes, imageBytes, type DrawnBox } from './draw.js';
+import { t, type Lang } from './messages.js';
+import { watch } from './progress.js';
+
+export interface CommandOptions {
+  name?: string;
+  description?: string;
+  scenario?: string;
+  product?: boolean;
+  count?: string;
+  loc?: string;
+  tags?: string;
+  draw?: string;
+  granularity?: string;
+  'return-type'?: string;
+  wait?: boolean;
+  watch?: boolean;
+  out?: string;
+  json?: boolean;
+  'timeout-seconds'?: string;
+}
+
+export interface Outcome {
+  value: unknown;
+  text: string;
+}
+
+const isUrl = (image: string) => /^https?:\/\//.test(image);
+/** The query image as `url` (form) or as the uploaded file `search` (multipart). */
+const imageInput = (image: string, fields: Record<string, string | undefined> = {}): CallInput =>
+  isUrl(image) ? { form: { url: image, ...fields } } : { multipart: { fields, files: { search: image } } };
+
+function need(value: string | undefined, what: string): string {
+  if (!value) throw new UsageError(`missing ${what}`);
+  return value;
+}
+
+export class UsageError extends Error {}
+
+const timeoutMs = (opts: CommandOptions) => (opts['timeout-seconds'] ? Number(opts['timeout-seconds']) * 1000 : undefined);
+
+async function sets(client: IrisClient, lang: Lang, action: string | undefined, args: string[], opts: CommandOptions): Promise<Outcome> {
+  switch (action) {
+    case 'create': {
+      const set = await client.call('createImageSet', { json: { name: need(args[0], '<name>'), description: opts.description ?? '' } }, DataSetResponse);
+      return { value: set, text: `${t(lang, 'created')} ${set.id} (${set.name})` };
+    }
+    case 'ls': {
+      const list = await client.call('listImageSets', {}, DataSetList);
+      const rows = list.results.map((s) => `${s.id}  ${s.name.padEnd(16)}  ${s.status.padEnd(14)}  ${s.n_downloaded}/${s.n_items} (${s.n_failed} failed)`);
+      return { value: list.results, text: rows.join('\n') };
+    }
+    case 'add': {
+      const id = need(args[0], '<image_set_id>');
+      await client.call('postImageSet', { params: { image_set_id: id }, multipart: { files: { urls_to_add: need(args[1], '<csv>') } } }, DataSetResponse);
+      const set = await watch(
+        t(lang, 'downloading'),
+        async () => {
+          const s = await client.call('getImageSet', { params: { image_set_id: id } }, DataSetResponse);
+          return { value: s, progress: { done: s.n_downloaded + s.n_failed, total: s.n_items, finished: s.status === 'downloaded' || s.n_items === 0, note: s.n_failed ? `(${s.n_failed} failed)` : '' } };
+        },
+        { quiet: opts.json, timeoutMs: timeoutMs(opts) },
+      );
+      return { value: set, text: `${set.id}: ${set.n_downloaded} downloaded, ${set.n_failed} failed, ${set.n_items} images` };
+    }
+    case 'failures': {
+      const id = need(args[0], '<image_set_id>');
+      const page = await client.call(setRecordOperations[0]!, { params: { kind: 'image_sets', id }, query: { status: 'failed', count: 100 } }, SetRecordPage);
+      const rows = page.results.map((r) => `${r.url}\n    ${r.last_error ?? ''}`);
+      return { value: page.results, text: page.results.length ? `${t(lang, 'failedDownloads')}: ${page.total}\n${rows.join('\n')}` : t(lang, 'noFailures') };
+    }
+    default:
+      throw new UsageError('sets create|add|failures|ls');
+  }
+}
+
+async function services(client: IrisClient, lang: Lang, action: string | undefined, args: string[], opts: CommandOptions): Promise<Outcome> {
+  if (action === 'create') {
+    const setId = need(args[0], '<set_id>');
+    const body = { json: { name: opts.name ?? 'search', scenario: opts.scenario ?? 'general' } };
+    const service = opts.product
+      ? await client.call('createProductSetService', { params: { product_set_id: setId }, ...body }, SearchServiceResponse)
+      : await client.call('createImageSetService', { params: { image_set_id: setId }, ...body }, SearchServiceResponse);
+    return { value: service, text: `${t(lang, 'created')} ${service.id} (${service.scenario})` };
+  }
+  if (action === 'status') {
+    const id = need(args[0], '<service_id>');
+    const get = () => client.call('getSearchServices', { params: { service_id: id } }, SearchServiceResponse);
+    const service = opts.watch
+      ? await watch(
+          t(lang, 'indexing'),
+          async () => {
+            const s = await get();
+            return { value: s, progress: { done: Math.round(s.indexed_ratio * 100), total: 100, finished: s.indexed_ratio >= 1, note: `${s.n_indexed} images` } };
+          },
+          { quiet: opts.json, timeoutMs: timeoutMs(opts) },
+        )
+      : await get();
+    return { value: service, text: `${service.id}: ${service.status}, ${service.n_indexed} indexed (${Math.round(service.indexed_ratio * 100)}%)` };
+  }
+  throw new UsageError('services create|status');
+}
+
+async function search(client: IrisClient, args: string[], opts: CommandOptions): Promise<Outcome> {
+  const [service, image] = [need(args[0], '<service_id>'), need(args[1], '<image>')];
+  const answer = await client.call('search', { params: { service_id: service }, ...imageInput(image, { count: opts.count, loc: opts.loc, tags: opts.tags }) }, SearchResponse);
+  if (opts.draw) await drawBoxes(await imageBytes(image), [{ box: answer.loc, label: 'query' }], opts.draw);
+  const rows = answer.results.map((r, i) => `${String(i + 1).padStart(3)}  ${r.score.toFixed(3)}  ${r.url}${r.metadata ? `  ${r.metadata}` : ''}`);
+  return { value: answer, text: rows.join('\n') };
+}
+
+const ANALYSIS = { detect: DetectResponse, classify: z.union([ClassifyResponse, TaggingResponse]), color: ColorResponse } as const;
+
+async function analyse(client: IrisClient, kind: keyof typeof ANALYSIS, args: string[], opts: CommandOptions): Promise<Outcome> {
+  const [service, image] = [need(args[0], '<service_id>'), need(args[1], '<image>')];
+  const fields = kind === 'color' ? { granularity: opts.granularity ?? 'major', return_type: opts['return-type'] ?? 'basic' } : kind === 'classify' ? { count: opts.count } : {};
+  const answer = await client.call(kind, { params: { service_id: service }, ...imageInput(image, fields) }, ANALYSIS[kind]);
+  let drawn: DrawnBox[] = [];
+  let lines: string[] = [];
+  if ('boxes_detected' in answer) {
+    drawn = answer.boxes_detected.flatMap((b) => ('box' in b ? [{ box: b.box, label: `${b.type} ${b.score.toFixed(2)}` }] : []));
+    lines = answer.boxes_detected.map((b) => ('box' in b ? `${b.type.padEnd(20)} ${b.score.toFixed(3)}  [${b.box.map((v) => v.toFixed(3)).join(', ')}]` : `${b.type}: ${b.value ?? ''}`));
+  } else if (kind === 'color') {
+    const items = (answer as z.output<typeof ColorResponse>).results;
+    lines = items.map((c) => `${c.hex}  ${(c.freq * 100).toFixed(1)}%  ${c.basic ?? c.w3c ?? c.ncs ?? c.cncs?.cncs ?? ''}`);
+    drawn = lines.slice(0, 5).map((label, i) => ({ box: [0.02, 0.04 + i * 0.07, 0, 0], label }));
+  } else {
+    const items = (answer as z.output<typeof TaggingResponse>).results;
+    lines = items.map((c) => `${c.category.padEnd(24)} ${c.score.toFixed(3)}`);
+    drawn = items.slice(0, 5).map((c, i) => ({ box: [0.02, 0.04 + i * 0.07, 0, 0], label: `${c.category} ${c.score.toFixed(2)}` }));
+  }
+  if (opts.draw) await drawBoxes(await imageBytes(image), drawn, opts.draw);
+  return { value: answer, text: lines.join('\n') };
+}
+
+async function batch(client: IrisClient, lang: Lang, action: string | undefined, args: string[], opts: CommandOptions): Promise<Outcome> {
+  if (action === 'services') {
+    const list = await client.call('listBatchServices', {}, BatchServicesResponse);
+    return { value: list.data, text: list.data.join('\n') };
+  }
+  if (action !== 'run') throw new UsageError('batch run <service_id> <urls.txt> [--wait] [--out results.jsonl] | batch services');
+  const [service, urls] = [need(args[0], '<service_id>'), need(args[1], '<urls.txt>')];
+  const prepared = await client.call('prepareBatchTask', { multipart: { fields: { service_id: service }, files: { urls } } }, TaskSummaryResponse);
+  const taskId = prepared.data.task_id;
+  await client.call('applyBatchTask', { form: { task_id: taskId } }, TaskSummaryResponse);
+  if (!opts.wait) return { value: prepared.data, text: `${t(lang, 'created')} ${taskId} (${prepared.data.total} images)` };
+  const task = await watch(
+    t(lang, 'batch'),
+    async () => {
+      const info = await client.call('getBatchTask', { params: { task_id: taskId } }, TaskDetailsResponse);
+      const d = info.data;
+      return { value: d, progress: { done: d.success ?? 0, total: d.total, finished: ['SUCCESS', 'FAILURE', 'REVOKED'].includes(d.state), note: d.state } };
+    },
+    { quiet: opts.json, timeoutMs: timeoutMs(opts) },
+  );
+  if (opts.out && task.download_urls?.length) {
+    const out = createWriteStream(opts.out);
+    for (const link of task.download_urls) out.write(await client.download(link));
+    await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+  }
+  return { value: task, text: `${taskId}: ${task.state}, ${task.success ?? 0}/${task.total}${opts.out ? ` — ${t(lang, 'wrote')} ${opts.out}` : ''}` };
+}
+
+async function train(client: IrisClient, lang: Lang, args: string[], opts: CommandOptions): Promise<Outcome> {
+  const setId = need(args[0], '<training_set_id>');
+  const created = await client.call('createCustomService', { params: { training_set_id: setId }, json: { name: opts.name ?? 'classifier', scenario: 'classifier', description: opts.description ?? '' } }, CustomServiceResponse);
+  if (!opts.watch) return { value: created, text: `${t(lang, 'created')} ${created.id} (${created.status})` };
+  const service = await watch(
+    t(lang, 'training'),
+    async () => {
+      const s = await client.call('getCustomService', { params: { service_id: created.id } }, CustomServiceResponse);
+      return { value: s, progress: { done: Math.round(s.progress * 100), total: 100, finished: s.status === 'running' || s.status === 'failed' || s.status === 'deleted', note: s.stage } };
+    },
+    { quiet: opts.json, intervalMs: 2000, timeoutMs: timeoutMs(opts) },
+  );
+  const accuracy = service.validation_accuracy === null ? '' : `, validation accuracy ${(service.validation_accuracy * 100).toFixed(1)}%`;
+  return { value: service, text: `${service.id}: ${service.status}${service.message ? ` (${service.message})` : ''}${accuracy}` };
+}
+
+async function products(client: IrisClient, lang: Lang, action: string | undefined, args: string[], opts: CommandOptions): Promise<Outcome> {
+  if (action === 'create') {
+    const set = await client.call('createProductSet', { json: { name: need(args[0], '<name>'), description: opts.description ?? '' } }, ProductSetResponse);
+    return { value: set, text: `${t(lang, 'created')} ${set.id} (${set.name})` };
+  }
+  if (action !== 'add') throw new UsageError('products create <name> | products add <product_set_id> <products.jsonl>');
+  const id = need(args[0], '<product_set_id>');
+  const answer = await client.call('postProducts', { params: { product_set_id: id }, multipart: { files: { products_to_add: need(args[1], '<jsonl>') } } }, OkResponse);
+  return { value: answer, text: `${id}: ${answer.ok ? t(lang, 'done') : 'refused'}` };
+}
+
+export const DATA_GROUPS = ['sets', 'products', 'services', 'search', 'detect', 'classify', 'color', 'batch', 'train'] as const;
+
+export async function runDataCommand(client: IrisClient, positionals: string[], opts: CommandOptions): Promise<Outcome> {
+  const [group, action, ...rest] = positionals;
+  const lang = client.config.lang;
+  switch (group) {
+    case 'sets':
+      return sets(client, lang, action, rest, opts);
+    case 'products':
+      return products(client, lang, action, rest, opts);
+    case 'services':
+      return services(client, lang, action, rest, opts);
+    case 'search':
+      return search(client, positionals.slice(1), opts);
+    case 'detect':
+    case 'classify':
+    case 'color':
+      return analyse(client, group, positionals.slice(1), opts);
+    case 'batch':
+      return batch(client, lang, action, rest, opts);
+    case 'train':
+      return train(client, lang, positionals.slice(1), opts);
+    default:
+      throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+  }
+}
