@@ -3,7 +3,7 @@
  * backends. Covers what the Workers test pool cannot reach: GET requests with a body arriving over real
  * HTTP, response compression by the dev server, and the admin CLI as a separate process.
  */
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -52,13 +52,24 @@ function raw(method: string, target: string, headers: Record<string, string>, bo
   });
 }
 
-function cli(args: string[], extraEnv: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/iris-cli.ts', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, IRIS_EDGE_URL: `http://127.0.0.1:${port}`, IRIS_ADMIN_TOKEN: ADMIN, ...extraEnv },
-    encoding: 'utf8',
+/**
+ * Runs the admin CLI without blocking this process: the fake backends live in it, and the edge calls them
+ * during some commands (revocations, health probes).
+ */
+function cli(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number | null; json: Record<string, unknown> | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/iris-cli.ts', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, IRIS_EDGE_URL: `http://127.0.0.1:${port}`, IRIS_ADMIN_TOKEN: ADMIN, ...extraEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, json: stdout.trim() ? (JSON.parse(stdout) as Record<string, unknown>) : null, stderr }));
   });
-  return { code: result.status, json: result.stdout.trim() ? (JSON.parse(result.stdout) as Record<string, unknown>) : null, stderr: result.stderr };
 }
 
 beforeAll(async () => {
@@ -98,39 +109,39 @@ afterAll(async () => {
 
 describe('admin CLI against wrangler dev', () => {
   it('manages accounts, keys, quotas and grants, with exit codes', async () => {
-    const account = cli(['accounts', 'create', 'cli test']);
+    const account = await cli(['accounts', 'create', 'cli test']);
     expect(account.code).toBe(0);
     const id = String(account.json!.id);
-    const key = cli(['keys', 'create', id, '--key-id', 'clikey0001', '--secret', 'cli-secret-1']);
+    const key = await cli(['keys', 'create', id, '--key-id', 'clikey0001', '--secret', 'cli-secret-1']);
     expect(key.json).toMatchObject({ key_id: 'clikey0001', secret: 'cli-secret-1', enabled: true });
-    expect(cli(['keys', 'create', id, '--key-id', 'clikey0001', '--secret', 'cli-secret-1']).code).toBe(0);
-    expect((cli(['keys', 'list', id]).json!.results as unknown[]).length).toBe(1);
-    expect(cli(['quotas', 'set', id, '--image-sets', '3', '--daily-batch-tasks', 'default']).json).toMatchObject({ image_sets: 3, daily_batch_tasks: 100 });
-    cli(['grants', 'remove', id, '_0000024', '_0000039']);
-    const grants = cli(['grants', 'list', id]).json!.results as { service_id: string; granted: boolean }[];
+    expect((await cli(['keys', 'create', id, '--key-id', 'clikey0001', '--secret', 'cli-secret-1'])).code).toBe(0);
+    expect(((await cli(['keys', 'list', id])).json!.results as unknown[]).length).toBe(1);
+    expect((await cli(['quotas', 'set', id, '--image-sets', '3', '--daily-batch-tasks', 'default'])).json).toMatchObject({ image_sets: 3, daily_batch_tasks: 100 });
+    await cli(['grants', 'remove', id, '_0000024', '_0000039']);
+    const grants = (await cli(['grants', 'list', id])).json!.results as { service_id: string; granted: boolean }[];
     expect(grants.filter((g) => !g.granted).map((g) => g.service_id)).toEqual(['_0000039', '_0000024']);
-    expect(cli(['keys', 'signature', 'clikey0001', 'on']).json).toMatchObject({ signature_required: true });
-    expect(cli(['accounts', 'disable', id]).json).toMatchObject({ disabled: true });
-    expect(cli(['accounts', 'list']).json!.results).toContainEqual(expect.objectContaining({ id: Number(id), disabled: true }));
+    expect((await cli(['keys', 'signature', 'clikey0001', 'on'])).json).toMatchObject({ signature_required: true });
+    expect((await cli(['accounts', 'disable', id])).json).toMatchObject({ disabled: true });
+    expect((await cli(['accounts', 'list'])).json!.results).toContainEqual(expect.objectContaining({ id: Number(id), disabled: true }));
 
-    expect(cli(['accounts', 'show', '99999']).code).toBe(1);
-    expect(cli(['accounts', 'frobnicate']).code).toBe(2);
-    expect(cli(['quotas', 'set', id, '--image-sets', 'many']).code).toBe(2);
-    expect(cli(['health'], { IRIS_EDGE_URL: 'http://127.0.0.1:1' }).code).toBe(3);
-    expect(cli(['health'], { IRIS_ADMIN_TOKEN: 'wrong' }).code).toBe(1);
+    expect((await cli(['accounts', 'show', '99999'])).code).toBe(1);
+    expect((await cli(['accounts', 'frobnicate'])).code).toBe(2);
+    expect((await cli(['quotas', 'set', id, '--image-sets', 'many'])).code).toBe(2);
+    expect((await cli(['health'], { IRIS_EDGE_URL: 'http://127.0.0.1:1' })).code).toBe(3);
+    expect((await cli(['health'], { IRIS_ADMIN_TOKEN: 'wrong' })).code).toBe(1);
 
     const tokenDir = mkdtempSync(path.join(os.tmpdir(), 'iris-cli-token-'));
     writeFileSync(path.join(tokenDir, 'admin-token'), `${ADMIN}\n`);
     // Health now probes each backend's /readyz (3 s limit): the answer is ok or degraded, with D1 checked either way.
-    expect(cli(['health'], { IRIS_ADMIN_TOKEN: '', IRIS_DATA_DIR: tokenDir }).json).toMatchObject({ d1: 'ok', regions: { 'cn-east': { backend_configured: true } } });
+    expect((await cli(['health'], { IRIS_ADMIN_TOKEN: '', IRIS_DATA_DIR: tokenDir })).json).toMatchObject({ d1: 'ok', regions: { 'cn-east': { backend_configured: true } } });
     rmSync(tokenDir, { recursive: true, force: true });
   });
 });
 
 describe('public API over real HTTP', () => {
   it('forwards a signed GET with a form body to the region of the Host header, and never compresses', async () => {
-    const account = cli(['accounts', 'create', 'http test']).json!;
-    cli(['keys', 'create', String(account.id), '--key-id', 'httpkey0001', '--secret', 'http-secret']);
+    const account = (await cli(['accounts', 'create', 'http test'])).json!;
+    await cli(['keys', 'create', String(account.id), '--key-id', 'httpkey0001', '--secret', 'http-secret']);
     const signedHeaders: Record<string, string> = {
       'x-ca-accesskeyid': 'httpkey0001',
       'x-ca-version': '1.0',
