@@ -185,6 +185,10 @@ describe('web console in a real browser', () => {
     await first.waitFor({ timeout: 60_000 });
     expect(await first.locator('img').getAttribute('src')).toBe(images.url('/img/2.jpg'));
     expect(await first.textContent()).toContain('photo 2');
+    // The match is verified by keypoints: its region is drawn on the result and on the query picture.
+    expect(answer.results[0]).toHaveProperty('matched_region');
+    expect(await first.locator('.match-box').count()).toBe(1);
+    expect(await page.locator('canvas.picture').first().getAttribute('data-box-count')).toBe('1');
     await shot('search');
   });
 

@@ -61,6 +61,8 @@ export interface SearchHit {
   product_id?: string;
   price?: string | number;
   keywords?: string | string[];
+  /** Iris extension: where a geometrically verified match lies in the query and in this picture. */
+  matched_region?: { query: [number, number, number, number]; result: [number, number, number, number]; inliers: number };
 }
 
 export interface CustomService {

@@ -43,12 +43,32 @@ function LocInputs({ loc, onLoc }: { loc: Rect | null; onLoc: (loc: Rect | null)
   );
 }
 
+const MATCH_COLOUR = '#00a37a';
+
+/** A query box of the answer (relative to the `loc` region searched) in the coordinates of the whole picture. */
+export function inPicture(box: Rect, loc: Rect | null): Rect {
+  const [lx, ly, lw, lh] = loc ?? [0, 0, 1, 1];
+  return [lx + box[0] * lw, ly + box[1] * lh, box[2] * lw, box[3] * lh];
+}
+
 function Hit({ hit }: { hit: SearchHit }) {
   const { t } = useI18n();
   const tags = Array.isArray(hit.tags) ? hit.tags.join(' | ') : (hit.tags ?? '');
+  const match = hit.matched_region;
   return (
     <li class="tile result">
-      <img class="thumb" src={hit.url} alt={hit.metadata || hit.url} loading="lazy" referrerpolicy="no-referrer" />
+      {match ? (
+        <div class="match-frame">
+          <img src={hit.url} alt={hit.metadata || hit.url} loading="lazy" referrerpolicy="no-referrer" />
+          <span
+            class="match-box"
+            title={`${t('matched')} (${match.inliers})`}
+            style={{ left: `${match.result[0] * 100}%`, top: `${match.result[1] * 100}%`, width: `${match.result[2] * 100}%`, height: `${match.result[3] * 100}%`, borderColor: MATCH_COLOUR }}
+          />
+        </div>
+      ) : (
+        <img class="thumb" src={hit.url} alt={hit.metadata || hit.url} loading="lazy" referrerpolicy="no-referrer" />
+      )}
       <div class="tile-meta">
         <strong>
           {t('score')} {Number(hit.score).toFixed(3)}
@@ -83,6 +103,7 @@ export function SearchPage() {
   const [minPrice, setMinPrice] = useState('');
   const [maxPrice, setMaxPrice] = useState('');
   const [hits, setHits] = useState<SearchHit[]>();
+  const [searchedLoc, setSearchedLoc] = useState<Rect | null>(null);
   const action = useAction();
   const service = services.data?.find((s) => s.id === serviceId);
   const isProduct = Boolean(service?.product_set_id);
@@ -99,7 +120,11 @@ export function SearchPage() {
       });
       const answer = await api<{ results: SearchHit[] }>(`/${isProduct ? 'product_search' : 'search'}/${service.id}`, 'POST', body);
       setHits(answer.results);
+      setSearchedLoc(loc);
     });
+  // Where the best verified result lies in the query picture.
+  const verified = hits?.find((h) => h.matched_region);
+  const queryOverlays = verified?.matched_region ? [{ box: inPicture(verified.matched_region.query, searchedLoc), label: t('matched'), colour: MATCH_COLOUR }] : [];
 
   return (
     <div class="page">
@@ -117,11 +142,11 @@ export function SearchPage() {
               ))}
             </select>
           </Field>
-          <ImagePicker id="search" onPick={(img) => (setImage(img), setLoc(null))} />
+          <ImagePicker id="search" onPick={(img) => (setImage(img), setLoc(null), setHits(undefined))} />
           {image && (
             <>
               <p class="muted">{t('locHint')}</p>
-              <ImageCanvas src={image.src} loc={loc} onLoc={setLoc} label={t('picture')} />
+              <ImageCanvas src={image.src} loc={loc} onLoc={setLoc} overlays={queryOverlays} label={t('picture')} />
               <LocInputs loc={loc} onLoc={setLoc} />
             </>
           )}
