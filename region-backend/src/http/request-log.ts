@@ -5,7 +5,7 @@
  * its refusal.
  */
 import type { IncomingMessage } from 'node:http';
-import type { FastifyServerOptions } from 'fastify';
+import { LogController, type FastifyServerOptions } from 'fastify';
 import { INTERNAL_HEADERS, newResourceId } from '@iris/shared';
 
 const MAX_CONTEXT_CHARS = 8192;
@@ -38,6 +38,6 @@ export function accountOf(req: IncomingMessage): number | undefined {
 /** Fastify options: the log id is the caller's request_id, and every line of a call names its account. */
 export const requestLogOptions = {
   genReqId: requestIdOf,
-  requestIdLogLabel: 'request_id',
+  logController: new LogController({ requestIdLogLabel: 'request_id' }),
   childLoggerFactory: (logger, bindings, opts, rawReq) => logger.child({ ...bindings, account: accountOf(rawReq as IncomingMessage) }, opts),
 } satisfies Partial<FastifyServerOptions>;
