@@ -24,12 +24,9 @@ describe('search index memory budget', () => {
     env = await searchEnvironment();
     images = (await searchImages()).slice(0, IMAGES);
     server = await serveImages(images);
-    // The search domain reads its settings from the process environment.
-    Object.assign(process.env, { IRIS_INDEX_MEMORY_MB: '1', IRIS_SEARCH_POLL_MS: '300', IRIS_SEARCH_INDEX_JOBS: '4' });
-    backend = await startSearchBackend(env);
+    backend = await startSearchBackend({ ...env, env: { IRIS_INDEX_MEMORY_MB: '1', IRIS_SEARCH_POLL_MS: '300', IRIS_SEARCH_INDEX_JOBS: '4' } });
   }, 120_000);
   afterAll(async () => {
-    for (const name of ['IRIS_INDEX_MEMORY_MB', 'IRIS_SEARCH_POLL_MS', 'IRIS_SEARCH_INDEX_JOBS']) delete process.env[name];
     await backend?.close();
     await server?.close();
     await env?.dispose();

@@ -79,6 +79,7 @@ describe('revocation of queued work', () => {
     const res = await revoke({ account_id: 73, service_id: '_0000072' });
     expect(res.json()).toMatchObject({ batch_tasks: 1, downloads: 0, trainings: 0 });
     expect((await waitForState(colour, ['FAILURE', 'SUCCESS'], 10_000)).state).toBe('FAILURE');
-    expect((await waitForState(faces, ['SUCCESS', 'FAILURE'], 120_000)).state).toBe('SUCCESS');
-  }, 180_000);
+    // Alone this takes seconds; beside the rest of the suite on two cores, minutes.
+    expect((await waitForState(faces, ['SUCCESS', 'FAILURE'], 270_000)).state).toBe('SUCCESS');
+  }, 300_000);
 });

@@ -2,7 +2,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { acquireQueryImage } from '../../http/query-image.js';
 import { readBody } from '../../http/request-body.js';
-import { loadSearchConfig } from '../search-services/search-config.js';
 import { SearchQueryService } from './search.service.js';
 
 type ById = FastifyRequest<{ Params: { id: string } }>;
@@ -13,7 +12,7 @@ export const searchRoutes: FastifyPluginAsync = async (app) => {
     inference: app.inference,
     indexes: app.searchIndexes,
     decoder: app.decoder,
-    rerankCandidates: loadSearchConfig(process.env).rerankCandidates,
+    rerankCandidates: app.config.search.rerankCandidates,
     acquireImage: (body) => acquireQueryImage(app, body),
   });
 
