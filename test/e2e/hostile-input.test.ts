@@ -334,7 +334,11 @@ describe('hostile input leaves the platform answering and the account unchanged'
         if (res.status !== 200) console.warn(`20 MP upload answered ${res.status}: ${text.slice(0, 300)}`);
         // The local Worker runtime restarts an edge isolate that buffers too many large bodies at once; that
         // is the edge's limit, not a backend failure, and is reported in the summary line below.
-        return res.status === 503 && /worker restarted mid-request/i.test(text) ? 'edge-restart' : res.status;
+        if (res.status === 503 && /worker restarted mid-request/i.test(text)) return 'edge-restart';
+        // One account's uploads in flight are limited (IRIS_ACCOUNT_UPLOADS, docs/tenants.md): the rest are
+        // turned away at once, in the family's shape, before their bodies are read.
+        if (res.status === 503 && /retry later/.test(text)) return 'busy';
+        return res.status;
       }),
     );
     uploading = false;
@@ -344,9 +348,9 @@ describe('hostile input leaves the platform answering and the account unchanged'
     console.info(
       `50 × 20 MP uploads (${(big.length / 1e6).toFixed(1)} MB each): ${Math.round(took)} ms; ${ordinary.length} ordinary calls, slowest ${Math.round(Math.max(...ordinary))} ms; the same call straight to the backend slowest ${Math.round(Math.max(...backend))} ms, worst loop lag ${loop.worst_loop_lag_ms} ms; edge isolate restarts ${statuses.filter((x) => x === 'edge-restart').length}`,
     );
-    // Rate limits at the edge may turn some away; nothing may fail on the backend.
+    // The account's upload share and rate limits may turn some away, clearly; nothing may fail on the backend.
     expect(statuses.filter((s) => typeof s === 'number' && s >= 500), `statuses ${statuses.join(',')}`).toEqual([]);
-    expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(40);
+    expect(statuses.filter((s) => s === 200).length, `statuses ${statuses.join(',')}`).toBeGreaterThanOrEqual(8);
     expect(ordinary.length).toBeGreaterThan(0);
     // The backend keeps its 5 s promise while it decodes 50 × 20 MP (decoding is off its event loop).
     expect(Math.max(...backend), `backend calls during the uploads (ms): ${backend.map(Math.round).join(', ')}`).toBeLessThan(ORDINARY_MS);
