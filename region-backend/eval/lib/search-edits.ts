@@ -6,7 +6,7 @@
  */
 import sharp from 'sharp';
 import { seededRandom } from '../../src/util/seeded-random.js';
-import type { Photo } from './image-variants.js';
+import { escapeXml, randomCrop, type Photo } from './image-variants.js';
 
 export type SearchEdit =
   | 'crop50'
@@ -22,16 +22,7 @@ export type SearchEdit =
 
 export const SEARCH_EDITS: readonly SearchEdit[] = ['crop50', 'mirror-crop50', 'rotate10', 'grey', 'text', 'jpeg15', 'thumb128', 'thumb96', 'screenshot', 'frame'];
 
-function crop(photo: Photo, areaFraction: number, rand: () => number) {
-  const stretch = 0.85 + 0.3 * rand();
-  const wf = Math.min(1, Math.sqrt(areaFraction) * stretch);
-  const hf = Math.min(1, areaFraction / wf);
-  const width = Math.max(16, Math.round(photo.width * wf));
-  const height = Math.max(16, Math.round(photo.height * hf));
-  return { left: Math.floor(rand() * (photo.width - width + 1)), top: Math.floor(rand() * (photo.height - height + 1)), width, height };
-}
-
-const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+const crop = (photo: Photo, areaFraction: number, rand: () => number) => randomCrop(photo, areaFraction, rand, { min: 0.85, span: 0.3 });
 
 function banner(width: number, height: number, rand: () => number): Buffer {
   const words = ['SALE 50% OFF', 'NEW ARRIVAL', 'www.example.com', 'LIMITED EDITION', '限时特价 FREE SHIPPING', 'BEST SELLER 2026'];
