@@ -172,7 +172,7 @@ export class SearchQueryService {
       if (product) {
         if (!hasKeywords(record.keywords, params.keywords) || !inPriceRange(record.price, params.minPrice, params.maxPrice)) continue;
         // One result per product: its most similar image.
-        const key = record.product_id ? `p:${record.product_id}` : `r:${record.id}`;
+        const key = productKey(record);
         if (products.has(key)) continue;
         products.add(key);
       }
@@ -182,11 +182,14 @@ export class SearchQueryService {
   }
 }
 
+/** What "one result per product" counts: the product, or the record itself when it names none. */
+const productKey = (record: HitRecord) => (record.product_id ? `p:${record.product_id}` : `r:${record.id}`);
+
 /** Product search answers one result per product; merging two vectors' hits may bring a product twice. */
 function onePerProduct(selected: Selected[]): Selected[] {
   const seen = new Set<string>();
   return selected.filter(({ record }) => {
-    const key = record.product_id ? `p:${record.product_id}` : `r:${record.id}`;
+    const key = productKey(record);
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
