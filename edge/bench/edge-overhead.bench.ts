@@ -142,6 +142,7 @@ export default async function run(): Promise<void> {
     const toml = readFileSync(path.join(ROOT, 'wrangler.toml'), 'utf8')
       .replace(/^main = .*$/m, `main = ${JSON.stringify(path.join(ROOT, 'edge/src/index.ts'))}`)
       .replace(/^migrations_dir = .*$/m, `migrations_dir = ${JSON.stringify(path.join(ROOT, 'edge/migrations'))}`)
+      .replace(/^directory = .*$/m, `directory = ${JSON.stringify(path.join(ROOT, 'console/dist'))}`)
       .replace(/simple = \{ limit = \d+/, 'simple = { limit = 100000000');
     writeFileSync(edgeConfig, toml);
     const bareConfig = path.join(dataDir, 'bare-forward.toml');
