@@ -15,7 +15,7 @@ import path from 'node:path';
 import { newResourceId } from '@iris/shared';
 import { median, percentile, printTable } from '../../scripts/table.js';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
-import { photoJpeg } from '../src/images/test-images.fixture.js';
+import { photoJpeg } from '../test/support/test-images.js';
 import { startChildBackend, type ChildBackend } from '../test/data-sets/child-backend.js';
 
 const URLS = Number(process.env.IRIS_BENCH_BATCH_URLS ?? 1000);

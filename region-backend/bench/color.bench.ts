@@ -12,9 +12,9 @@ import { createRequire } from 'node:module';
 import sharp from 'sharp';
 import { closedLoopRate, median, percentile, printTable } from '../../scripts/table.js';
 import { InferencePool } from '../src/inference/inference-pool.js';
-import type { AnalysisContext, AnalysisHandler } from '../src/analysis/analysis-registry.js';
-import { colorEverythingHandler, colorForegroundHandler, colorOutfitHandler } from '../src/analysis/color/color.handlers.js';
-import { dressingHandler } from '../src/analysis/dressing/dressing.handler.js';
+import type { AnalysisContext, AnalysisHandler } from '../src/domains/analysis/analysis-registry.js';
+import { colorEverythingHandler, colorForegroundHandler, colorOutfitHandler } from '../src/domains/analysis/color/color.handlers.js';
+import { dressingHandler } from '../src/domains/analysis/dressing/dressing.handler.js';
 import { debianPackage, isMissing } from '../eval/lib/debian-datasets.js';
 
 async function benchPhoto(): Promise<{ jpeg: Buffer; name: string }> {

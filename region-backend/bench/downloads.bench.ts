@@ -13,7 +13,7 @@ import path from 'node:path';
 import { newResourceId } from '@iris/shared';
 import { median, printTable } from '../../scripts/table.js';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
-import { photoJpeg } from '../src/images/test-images.fixture.js';
+import { photoJpeg } from '../test/support/test-images.js';
 import { fileBody, startChildBackend, type ChildBackend } from '../test/data-sets/child-backend.js';
 
 const IMAGES = 1000;

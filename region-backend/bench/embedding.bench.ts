@@ -6,9 +6,9 @@
 import sharp from 'sharp';
 import { median, percentile, printTable } from '../../scripts/table.js';
 import { InferencePool } from '../src/inference/inference-pool.js';
-import { resolveModelFile } from '../src/analysis/model-config.js';
+import { resolveModelFile } from '../src/vision/runtime/model-config.js';
 const packageFile = (pkg: string, relative: string) => resolveModelFile(`pkg:${pkg}/${relative}`, '.');
-import { EMBEDDING_DIM, EMBEDDING_VERSION } from '../src/embedding/embedding-info.js';
+import { EMBEDDING_DIM, EMBEDDING_VERSION } from '../src/vision/embedding/embedding-info.js';
 
 const RUNS = Number(process.env.IRIS_BENCH_RUNS ?? 30);
 

@@ -12,7 +12,7 @@ import { closedLoopRate, median, percentile, printTable } from '../../scripts/ta
 import { FileSystemBlobStore, putContent } from '../src/images/blob-store.js';
 import { decodeImage, normaliseForStorage, probeImage } from '../src/images/image-decoder.js';
 import { fetchImage } from '../src/images/image-fetcher.js';
-import { photoJpeg } from '../src/images/test-images.fixture.js';
+import { photoJpeg } from '../test/support/test-images.js';
 
 const PHOTOS = 16;
 const IMAGES_PER_RUN = 48;

@@ -12,7 +12,7 @@ import pg from 'pg';
 import { median, percentile, printTable } from '../../scripts/table.js';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { migrate } from '../src/db/migrate.js';
-import { EMBEDDING_DIM } from '../src/embedding/embedding-info.js';
+import { EMBEDDING_DIM } from '../src/vision/embedding/embedding-info.js';
 import { vectorToBytes } from '../src/domains/search-services/embedding-pipeline.js';
 import { serviceState } from '../src/domains/search-services/search-service.repo.js';
 import { ServiceIndexes } from '../src/domains/search-services/service-indexes.js';

@@ -11,14 +11,14 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { closedLoopRate, median, percentile, printTable } from '../../scripts/table.js';
-import type { AnalysisContext, AnalysisHandler } from '../src/analysis/analysis-registry.js';
-import { ocrReceiptHandler } from '../src/analysis/ocr/ocr-receipt.handler.js';
-import { ocrTextHandler } from '../src/analysis/ocr/ocr-text.handler.js';
+import type { AnalysisContext, AnalysisHandler } from '../src/domains/analysis/analysis-registry.js';
+import { ocrReceiptHandler } from '../src/domains/analysis/ocr/ocr-receipt.handler.js';
+import { ocrTextHandler } from '../src/domains/analysis/ocr/ocr-text.handler.js';
 import { decodeImage } from '../src/images/image-decoder.js';
 import { InferencePool } from '../src/inference/inference-pool.js';
 import { debianPackage, isMissing } from '../eval/lib/debian-datasets.js';
 
-const FIXTURES = path.resolve(import.meta.dirname, '../src/analysis/ocr/fixtures');
+const FIXTURES = path.resolve(import.meta.dirname, '../test/fixtures/ocr');
 const SEQUENTIAL_RUNS = 20;
 const THROUGHPUT_IMAGES = 24;
 

@@ -18,7 +18,7 @@ import { median, percentile } from '../../scripts/table.js';
 import { ExactVectorStore } from '../src/vectors/exact-vector-store.js';
 import { partitionTable, vectorTable } from '../src/vectors/pgvector-schema.js';
 import { PgVectorStore } from '../src/vectors/pgvector-vector-store.js';
-import { SyntheticVectors, hash } from '../src/vectors/synthetic-vectors.js';
+import { SyntheticVectors, hash } from '../test/support/synthetic-vectors.js';
 import { parseTagFilter } from '../src/vectors/tag-filter.js';
 import type { VectorItem } from '../src/vectors/vector-store.js';
 

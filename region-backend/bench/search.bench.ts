@@ -26,10 +26,10 @@ import { newResourceId, signInternal, DEFAULT_QUOTAS } from '@iris/shared';
 import { median, percentile, printTable } from '../../scripts/table.js';
 import { startPlatform, type Platform } from '../../scripts/platform.js';
 import { freePort } from '../src/db/embedded-postgres.js';
-import { EMBEDDING_DIM } from '../src/embedding/embedding-info.js';
-import { photoJpeg, photoPixels } from '../src/images/test-images.fixture.js';
+import { EMBEDDING_DIM } from '../src/vision/embedding/embedding-info.js';
+import { photoJpeg, photoPixels } from '../test/support/test-images.js';
 import { pipelineOf, vectorToBytes } from '../src/domains/search-services/embedding-pipeline.js';
-import { SyntheticVectors } from '../src/vectors/synthetic-vectors.js';
+import { SyntheticVectors } from '../test/support/synthetic-vectors.js';
 
 const SIZE = Number(process.env.IRIS_BENCH_SEARCH_SIZE ?? 100_000);
 const QUERIES = Number(process.env.IRIS_BENCH_QUERIES ?? 100);

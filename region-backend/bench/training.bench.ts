@@ -22,11 +22,11 @@ import { newResourceId } from '@iris/shared';
 import { median, percentile, printTable } from '../../scripts/table.js';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import type { CustomServiceObject } from '../src/domains/custom-training/custom-service-view.js';
-import { SHAPE_FAMILIES, shapeImage } from '../src/domains/custom-training/testing/shape-images.js';
+import { SHAPE_FAMILIES, shapeImage } from '../test/support/shape-images.js';
 import { InferencePool } from '../src/inference/inference-pool.js';
-import { trainClassifier } from '../src/training/classifier-training.js';
-import { CLASSIFIER_FEATURE_DIM, CLASSIFIER_FEATURE_PIPELINE } from '../src/training/feature-info.js';
-import { bytesToFloat32 } from '../src/training/float-bytes.js';
+import { trainClassifier } from '../src/domains/custom-training/classifier-training.js';
+import { CLASSIFIER_FEATURE_DIM, CLASSIFIER_FEATURE_PIPELINE } from '../src/vision/training/feature-info.js';
+import { bytesToFloat32 } from '../src/vision/training/float-bytes.js';
 import { fileBody, startChildBackend, type ChildBackend } from '../test/data-sets/child-backend.js';
 
 const PER_LABEL = 50;

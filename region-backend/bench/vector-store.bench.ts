@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { printTable, percentile, median } from '../../scripts/table.js';
 import { DEFAULT_HNSW_PARAMS, HnswVectorStore } from '../src/vectors/hnsw-vector-store.js';
 import { ExactVectorStore } from '../src/vectors/exact-vector-store.js';
-import { SyntheticVectors, SYNTHETIC_VERSION, hash } from '../src/vectors/synthetic-vectors.js';
+import { SyntheticVectors, SYNTHETIC_VERSION, hash } from '../test/support/synthetic-vectors.js';
 import { parseTagFilter } from '../src/vectors/tag-filter.js';
 import type { SearchOptions, VectorItem } from '../src/vectors/vector-store.js';
 import { runPgVectorBench, type PgReport } from './pgvector-bench.js';

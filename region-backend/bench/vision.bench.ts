@@ -12,13 +12,13 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { median, percentile, printTable } from '../../scripts/table.js';
-import type { AnalysisContext, AnalysisHandler, RgbImage } from '../src/analysis/analysis-registry.js';
-import { VISION_CLASSIFY_HANDLERS } from '../src/analysis/classify/vision-classify.handlers.js';
-import { VISION_DETECT_HANDLERS } from '../src/analysis/detect/vision-detect.handlers.js';
+import type { AnalysisContext, AnalysisHandler, RgbImage } from '../src/domains/analysis/analysis-registry.js';
+import { VISION_CLASSIFY_HANDLERS } from '../src/domains/analysis/classify/vision-classify.handlers.js';
+import { VISION_DETECT_HANDLERS } from '../src/domains/analysis/detect/vision-detect.handlers.js';
 import { decodeImage } from '../src/images/image-decoder.js';
 import { InferencePool } from '../src/inference/inference-pool.js';
 import { debianPackage, isMissing } from '../eval/lib/debian-datasets.js';
-import { resolveModelFile } from '../src/analysis/model-config.js';
+import { resolveModelFile } from '../src/vision/runtime/model-config.js';
 
 const SEQUENTIAL_RUNS = 15;
 const THROUGHPUT_IMAGES = 16;

@@ -25,14 +25,14 @@ import sharp from 'sharp';
 import { W3C_COLORS, ISCC_NBS_COLORS, type BasicColorId } from '@iris/shared';
 import { printTable } from '../../scripts/table.js';
 import { InferencePool } from '../src/inference/inference-pool.js';
-import type { AnalysisContext, RgbImage } from '../src/analysis/analysis-registry.js';
-import { colorEverythingHandler, colorForegroundHandler, colorOutfitHandler } from '../src/analysis/color/color.handlers.js';
+import type { AnalysisContext, RgbImage } from '../src/domains/analysis/analysis-registry.js';
+import { colorEverythingHandler, colorForegroundHandler, colorOutfitHandler } from '../src/domains/analysis/color/color.handlers.js';
 import { seededRandom } from '../src/util/seeded-random.js';
-import { ciede2000, hexToLab, hexToRgb, rgbToLab } from '../src/analysis/color/color-space.js';
-import { dressingHandler } from '../src/analysis/dressing/dressing.handler.js';
-import * as P from '../src/analysis/dressing/synthetic-patterns.js';
-import { classifyTexture } from '../src/analysis/dressing/texture-classifier.js';
-import { textureFeatures } from '../src/analysis/dressing/texture-features.js';
+import { ciede2000, hexToLab, hexToRgb, rgbToLab } from '../src/vision/color/color-space.js';
+import { dressingHandler } from '../src/domains/analysis/dressing/dressing.handler.js';
+import * as P from '../test/support/synthetic-patterns.js';
+import { classifyTexture } from '../src/vision/dressing/texture-classifier.js';
+import { textureFeatures } from '../src/vision/dressing/texture-features.js';
 import { debianPackage, isMissing } from './lib/debian-datasets.js';
 
 /** Acceptable basic colour terms per W3C colour (hand-assigned; the first is the most likely). */

@@ -18,11 +18,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { printTable } from '../../scripts/table.js';
-import { l2normalise, POOLINGS, type Pooling } from '../src/embedding/feature-pooling.js';
-import { decodeImage, type ViewSpec } from '../src/embedding/image-views.js';
-import { applyWhitening, decodeWhitening, encodeWhitening, pcaBasis, whiteningFromBasis, type PcaBasis, type Whitening } from '../src/embedding/pca-whitening.js';
-import { EMBEDDING_PIPELINE } from '../src/embedding/embedding-info.js';
-import { SCENARIO_CONFIGS, type ScenarioConfig } from '../src/embedding/scenario-config.js';
+import { l2normalise, POOLINGS, type Pooling } from '../src/vision/embedding/feature-pooling.js';
+import { decodeImage, type ViewSpec } from '../src/vision/embedding/image-views.js';
+import { applyWhitening, decodeWhitening, encodeWhitening, pcaBasis, whiteningFromBasis, type PcaBasis, type Whitening } from '../src/vision/embedding/pca-whitening.js';
+import { EMBEDDING_PIPELINE } from '../src/vision/embedding/embedding-info.js';
+import { SCENARIO_CONFIGS, type ScenarioConfig } from '../src/vision/embedding/scenario-config.js';
 import {
   balancedSample,
   FASHION_MNIST_CLASSES,
@@ -275,7 +275,7 @@ export default async function run(): Promise<void> {
       const samples = keptHeldOut.map((i) => l2normalise(Float32Array.from(heldOut[i]![p]!)));
       const { dim, power, shrink } = EMBEDDING_PIPELINE.whitening;
       const w = whiteningFromBasis(pcaBasis(samples, dim), { dim, power, shrink });
-      const file = fileURLToPath(new URL(`../src/embedding/${EMBEDDING_PIPELINE.whitening.file}`, import.meta.url));
+      const file = fileURLToPath(new URL(`../src/vision/embedding/${EMBEDDING_PIPELINE.whitening.file}`, import.meta.url));
       writeFileSync(file, encodeWhitening(w, { describes: `${config.id} ${p}`, power, shrink, samples: samples.length }));
       log(`wrote ${file} (${samples.length} held-out samples)`);
     }
@@ -290,7 +290,7 @@ export default async function run(): Promise<void> {
 
 /** The shipped pipeline (pooling + whitening file) under each scenario's views. */
 async function scenarioReport(set: NearDupSet, fashion: FashionSet | null): Promise<void> {
-  const file = fileURLToPath(new URL(`../src/embedding/${EMBEDDING_PIPELINE.whitening.file}`, import.meta.url));
+  const file = fileURLToPath(new URL(`../src/vision/embedding/${EMBEDDING_PIPELINE.whitening.file}`, import.meta.url));
   if (!existsSync(file)) {
     console.log(`Scenario table skipped: ${file} does not exist yet (npm run eval -- embedding --fit).`);
     return;

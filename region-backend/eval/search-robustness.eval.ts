@@ -17,17 +17,17 @@
  * the precision of "score ≥ t means the same picture" for thresholds t.
  */
 import { printTable } from '../../scripts/table.js';
-import { opencv } from '../src/analysis/logo/opencv-runtime.js';
-import { contentBox } from '../src/embedding/content-box.js';
-import { EMBEDDING_PIPELINE } from '../src/embedding/embedding-info.js';
-import { INDEX_VIEWS, QUERY_VIEWS } from '../src/embedding/embedding-views.js';
-import { l2normalise } from '../src/embedding/feature-pooling.js';
-import { verifyCandidates, type Verification } from '../src/embedding/geometric-verify.js';
-import { cropRgb, decodeImage, type ViewSpec } from '../src/embedding/image-views.js';
-import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures, type LocalFeatures } from '../src/embedding/local-features.js';
-import { applyWhitening, decodeWhitening } from '../src/embedding/pca-whitening.js';
-import { RERANK, rerankScore } from '../src/embedding/rerank-score.js';
-import type { Rgb } from '../src/inference/runtime/pixels.js';
+import { opencv } from '../src/vision/runtime/opencv-runtime.js';
+import { contentBox } from '../src/vision/embedding/content-box.js';
+import { EMBEDDING_PIPELINE } from '../src/vision/embedding/embedding-info.js';
+import { INDEX_VIEWS, QUERY_VIEWS } from '../src/vision/embedding/embedding-views.js';
+import { l2normalise } from '../src/vision/embedding/feature-pooling.js';
+import { verifyCandidates, type Verification } from '../src/vision/embedding/geometric-verify.js';
+import { cropRgb, decodeImage, type ViewSpec } from '../src/vision/embedding/image-views.js';
+import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures, type LocalFeatures } from '../src/vision/embedding/local-features.js';
+import { applyWhitening, decodeWhitening } from '../src/vision/embedding/pca-whitening.js';
+import { RERANK, rerankScore } from '../src/vision/embedding/rerank-score.js';
+import type { Rgb } from '../src/vision/runtime/pixels.js';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadHeldOutPhotos, loadTestPhotos } from './lib/debian-datasets.js';
@@ -53,7 +53,7 @@ function rgbItem(rgb: Rgb, key: string): EvalItem {
   return { key: itemKey(key), width: rgb.width, height: rgb.height, load: async () => rgb };
 }
 
-const whitening = decodeWhitening(readFileSync(fileURLToPath(new URL(`../src/embedding/${EMBEDDING_PIPELINE.whitening.file}`, import.meta.url)))).whitening;
+const whitening = decodeWhitening(readFileSync(fileURLToPath(new URL(`../src/vision/embedding/${EMBEDDING_PIPELINE.whitening.file}`, import.meta.url)))).whitening;
 
 /** The production vector of an item under a list of views (pooled per view, summed, whitened). */
 async function vectorOf(it: EvalItem, views: readonly ViewSpec[]): Promise<Float32Array> {

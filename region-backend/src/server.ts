@@ -2,7 +2,7 @@
 import './threadpool.js';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { validateModelOverrides } from './analysis/model-config.js';
+import { validateModelOverrides } from './vision/runtime/model-config.js';
 import { loadConfig, type BackendConfig } from './config.js';
 import { StartupError, errorCode, startupMessage } from './util/startup-error.js';
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newResourceId } from '@iris/shared';
-import { photoJpeg } from '../src/images/test-images.fixture.js';
+import { photoJpeg } from './support/test-images.js';
 import { startImageServer, type ImageServer } from './support/image-server.js';
 import { multipart, startTestBackend, type TestBackend } from './support/test-app.js';
 import { waitUntil } from './support/wait-for.js';

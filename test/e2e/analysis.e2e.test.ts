@@ -5,11 +5,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { iou, type Box } from '../../region-backend/src/analysis/logo/logo-geometry.js';
-import { clutterBackground, encodePng, placeLogo, renderLogo } from '../../region-backend/src/analysis/logo/testing/logo-fixtures.js';
+import { iou, type Box } from '../../region-backend/src/vision/logo/logo-geometry.js';
+import { clutterBackground, encodePng, placeLogo, renderLogo } from '../../region-backend/test/support/logo-fixtures.js';
 import { startPlatformFixture, type PlatformFixture } from './platform-fixture.js';
 
-const OCR_FIXTURES = path.resolve(import.meta.dirname, '../../region-backend/src/analysis/ocr/fixtures');
+const OCR_FIXTURES = path.resolve(import.meta.dirname, '../../region-backend/test/fixtures/ocr');
 const ocrTruth = JSON.parse(readFileSync(path.join(OCR_FIXTURES, 'fixtures.json'), 'utf8')) as {
   text: Record<string, { lines: string[] }>;
   receipts: Record<string, { fields: Record<string, string> }>;

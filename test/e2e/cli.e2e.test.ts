@@ -11,7 +11,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataSetResponse, SearchServiceResponse } from '@iris/shared';
-import { photoJpeg } from '../../region-backend/src/images/test-images.fixture.js';
+import { photoJpeg } from '../../region-backend/test/support/test-images.js';
 import { startPlatformFixture, type PlatformFixture } from './platform-fixture.js';
 
 const BIN = path.resolve(import.meta.dirname, '../../scripts/iris.mjs');

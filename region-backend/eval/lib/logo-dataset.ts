@@ -7,9 +7,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import type { RgbImage } from '../../src/analysis/analysis-registry.js';
-import type { Box } from '../../src/analysis/logo/logo-geometry.js';
-import { clutterBackground, decodeRgb, encodeJpeg, placeLogo, renderLogo } from '../../src/analysis/logo/testing/logo-fixtures.js';
+import type { RgbImage } from '../../src/domains/analysis/analysis-registry.js';
+import type { Box } from '../../src/vision/logo/logo-geometry.js';
+import { clutterBackground, decodeRgb, encodeJpeg, placeLogo, renderLogo } from '../../test/support/logo-fixtures.js';
 import { seededRandom } from '../../src/util/seeded-random.js';
 import { debianPackage, isMissing, loadTestPhotos } from './debian-datasets.js';
 

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { FontFace } from '../../src/analysis/ocr/fixtures/render-receipt.js';
+import type { FontFace } from '../../test/fixtures/ocr/render-receipt.js';
 import { debianPackage, isMissing } from './debian-datasets.js';
 
 interface FontSource extends FontFace {

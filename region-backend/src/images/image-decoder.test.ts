@@ -14,7 +14,7 @@ import {
   quadrantPixels,
   rawInput,
   SVG_IMAGE,
-} from './test-images.fixture.js';
+} from '../../test/support/test-images.js';
 
 const pixel = (img: RgbPixels, x: number, y: number) => [...img.data.subarray((y * img.width + x) * 3, (y * img.width + x) * 3 + 3)];
 const near = (actual: number[], expected: number[], tolerance = 12) => actual.every((v, i) => Math.abs(v - expected[i]!) <= tolerance);

@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemResolver, type ResolvedAddress } from './address-guard.js';
 import { fetchImage, ImageFetchError, USER_AGENT, type FetchOptions } from './image-fetcher.js';
-import { alphaPng, animated, bmp, HTML_PAGE, photoJpeg, photoPixels } from './test-images.fixture.js';
+import { alphaPng, animated, bmp, HTML_PAGE, photoJpeg, photoPixels } from '../../test/support/test-images.js';
 
 interface Route {
   status?: number;

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ImageDecodeError } from '../images/image-errors.js';
-import { SVG_IMAGE } from '../images/test-images.fixture.js';
+import { SVG_IMAGE } from '../../test/support/test-images.js';
 import { ImageDecoderPool } from './image-decoder-pool.js';
 
 const png = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: '#48c' } }).png().toBuffer();

@@ -4,7 +4,7 @@
  * check → decode, on a small pool of decode threads with a time limit. A decoder trap (a hostile header, a
  * libvips corner case) costs one terminated thread and a "cannot be decoded" error, never the event loop.
  */
-import type { DecodedReference } from '../analysis/logo/reference-image.js';
+import type { DecodedReference } from '../vision/logo/reference-image.js';
 import type { DecodeOptions, RgbPixels, StoredImage } from '../images/image-decoder.js';
 import { IMAGE_DECODE_ERROR_KINDS, ImageDecodeError, type ImageDecodeErrorKind } from '../images/image-errors.js';
 import { InferencePool, InferenceTaskError, InferenceTimeoutError, type Priority } from './inference-pool.js';

@@ -5,7 +5,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { DEFAULT_MODELS_DIR, resolveManifest } from '../analysis/model-config.js';
+import { DEFAULT_MODELS_DIR, resolveManifest } from '../vision/runtime/model-config.js';
 
 export interface ReadinessReport {
   ready: boolean;

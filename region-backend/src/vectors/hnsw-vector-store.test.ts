@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExactVectorStore } from './exact-vector-store.js';
 import { HnswVectorStore } from './hnsw-vector-store.js';
-import { SyntheticVectors } from './synthetic-vectors.js';
+import { SyntheticVectors } from '../../test/support/synthetic-vectors.js';
 import { parseTagFilter } from './tag-filter.js';
 import type { VectorItem } from './vector-store.js';
 

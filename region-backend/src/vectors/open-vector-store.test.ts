@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createVectorStore, openVectorStore } from './open-vector-store.js';
-import { SyntheticVectors } from './synthetic-vectors.js';
+import { SyntheticVectors } from '../../test/support/synthetic-vectors.js';
 import type { VectorItem } from './vector-store.js';
 
 const D = 16;

@@ -11,7 +11,7 @@ import { startPgVectorServer, type PgVectorServer } from '../../test/support/pgv
 import { hasKeywords, inPriceRange, keywordWords, productAttributes, productFilter } from '../domains/search/product-filter.js';
 import { ExactVectorStore } from './exact-vector-store.js';
 import { PgVectorStore } from './pgvector-vector-store.js';
-import { SyntheticVectors } from './synthetic-vectors.js';
+import { SyntheticVectors } from '../../test/support/synthetic-vectors.js';
 import { matchesTags, type TagFilter } from './tag-filter.js';
 import type { ProductAttributes, VectorItem } from './vector-store.js';
 

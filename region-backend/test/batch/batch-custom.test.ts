@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newResourceId } from '@iris/shared';
-import { shapeImage, type ShapeFamily } from '../../src/domains/custom-training/testing/shape-images.js';
+import { shapeImage, type ShapeFamily } from '../support/shape-images.js';
 import { startImageServer, type ImageServer } from '../support/image-server.js';
 import { multipart, startTestBackend, type TestBackend } from '../support/test-app.js';
 import { apply, expectBatchError, jsonLines, linkPath, prepare, waitForState } from './batch-helpers.js';

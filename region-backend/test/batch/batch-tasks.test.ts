@@ -7,7 +7,7 @@ import pg from 'pg';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_QUOTAS, INTERNAL_HEADERS, newResourceId } from '@iris/shared';
-import { photoJpeg } from '../../src/images/test-images.fixture.js';
+import { photoJpeg } from '../support/test-images.js';
 import { startImageServer, type ImageServer } from '../support/image-server.js';
 import { multipart, startTestBackend, type TestBackend } from '../support/test-app.js';
 import { apply, expectBatchError, info, jsonLines, linkPath, prepare, waitForState, type TaskData } from './batch-helpers.js';

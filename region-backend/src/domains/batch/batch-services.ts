@@ -6,8 +6,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { ApiError, serviceById, type Lang } from '@iris/shared';
-import { analysisHandler, registeredAnalysisServices, type AnalysisHandler, type Envelope } from '../../analysis/analysis-registry.js';
-import { registerAllAnalysisServices } from '../../analysis/services.js';
+import { analysisHandler, registeredAnalysisServices, type AnalysisHandler, type Envelope } from '../analysis/analysis-registry.js';
+import { registerAllAnalysisServices } from '../analysis/services.js';
 import { parseLoc } from '../../images/image-decoder.js';
 import type { InferencePool } from '../../inference/inference-pool.js';
 import { analysisError, type ImageProblem } from '../analysis/analysis-errors.js';

@@ -14,7 +14,7 @@ import { labelPuid } from './classifier-inference.js';
 import { updateTrainingProgress } from './custom-service.repo.js';
 import { CustomServiceService } from './custom-service.service.js';
 import type { CustomServiceObject } from './custom-service-view.js';
-import { shapeImage, type ShapeFamily } from './testing/shape-images.js';
+import { shapeImage, type ShapeFamily } from '../../../test/support/shape-images.js';
 
 process.env.IRIS_TRAINING_WAIT_MS = '300';
 process.env.IRIS_TRAINING_POLL_MS = '2000';

@@ -8,9 +8,9 @@ import { newResourceId } from '@iris/shared';
 import { fileBody, type ChildBackend } from '../../../test/data-sets/child-backend.js';
 import { startImageServer, type ImageServer } from '../../../test/support/image-server.js';
 import { startCrashHarness, type CrashHarness } from '../../../test/support/crash-harness.js';
-import { CLASSIFIER_FEATURE_PIPELINE } from '../../training/feature-info.js';
+import { CLASSIFIER_FEATURE_PIPELINE } from '../../vision/training/feature-info.js';
 import type { CustomServiceObject } from './custom-service-view.js';
-import { shapeImage, type ShapeFamily } from './testing/shape-images.js';
+import { shapeImage, type ShapeFamily } from '../../../test/support/shape-images.js';
 
 const FAMILIES: ShapeFamily[] = ['ring', 'cross'];
 const PER_LABEL = 60;

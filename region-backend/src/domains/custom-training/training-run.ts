@@ -13,9 +13,9 @@ import type pg from 'pg';
 import type { BlobStore } from '../../images/blob-store.js';
 import { InferenceTaskError, type InferencePool } from '../../inference/inference-pool.js';
 import type { JobQueue } from '../../plugins/queue.plugin.js';
-import { trainClassifier, type LabelledFeatures } from '../../training/classifier-training.js';
-import { CLASSIFIER_FEATURE_DIM, CLASSIFIER_FEATURE_PIPELINE } from '../../training/feature-info.js';
-import { bytesToFloat32, float32ToBytes } from '../../training/float-bytes.js';
+import { trainClassifier, type LabelledFeatures } from './classifier-training.js';
+import { CLASSIFIER_FEATURE_DIM, CLASSIFIER_FEATURE_PIPELINE } from '../../vision/training/feature-info.js';
+import { bytesToFloat32, float32ToBytes } from '../../vision/training/float-bytes.js';
 import { Semaphore } from '../downloads/semaphore.js';
 import {
   completeCustomService,

@@ -1,6 +1,6 @@
 /** Response bodies of the operator's logo API. */
 import { formatTime } from '@iris/shared';
-import { logoPuid } from '../../analysis/logo/logo.handler.js';
+import { logoPuid } from '../analysis/logo/logo.handler.js';
 import type { BrandRow, ReferenceSummaryRow } from './logo.repo.js';
 import type { BrandDetails } from './logo.service.js';
 

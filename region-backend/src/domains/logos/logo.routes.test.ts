@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { newResourceId } from '@iris/shared';
 import { buildApp } from '../../app.js';
-import { logoHandler } from '../../analysis/logo/logo.handler.js';
-import { iou, type Box } from '../../analysis/logo/logo-geometry.js';
-import { clutterBackground, encodePng, placeLogo, renderLogo } from '../../analysis/logo/testing/logo-fixtures.js';
+import { logoHandler } from '../analysis/logo/logo.handler.js';
+import { iou, type Box } from '../../vision/logo/logo-geometry.js';
+import { clutterBackground, encodePng, placeLogo, renderLogo } from '../../../test/support/logo-fixtures.js';
 import { InferencePool } from '../../inference/inference-pool.js';
 import { callSigned, startTestBackend, type CallInput, type TestBackend } from '../../../test/support/test-app.js';
 

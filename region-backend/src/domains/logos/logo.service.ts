@@ -6,8 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import type pg from 'pg';
 import { ApiError, charLength } from '@iris/shared';
-import type { ReferenceFeatures } from '../../analysis/logo/logo-features.js';
-import { EXTRACTOR } from '../../analysis/logo/logo-params.js';
+import type { ReferenceFeatures } from '../../vision/logo/logo-features.js';
+import { EXTRACTOR } from '../../vision/logo/logo-params.js';
 import { ImageDecodeError } from '../../images/image-decoder.js';
 import type { ImageDecoderPool } from '../../inference/image-decoder-pool.js';
 import { InferenceTaskError, type InferencePool } from '../../inference/inference-pool.js';

@@ -5,9 +5,9 @@
  * the model gives a new pipeline id, so services re-embed instead of mixing vectors of two pipelines.
  */
 import { createHash } from 'node:crypto';
-import { EMBEDDING_DIM, EMBEDDING_VERSION } from '../../embedding/embedding-info.js';
-import { indexViews } from '../../embedding/embedding-views.js';
-import { LOCAL_FEATURES } from '../../embedding/local-features.js';
+import { EMBEDDING_DIM, EMBEDDING_VERSION } from '../../vision/embedding/embedding-info.js';
+import { indexViews } from '../../vision/embedding/embedding-views.js';
+import { LOCAL_FEATURES } from '../../vision/embedding/local-features.js';
 
 export function pipelineOf(scenario: string): string {
   const recipe = JSON.stringify({ views: indexViews(scenario), features: LOCAL_FEATURES.recipe });

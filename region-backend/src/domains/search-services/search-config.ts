@@ -1,6 +1,6 @@
 /** Search settings from the environment, validated when the domain starts (a bad value stops the process). */
 import { z } from 'zod';
-import { RERANK } from '../../embedding/rerank-score.js';
+import { RERANK } from '../../vision/embedding/rerank-score.js';
 
 const schema = z.object({
   IRIS_SEARCH_POLL_MS: z.coerce.number().int().min(100).max(60_000).default(2000),

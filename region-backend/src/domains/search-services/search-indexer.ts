@@ -9,7 +9,7 @@
  */
 import type pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
-import type { IndexEmbedding } from '../../embedding/search-embedding.js';
+import type { IndexEmbedding } from '../../vision/embedding/search-embedding.js';
 import type { BlobStore } from '../../images/blob-store.js';
 import { InferenceTaskError, type InferencePool } from '../../inference/inference-pool.js';
 import { listRecordChanges, type RecordChange } from '../data-sets/index.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EMBEDDING_DIM, EMBEDDING_VERSION } from '../../embedding/embedding-info.js';
+import { EMBEDDING_DIM, EMBEDDING_VERSION } from '../../vision/embedding/embedding-info.js';
 import { bytesToVector, pipelineOf, vectorToBytes } from './embedding-pipeline.js';
 import { indexedRatio, searchServiceObject } from './search-service-view.js';
 import type { SearchServiceRow } from './search-service.repo.js';

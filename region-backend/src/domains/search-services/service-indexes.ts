@@ -16,7 +16,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
-import { EMBEDDING_DIM } from '../../embedding/embedding-info.js';
+import { EMBEDDING_DIM } from '../../vision/embedding/embedding-info.js';
 import type { HnswParams } from '../../vectors/hnsw-vector-store.js';
 import { createServiceStore, type VectorBackend } from '../../vectors/open-vector-store.js';
 import type { VectorItem, VectorStore } from '../../vectors/vector-store.js';

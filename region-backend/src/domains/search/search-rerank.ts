@@ -4,8 +4,8 @@
  * geometrically consistent gets the verified score (embedding/rerank-score.ts) and the matched regions.
  */
 import type pg from 'pg';
-import type { Verification } from '../../embedding/geometric-verify.js';
-import { rerankScore } from '../../embedding/rerank-score.js';
+import type { Verification } from '../../vision/embedding/geometric-verify.js';
+import { rerankScore } from '../../vision/embedding/rerank-score.js';
 import type { InferencePool } from '../../inference/inference-pool.js';
 import type { VectorHit } from '../../vectors/vector-store.js';
 import { itemFeatures } from '../search-services/index-items.repo.js';

@@ -7,8 +7,8 @@
  */
 import type pg from 'pg';
 import { ApiError, joinTags, secondsText } from '@iris/shared';
-import { EMBEDDING_VERSION } from '../../embedding/embedding-info.js';
-import type { QueryEmbedding } from '../../embedding/search-embedding.js';
+import { EMBEDDING_VERSION } from '../../vision/embedding/embedding-info.js';
+import type { QueryEmbedding } from '../../vision/embedding/search-embedding.js';
 import { QueryImageError, type QueryImage } from '../../http/query-image.js';
 import type { RequestBody } from '../../http/request-body.js';
 import { ImageDecodeError, type RgbPixels } from '../../images/image-decoder.js';

@@ -5,7 +5,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newResourceId } from '@iris/shared';
-import { photoJpeg } from '../../images/test-images.fixture.js';
+import { photoJpeg } from '../../../test/support/test-images.js';
 import { startImageServer, type ImageServer } from '../../../test/support/image-server.js';
 import { multipart, startTestBackend, type TestBackend } from '../../../test/support/test-app.js';
 import { waitUntil } from '../../../test/support/wait-for.js';

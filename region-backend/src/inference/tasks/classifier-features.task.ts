@@ -1,4 +1,4 @@
-import { extractFeatures, extractFeaturesMany, type FeatureRequest, type FeatureResult } from '../../training/feature-extractor.js';
+import { extractFeatures, extractFeaturesMany, type FeatureRequest, type FeatureResult } from '../../vision/training/feature-extractor.js';
 import { batchItems } from './batch-items.js';
 
 /**

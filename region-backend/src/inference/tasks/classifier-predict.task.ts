@@ -1,5 +1,5 @@
-import { extractFeatures, type FeatureRequest } from '../../training/feature-extractor.js';
-import { assertClassifier, predictImage, type LinearClassifier } from '../../training/linear-classifier.js';
+import { extractFeatures, type FeatureRequest } from '../../vision/training/feature-extractor.js';
+import { assertClassifier, predictImage, type LinearClassifier } from '../../vision/training/linear-classifier.js';
 
 export interface ClassifierPredictPayload extends FeatureRequest {
   model: LinearClassifier;

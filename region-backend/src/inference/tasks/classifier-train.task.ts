@@ -6,8 +6,8 @@ import {
   type TrainingData,
   type TrainOptions,
   type TrainResult,
-} from '../../training/softmax-trainer.js';
-import type { LinearClassifier } from '../../training/linear-classifier.js';
+} from '../../vision/training/softmax-trainer.js';
+import type { LinearClassifier } from '../../vision/training/linear-classifier.js';
 
 export type ClassifierTrainStep = { kind: 'all' } | { kind: 'candidate'; l2: number } | { kind: 'refit'; l2: number; epochs: number };
 

@@ -1,5 +1,5 @@
-import type { RgbImage } from '../../analysis/analysis-registry.js';
-import { analyseColors, type ColorMode, type PaletteResult } from '../../analysis/color/color-pipeline.js';
+import type { RgbImage } from '../../domains/analysis/analysis-registry.js';
+import { analyseColors, type ColorMode, type PaletteResult } from '../../vision/color/color-pipeline.js';
 
 export interface ColorPalettePayload {
   image: RgbImage;

@@ -1,5 +1,5 @@
-import type { RgbImage } from '../../analysis/analysis-registry.js';
-import { analyseDressing, analyseObjects, type DetectedObject, type DressingItem } from '../../analysis/dressing/dressing-pipeline.js';
+import type { RgbImage } from '../../domains/analysis/analysis-registry.js';
+import { analyseDressing, analyseObjects, type DetectedObject, type DressingItem } from '../../vision/dressing/dressing-pipeline.js';
 
 export interface DressingAnalysePayload {
   image: RgbImage;

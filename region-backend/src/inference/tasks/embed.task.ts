@@ -1,4 +1,4 @@
-import { embed, embedMany, type EmbedRequest, type EmbedResult } from '../../embedding/embedder.js';
+import { embed, embedMany, type EmbedRequest, type EmbedResult } from '../../vision/embedding/embedder.js';
 import { batchItems } from './batch-items.js';
 
 /**

@@ -1,9 +1,9 @@
 /** Estimates gender and age for face boxes (one batch through the face-attribute stage). */
-import { resolveManifest } from '../../analysis/model-config.js';
-import { ageGenderOptions, averageAttributes, decodeAgeGender, type FaceAttributes } from '../../analysis/detect/decoders/age-gender.decoder.js';
-import type { Box } from '../../analysis/detect/decoders/detection.js';
-import { loadManifestModel, manifestInput } from '../runtime/manifest-model.js';
-import { cropNormalised, mirrorRgb, type Rgb } from '../runtime/pixels.js';
+import { resolveManifest } from '../../vision/runtime/model-config.js';
+import { ageGenderOptions, averageAttributes, decodeAgeGender, type FaceAttributes } from '../../vision/detect/age-gender.decoder.js';
+import type { Box } from '../../vision/detect/detection.js';
+import { loadManifestModel, manifestInput } from '../../vision/runtime/manifest-model.js';
+import { cropNormalised, mirrorRgb, type Rgb } from '../../vision/runtime/pixels.js';
 
 export interface FaceAttributesPayload {
   stage: string;

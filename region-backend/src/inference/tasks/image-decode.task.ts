@@ -2,7 +2,7 @@
  * `image-decode`: every decode of untrusted image bytes (probe → pixel check → decode) runs here, on a
  * decode thread that the pool terminates when it runs past its time limit (see image-decoder-pool.ts).
  */
-import { decodeReference, type DecodedReference } from '../../analysis/logo/reference-image.js';
+import { decodeReference, type DecodedReference } from '../../vision/logo/reference-image.js';
 import { decodeImage, normaliseForStorage, type DecodeOptions, type RgbPixels, type StoredImage } from '../../images/image-decoder.js';
 
 export type ImageDecodePayload =

@@ -1,6 +1,6 @@
 /** Keypoints and descriptors of one reference logo (registration of brands through the operator API). */
-import { referenceFeatures, type ReferenceFeatures, type RgbaImage } from '../../analysis/logo/logo-features.js';
-import { cvError, opencv } from '../../analysis/logo/opencv-runtime.js';
+import { referenceFeatures, type ReferenceFeatures, type RgbaImage } from '../../vision/logo/logo-features.js';
+import { cvError, opencv } from '../../vision/runtime/opencv-runtime.js';
 
 export interface LogoExtractPayload {
   image: RgbaImage;

@@ -1,9 +1,9 @@
 /** Finds instances of the registered reference logos in a query picture. */
-import type { RgbImage } from '../../analysis/analysis-registry.js';
-import { queryFeatures } from '../../analysis/logo/logo-features.js';
-import { matchLibrary, type LibraryPayload, type LogoDetection } from '../../analysis/logo/logo-matcher.js';
-import { cvError, opencv } from '../../analysis/logo/opencv-runtime.js';
-import type { SHORTLIST } from '../../analysis/logo/logo-params.js';
+import type { RgbImage } from '../../domains/analysis/analysis-registry.js';
+import { queryFeatures } from '../../vision/logo/logo-features.js';
+import { matchLibrary, type LibraryPayload, type LogoDetection } from '../../vision/logo/logo-matcher.js';
+import { cvError, opencv } from '../../vision/runtime/opencv-runtime.js';
+import type { SHORTLIST } from '../../vision/logo/logo-params.js';
 
 export interface LogoMatchPayload {
   image: RgbImage;

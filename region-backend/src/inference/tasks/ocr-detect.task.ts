@@ -2,9 +2,9 @@
  * Text detection: finds text boxes in an RGB image and cuts each out as an upright strip already scaled
  * to the recogniser's height, so recognition can be spread over several threads.
  */
-import { detectTextBoxes, recogniserInput } from '../../analysis/ocr/ocr-stages.js';
-import { cropQuad, toLineHeight } from '../../analysis/ocr/line-crop.js';
-import type { Rgb } from '../runtime/pixels.js';
+import { detectTextBoxes, recogniserInput } from '../../vision/ocr/ocr-stages.js';
+import { cropQuad, toLineHeight } from '../../vision/ocr/line-crop.js';
+import type { Rgb } from '../../vision/runtime/pixels.js';
 
 export interface OcrDetectPayload {
   data: Uint8Array;

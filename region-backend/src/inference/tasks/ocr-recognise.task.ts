@@ -1,7 +1,7 @@
 /** Text recognition of upright strips, with the optional 180° direction check first. */
-import { recogniseStrips, upsideDown } from '../../analysis/ocr/ocr-stages.js';
-import { rotate180 } from '../../analysis/ocr/line-crop.js';
-import type { Rgb } from '../runtime/pixels.js';
+import { recogniseStrips, upsideDown } from '../../vision/ocr/ocr-stages.js';
+import { rotate180 } from '../../vision/ocr/line-crop.js';
+import type { Rgb } from '../../vision/runtime/pixels.js';
 
 export interface OcrRecognisePayload {
   strips: Rgb[];

@@ -1,4 +1,4 @@
-import { prepareModels, type PreparedModel } from '../../vision/runtime/prepare-models.js';
+import { prepareModels, type PreparedModel } from '../../vision/prepare-models.js';
 
 /** `prepare-models`: `{}` → the ONNX conversions of the pack, converted now or found intact in the cache. */
 export default function prepareModelsTask(): PreparedModel[] {

@@ -1,5 +1,5 @@
-import type { EmbedRequest } from '../../embedding/embedder.js';
-import { embedForIndex, embedForIndexMany, type IndexEmbedding } from '../../embedding/search-embedding.js';
+import type { EmbedRequest } from '../../vision/embedding/embedder.js';
+import { embedForIndex, embedForIndexMany, type IndexEmbedding } from '../../vision/embedding/search-embedding.js';
 import { batchItems } from './batch-items.js';
 
 /** `search-index-embed`: an `embed` payload → the indexed vector (with thumbnail views) and packed ORB features. */

@@ -1,5 +1,5 @@
-import type { EmbedRequest } from '../../embedding/embedder.js';
-import { embedForQuery, type QueryEmbedding } from '../../embedding/search-embedding.js';
+import type { EmbedRequest } from '../../vision/embedding/embedder.js';
+import { embedForQuery, type QueryEmbedding } from '../../vision/embedding/search-embedding.js';
 
 /** `search-query-embed`: an `embed` payload → query vectors (whole, content box), the box and packed ORB features. */
 export default function searchQueryEmbedTask(payload: unknown): Promise<QueryEmbedding> {

@@ -1,5 +1,5 @@
-import { verifyCandidates, type Verification } from '../../embedding/geometric-verify.js';
-import { unpackLocalFeatures } from '../../embedding/local-features.js';
+import { verifyCandidates, type Verification } from '../../vision/embedding/geometric-verify.js';
+import { unpackLocalFeatures } from '../../vision/embedding/local-features.js';
 
 export interface SearchVerifyPayload {
   /** packLocalFeatures bytes of the query. */

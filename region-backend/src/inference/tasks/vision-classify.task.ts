@@ -1,9 +1,9 @@
 /** Runs a classifier stage on an image and answers one probability per manifest label. */
-import { resolveManifest } from '../../analysis/model-config.js';
-import type { ManifestLabel } from '../../analysis/model-manifest.js';
-import { classScoresOptions, decodeClassScores, type ClassScore } from '../../analysis/classify/class-scores.decoder.js';
-import { loadManifestModel, manifestInput } from '../runtime/manifest-model.js';
-import type { Rgb } from '../runtime/pixels.js';
+import { resolveManifest } from '../../vision/runtime/model-config.js';
+import type { ManifestLabel } from '../../vision/runtime/model-manifest.js';
+import { classScoresOptions, decodeClassScores, type ClassScore } from '../../vision/classify/class-scores.decoder.js';
+import { loadManifestModel, manifestInput } from '../../vision/runtime/manifest-model.js';
+import type { Rgb } from '../../vision/runtime/pixels.js';
 
 export interface VisionClassifyPayload {
   stage: string;

@@ -2,11 +2,11 @@
  * Runs a detector stage (any manifest whose output decoder is a detector) on an image, or on regions of it,
  * and answers boxes normalised to the whole image with the manifest's label ids.
  */
-import { resolveManifest } from '../../analysis/model-config.js';
-import type { Box } from '../../analysis/detect/decoders/detection.js';
-import { decodeDetector } from '../../analysis/detect/decoders/detector-output.js';
-import { loadManifestModel, manifestInput } from '../runtime/manifest-model.js';
-import { cropNormalised, resizeRgb, type Rgb } from '../runtime/pixels.js';
+import { resolveManifest } from '../../vision/runtime/model-config.js';
+import type { Box } from '../../vision/detect/detection.js';
+import { decodeDetector } from '../../vision/detect/detector-output.js';
+import { loadManifestModel, manifestInput } from '../../vision/runtime/manifest-model.js';
+import { cropNormalised, resizeRgb, type Rgb } from '../../vision/runtime/pixels.js';
 
 export interface VisionDetectPayload {
   stage: string;

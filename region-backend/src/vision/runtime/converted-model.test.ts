@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveManifest } from '../../analysis/model-config.js';
+import { resolveManifest } from './model-config.js';
 import { convertedModel, type ConversionSpec } from './converted-model.js';
 import { ort } from './onnx-session.js';
 

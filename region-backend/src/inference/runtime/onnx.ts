@@ -1,2 +1,0 @@
-/** ONNX Runtime sessions live in vision/runtime; this module keeps the older import path working. */
-export { intraOpThreads, onnxSession, ort, sessionOptions } from '../../vision/runtime/onnx-session.js';

@@ -1,0 +1,79 @@
+/**
+ * The embedding backbone: nsfwjs MobileNetV2 (width 1.4, "Mid"), converted to ONNX and run on ONNX Runtime,
+ * tapped at its last convolutional feature map (`Conv_1/Relu6`, 1792 channels, stride 32) instead of its
+ * classifier. The bundle declares a fixed 224×224 input; the convolutional part works at any size, so the
+ * conversion frees height and width to let views keep their aspect ratio or use a larger scale. Images of
+ * one size run as one batch. Worker threads only.
+ */
+import { resolveModelFile } from '../runtime/model-config.js';
+import type { Rgb } from '../runtime/pixels.js';
+import { convertedSession, type ConversionSpec } from '../runtime/converted-model.js';
+import { ort } from '../runtime/onnx-session.js';
+import type { FeatureMap } from './feature-pooling.js';
+
+export type { Rgb };
+
+const PREFIX = 'StatefulPartitionedCall/sequential/keras_layer/StatefulPartitionedCall/StatefulPartitionedCall/StatefulPartitionedCall/predict/';
+export const MOBILENET_V2_MID_CONV = `${PREFIX}MobilenetV2/Conv_1/Relu6`;
+
+/** Largest batch one session call takes (bounds the memory of one call). */
+export const MAX_BATCH = 16;
+
+/** The backbone bundle inside the installed nsfwjs package. */
+export function backboneFile(): string {
+  return resolveModelFile('pkg:nsfwjs/dist/models/mobilenet_v2_mid/model.min.js', '.');
+}
+
+/** The backbone cut at `outputs`, any batch, height and width (the layers below must be convolutional). */
+export function backboneSpec(outputs: string[]): ConversionSpec {
+  return { file: backboneFile(), outputs, inputShape: [null, null, null, 3] };
+}
+
+/** Loads the model now (a thread can warm up before its first request). */
+export async function warmUpBackbone(): Promise<void> {
+  await convertedSession(backboneSpec([MOBILENET_V2_MID_CONV]));
+}
+
+/** NHWC float input (pixels scaled to 0..1, as the model was trained) for images of one size. */
+export function backboneInput(images: Rgb[]): InstanceType<typeof ort.Tensor> {
+  const { width, height } = images[0]!;
+  const plane = width * height * 3;
+  const data = new Float32Array(images.length * plane);
+  images.forEach((img, n) => {
+    for (let i = 0; i < plane; i++) data[n * plane + i] = img.data[i]! / 255;
+  });
+  return new ort.Tensor('float32', data, [images.length, height, width, 3]);
+}
+
+/** Groups of indices of images sharing a size, at most MAX_BATCH each. */
+export function sizeGroups(images: Rgb[]): number[][] {
+  const groups = new Map<string, number[][]>();
+  images.forEach((img, i) => {
+    const key = `${img.width}x${img.height}`;
+    const list = groups.get(key) ?? [];
+    const last = list[list.length - 1];
+    if (last && last.length < MAX_BATCH) last.push(i);
+    else list.push([i]);
+    groups.set(key, list);
+  });
+  return [...groups.values()].flat();
+}
+
+/** Splits a batch output [N, H, W, C] into one feature map per image. */
+export function splitMaps(t: InstanceType<typeof ort.Tensor>): FeatureMap[] {
+  const [n, height, width, channels] = t.dims as [number, number, number, number];
+  const data = t.data as Float32Array;
+  const size = height * width * channels;
+  return Array.from({ length: n }, (_, i) => ({ data: data.subarray(i * size, (i + 1) * size), height, width, channels }));
+}
+
+/** Feature maps of several images (each any size ≥ 32 px), same-size images batched together. */
+export async function featureMaps(images: Rgb[]): Promise<FeatureMap[]> {
+  const session = await convertedSession(backboneSpec([MOBILENET_V2_MID_CONV]));
+  const maps: FeatureMap[] = new Array(images.length);
+  for (const group of sizeGroups(images)) {
+    const out = await session.run({ [session.inputNames[0]!]: backboneInput(group.map((i) => images[i]!)) });
+    splitMaps(out[MOBILENET_V2_MID_CONV]!).forEach((map, k) => (maps[group[k]!] = map));
+  }
+  return maps;
+}

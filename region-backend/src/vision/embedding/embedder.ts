@@ -1,0 +1,146 @@
+/**
+ * The production image embedder (see embedding-info.ts for what it is and docs/embedding.md for why):
+ * decode → scenario views → MobileNetV2-Mid conv map → pooling → sum over views → PCA-whitening → L2.
+ * Runs inside inference worker threads only; the model and the whitening matrix load once per thread.
+ */
+import { readFile } from 'node:fs/promises';
+import type { Rgb } from '../runtime/pixels.js';
+import { featureMaps, warmUpBackbone } from './backbone.js';
+import { EMBEDDING_DIM, EMBEDDING_PIPELINE } from './embedding-info.js';
+import { l2normalise, pool, type FeatureMap } from './feature-pooling.js';
+import { decodeImage, type DecodedImage, type ImageInput } from './image-views.js';
+import { renderView, type ViewSpec } from './image-views.js';
+import { applyWhitening, decodeWhitening, type Whitening } from './pca-whitening.js';
+import { scenarioViews } from './scenario-config.js';
+
+export interface EmbedRequest {
+  /** Encoded JPEG/PNG/WebP/GIF bytes; or `rgb` with already decoded pixels. */
+  image?: Uint8Array;
+  rgb?: Rgb;
+  /** Normalised crop [x, y, w, h] of the region to embed. */
+  loc?: readonly number[];
+  scenario?: string;
+}
+
+export interface EmbedResult {
+  /** L2-normalised, EMBEDDING_DIM values. */
+  vector: Float32Array;
+  /** Size of the whole image after orientation. */
+  width: number;
+  height: number;
+}
+
+export class EmbedInputError extends Error {
+  readonly code = 'invalid_embed_input';
+  constructor(message: string) {
+    super(message);
+    this.name = 'EmbedInputError';
+  }
+}
+
+let whitening: Promise<Whitening> | null = null;
+
+function loadWhitening(): Promise<Whitening> {
+  whitening ??= (async () => {
+    const file = new URL(EMBEDDING_PIPELINE.whitening.file, import.meta.url);
+    const { whitening: w } = decodeWhitening(await readFile(file));
+    if (w.outputDim !== EMBEDDING_DIM) throw new Error(`${file.pathname} has ${w.outputDim} dimensions, expected ${EMBEDDING_DIM}`);
+    return w;
+  })();
+  return whitening;
+}
+
+/** Loads the backbone and the whitening matrix (so the first request does not pay for it). */
+export async function warmUpEmbedder(): Promise<void> {
+  await Promise.all([warmUpBackbone(), loadWhitening()]);
+}
+
+function checkLoc(loc: unknown): readonly number[] | undefined {
+  if (loc === undefined || loc === null) return undefined;
+  const ok =
+    Array.isArray(loc) &&
+    loc.length === 4 &&
+    loc.every((v) => typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 1) &&
+    loc[2] > 0 &&
+    loc[3] > 0;
+  if (!ok) throw new EmbedInputError('loc must be [x, y, w, h] with values in 0..1 and w, h > 0');
+  return loc as number[];
+}
+
+function inputOf(request: EmbedRequest): ImageInput {
+  if (request.image instanceof Uint8Array) {
+    if (!request.image.length) throw new EmbedInputError('image is empty');
+    return request.image;
+  }
+  const rgb = request.rgb;
+  if (rgb && rgb.data instanceof Uint8Array && Number.isInteger(rgb.width) && Number.isInteger(rgb.height) && rgb.width > 0 && rgb.height > 0) {
+    if (rgb.data.length !== rgb.width * rgb.height * 3) throw new EmbedInputError('rgb.data must hold width × height × 3 bytes');
+    return rgb;
+  }
+  throw new EmbedInputError('embed needs image bytes or rgb pixels');
+}
+
+/** Sum of the L2-normalised pooled descriptors of one image's view maps, L2-normalised. */
+function descriptorOf(maps: FeatureMap[]): Float32Array {
+  let sum: Float32Array | null = null;
+  for (const map of maps) {
+    const v = l2normalise(pool(map, EMBEDDING_PIPELINE.pooling));
+    sum ??= new Float32Array(v.length);
+    for (let i = 0; i < v.length; i++) sum[i] = sum[i]! + v[i]!;
+  }
+  return l2normalise(sum!);
+}
+
+/** Sum of the L2-normalised pooled descriptors of the views (before whitening), for evaluation and tests. */
+export async function pooledDescriptor(rgb: Rgb, scenario?: string): Promise<Float32Array> {
+  const views = await Promise.all(scenarioViews(scenario).map((v) => renderView(rgb, v)));
+  return descriptorOf(await featureMaps(views));
+}
+
+/** The final vector of an image under a list of views (pooled per view, summed, whitened, L2). */
+export async function vectorOfViews(rgb: Rgb, viewSpecs: readonly ViewSpec[]): Promise<Float32Array> {
+  const views = await Promise.all(viewSpecs.map((v) => renderView(rgb, v)));
+  const [maps, w] = await Promise.all([featureMaps(views), loadWhitening()]);
+  return applyWhitening(w, descriptorOf(maps));
+}
+
+/** The request's image decoded (and cropped to its `loc`); throws EmbedInputError / ImageDecodeError. */
+export function decodeEmbedInput(request: EmbedRequest): Promise<DecodedImage> {
+  return decodeImage(inputOf(request), checkLoc(request.loc));
+}
+
+export async function embed(request: EmbedRequest): Promise<EmbedResult> {
+  const [result] = await embedMany([request]);
+  if (result instanceof Error) throw result;
+  return result!;
+}
+
+/**
+ * Embeds several images at once: every view of every image goes through the backbone in batches of
+ * same-size views. A request that fails (bad image, bad loc) answers its error; the others are unaffected.
+ */
+export async function embedMany(requests: EmbedRequest[]): Promise<(EmbedResult | Error)[]> {
+  return (await embedManyWithPixels(requests, (r) => scenarioViews(r.scenario))).map((r) => (r instanceof Error ? r : { vector: r.vector, width: r.width, height: r.height }));
+}
+
+/** `embedMany` under the given views, keeping each image's decoded pixels (for local features). */
+export async function embedManyWithPixels(requests: EmbedRequest[], viewsOf: (request: EmbedRequest) => readonly ViewSpec[]): Promise<((EmbedResult & { rgb: Rgb }) | Error)[]> {
+  const prepared = await Promise.all(
+    requests.map(async (request) => {
+      try {
+        const decoded = await decodeEmbedInput(request);
+        const views = await Promise.all(viewsOf(request).map((v) => renderView(decoded.rgb, v)));
+        return { decoded, views };
+      } catch (err) {
+        return err instanceof Error ? err : new Error(String(err));
+      }
+    }),
+  );
+  const [maps, w] = await Promise.all([featureMaps(prepared.flatMap((p) => (p instanceof Error ? [] : p.views))), loadWhitening()]);
+  let next = 0;
+  return prepared.map((p) => {
+    if (p instanceof Error) return p;
+    const own = maps.slice(next, (next += p.views.length));
+    return { vector: applyWhitening(w, descriptorOf(own)), width: p.decoded.width, height: p.decoded.height, rgb: p.decoded.rgb };
+  });
+}

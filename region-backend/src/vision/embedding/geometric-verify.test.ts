@@ -1,0 +1,48 @@
+import sharp, { type Sharp } from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { opencv } from '../runtime/opencv-runtime.js';
+import { packageFile } from '../runtime/tfjs.js';
+import type { Rgb } from '../runtime/pixels.js';
+import { verifyCandidate, verifyCandidates } from './geometric-verify.js';
+import { extractLocalFeatures, LOCAL_FEATURES } from './local-features.js';
+
+const SAMPLES = packageFile('@vladmandic/human', 'assets/samples.jpg');
+
+async function rgb(image: Sharp): Promise<Rgb> {
+  const { data, info } = await image.removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data), width: info.width, height: info.height };
+}
+
+describe('geometric verification of search candidates', () => {
+  it('verifies a cropped, shrunk copy and locates the match in both pictures; refuses another picture', async () => {
+    const { cv } = await opencv();
+    const source = await rgb(sharp(SAMPLES).extract({ left: 0, top: 200, width: 600, height: 450 }));
+    const other = await rgb(sharp(SAMPLES).extract({ left: 325, top: 0, width: 213, height: 157 }).resize({ width: 600 }));
+    // The query: the right 60 % of the source, at half size, re-encoded.
+    const cropped = await sharp(Buffer.from(source.data), { raw: { width: 600, height: 450, channels: 3 } })
+      .extract({ left: 240, top: 0, width: 360, height: 450 })
+      .resize({ width: 180 })
+      .jpeg({ quality: 70 })
+      .toBuffer();
+    const query = extractLocalFeatures(cv, await rgb(sharp(cropped)), LOCAL_FEATURES.querySide, LOCAL_FEATURES.queryFeatures);
+    const index = (image: Rgb) => extractLocalFeatures(cv, image, LOCAL_FEATURES.indexSide, LOCAL_FEATURES.indexFeatures);
+
+    const match = verifyCandidate(query, index(source));
+    expect(match).not.toBeNull();
+    expect(match!.inliers).toBeGreaterThanOrEqual(12);
+    // The matched region of the source lies in its right part.
+    const [x, , w] = match!.candidateBox;
+    expect(x).toBeGreaterThan(0.3);
+    expect(x + w).toBeLessThanOrEqual(1);
+    const [qx, qy, qw, qh] = match!.queryBox;
+    expect(qw * qh).toBeGreaterThan(0.3);
+    expect(qx).toBeGreaterThanOrEqual(0);
+    expect(qy).toBeGreaterThanOrEqual(0);
+
+    expect(verifyCandidate(query, index(other))).toBeNull();
+    const both = verifyCandidates(query, [index(other), null, index(source)]);
+    expect(both[0]).toBeNull();
+    expect(both[1]).toBeNull();
+    expect(both[2]?.inliers).toBe(match!.inliers);
+  });
+});

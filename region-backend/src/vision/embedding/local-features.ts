@@ -1,0 +1,101 @@
+/**
+ * Compact local features of a search image for geometric re-ranking: ORB keypoints (OpenCV) of the grey image
+ * at a fixed working size, packed as one byte string (stored per record, a few kB) so a query can be verified
+ * against its best candidates without touching their pictures. Runs on inference threads only.
+ */
+import { CvScope, type Cv, type CvMat } from '../runtime/opencv-runtime.js';
+import { DESCRIPTOR_BYTES } from '../logo/logo-params.js';
+import type { Rgb } from '../runtime/pixels.js';
+
+export const LOCAL_FEATURES = {
+  /** Recipe stored with the bytes: features of another recipe are re-extracted. */
+  recipe: 'orb480-v1',
+  /** Indexed pictures are described with their longer side at this many pixels. */
+  indexSide: 480,
+  indexFeatures: 300,
+  /** Queries are described larger and with more keypoints (small ones enlarged up to this side). */
+  querySide: 640,
+  /** Small queries (thumbnails) are enlarged to at least this side so ORB's pyramid finds keypoints. */
+  queryMinSide: 320,
+  queryFeatures: 700,
+};
+
+/** Keypoints (x, y in the frame `width × height`) and their 32-byte ORB descriptors. */
+export interface LocalFeatures {
+  width: number;
+  height: number;
+  count: number;
+  points: Float32Array;
+  descriptors: Uint8Array;
+}
+
+/** ORB features of an RGB image rescaled so its longer side is `side` pixels. */
+export function extractLocalFeatures(cv: Cv, image: Rgb, side: number, maxFeatures: number): LocalFeatures {
+  const factor = side / Math.max(image.width, image.height);
+  const width = Math.max(1, Math.round(image.width * factor));
+  const height = Math.max(1, Math.round(image.height * factor));
+  const scope = new CvScope();
+  try {
+    const rgb = scope.keep(new cv.Mat(image.height, image.width, cv.CV_8UC3));
+    rgb.data.set(image.data);
+    const grey = scope.keep(new cv.Mat());
+    cv.cvtColor(rgb, grey, cv.COLOR_RGB2GRAY);
+    let scaled: CvMat = grey;
+    if (width !== image.width || height !== image.height) {
+      scaled = scope.keep(new cv.Mat());
+      cv.resize(grey, scaled, new cv.Size(width, height), 0, 0, factor < 1 ? cv.INTER_AREA : cv.INTER_CUBIC);
+    }
+    const orb = scope.keep(new cv.ORB(maxFeatures));
+    const keypoints = scope.keep(new cv.KeyPointVector());
+    const descriptors = scope.keep(new cv.Mat());
+    orb.detectAndCompute(scaled, scope.keep(new cv.Mat()), keypoints, descriptors);
+    const count = keypoints.size();
+    if (!count || descriptors.rows !== count || descriptors.cols !== DESCRIPTOR_BYTES) {
+      return { width, height, count: 0, points: new Float32Array(0), descriptors: new Uint8Array(0) };
+    }
+    const points = new Float32Array(count * 2);
+    for (let i = 0; i < count; i++) {
+      const pt = keypoints.get(i).pt;
+      points[2 * i] = pt.x;
+      points[2 * i + 1] = pt.y;
+    }
+    return { width, height, count, points, descriptors: descriptors.data.slice(0, count * DESCRIPTOR_BYTES) };
+  } finally {
+    scope.release();
+  }
+}
+
+/**
+ * Byte layout: u16 width, u16 height, u16 count, then count × (u16 x, u16 y) in 1/8 pixel, then the
+ * descriptors. About 36 bytes per keypoint.
+ */
+export function packLocalFeatures(f: LocalFeatures): Uint8Array {
+  const out = new Uint8Array(6 + f.count * 4 + f.count * DESCRIPTOR_BYTES);
+  const view = new DataView(out.buffer);
+  view.setUint16(0, f.width, true);
+  view.setUint16(2, f.height, true);
+  view.setUint16(4, f.count, true);
+  for (let i = 0; i < f.count; i++) {
+    view.setUint16(6 + 4 * i, Math.round(f.points[2 * i]! * 8), true);
+    view.setUint16(8 + 4 * i, Math.round(f.points[2 * i + 1]! * 8), true);
+  }
+  out.set(f.descriptors.subarray(0, f.count * DESCRIPTOR_BYTES), 6 + f.count * 4);
+  return out;
+}
+
+export function unpackLocalFeatures(bytes: Uint8Array): LocalFeatures {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.byteLength < 6) throw new Error('local features: truncated header');
+  const width = view.getUint16(0, true);
+  const height = view.getUint16(2, true);
+  const count = view.getUint16(4, true);
+  if (bytes.byteLength !== 6 + count * (4 + DESCRIPTOR_BYTES)) throw new Error('local features: wrong length');
+  const points = new Float32Array(count * 2);
+  for (let i = 0; i < count; i++) {
+    points[2 * i] = view.getUint16(6 + 4 * i, true) / 8;
+    points[2 * i + 1] = view.getUint16(8 + 4 * i, true) / 8;
+  }
+  // Copied so the descriptors start 4-byte aligned (the Hamming kernels read 32-bit words).
+  const descriptors = bytes.slice(6 + count * 4);
+  return { width, height, count, points, descriptors };
+}

@@ -1,0 +1,35 @@
+/**
+ * Converts every TFJS graph model the backend will run (the default manifests, the operator's overrides,
+ * the embedding backbone and the training feature taps) into the ONNX cache, so the first request does not
+ * pay for it. Runs once per start in a worker thread; already cached conversions are only hash-checked.
+ */
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { DEFAULT_MODELS_DIR, resolveManifest } from './runtime/model-config.js';
+import { backboneSpec, MOBILENET_V2_MID_CONV } from './embedding/backbone.js';
+import { CLASSIFIER_FEATURES } from './training/feature-info.js';
+import { tfjsGraphOutputs } from './convert/tfjs-artifacts.js';
+import { convertedModel, type ConversionSpec } from './runtime/converted-model.js';
+
+export interface PreparedModel {
+  source: string;
+  file: string;
+  converted: boolean;
+}
+
+export function packConversions(): ConversionSpec[] {
+  const stages = readdirSync(DEFAULT_MODELS_DIR).filter((f) => f.endsWith('.json')).map((f) => path.basename(f, '.json'));
+  const specs: ConversionSpec[] = [backboneSpec([MOBILENET_V2_MID_CONV]), backboneSpec(CLASSIFIER_FEATURES.taps.map((t) => t.node))];
+  for (const stage of stages) {
+    const manifest = resolveManifest(stage);
+    if (manifest.runtime === 'tfjs-graph') specs.push({ file: manifest.file, outputs: manifest.outputNames ?? tfjsGraphOutputs(manifest.file) });
+  }
+  return specs;
+}
+
+export function prepareModels(): PreparedModel[] {
+  return packConversions().map((spec) => {
+    const { file, converted } = convertedModel(spec);
+    return { source: spec.file, file, converted };
+  });
+}
