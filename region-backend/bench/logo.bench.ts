@@ -11,10 +11,10 @@
  *     match task on a pool with one thread per core; p50/p99 of sequential requests and images/s with all cores
  *     busy (the handler adds only the library's version check, one small query).
  */
+import type { RgbImage } from '../src/images/rgb-image.js';
 import os from 'node:os';
 import sharp from 'sharp';
 import { closedLoopRate, median, percentile, printTable } from '../../scripts/table.js';
-import type { RgbImage } from '../src/domains/analysis/analysis-registry.js';
 import { sharedImage } from '../src/domains/analysis/detect/vision-calls.js';
 import type { ReferenceFeatures } from '../src/vision/logo/logo-features.js';
 import { packableReference, packLibrary, type PackableReference } from '../src/domains/logos/logo-library.js';

@@ -7,6 +7,7 @@
  * loopback HTTP (download + decode + embed), and interactive latency while a background batch runs.
  * IRIS_BENCH_RUNS (default 15) sets the timed runs per row.
  */
+import type { RgbImage } from '../src/images/rgb-image.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -19,7 +20,7 @@ import { backboneInput, backboneSpec, MOBILENET_V2_MID_CONV } from '../src/visio
 import { InferencePool } from '../src/inference/inference-pool.js';
 import { loadManifestModel, manifestInput } from '../src/vision/runtime/manifest-model.js';
 import { nsfwjsArtifacts, relaxInputShape } from '../src/vision/runtime/nsfwjs-models.js';
-import { limitSide, resizeRgb, type InputTensor, type Rgb } from '../src/vision/runtime/pixels.js';
+import { limitSide, resizeRgb, type InputTensor } from '../src/vision/runtime/pixels.js';
 import { fileIOHandler, tfjs } from '../src/vision/runtime/tfjs.js';
 import { convertedSession } from '../src/vision/runtime/converted-model.js';
 import { ort } from '../src/vision/runtime/onnx-session.js';
@@ -49,7 +50,7 @@ function feedOf(manifest: ModelManifest, input: InputTensor): InstanceType<typeo
 }
 
 /** MoveNet takes sides that are multiples of 32 (person-models.ts pads the same way). */
-function paddedTo32(img: Rgb): Rgb {
+function paddedTo32(img: RgbImage): RgbImage {
   const width = Math.ceil(img.width / 32) * 32;
   const height = Math.ceil(img.height / 32) * 32;
   const out = { data: new Uint8Array(width * height * 3), width, height };
@@ -57,7 +58,7 @@ function paddedTo32(img: Rgb): Rgb {
   return out;
 }
 
-async function modelRows(photo: Rgb): Promise<(string | number)[][]> {
+async function modelRows(photo: RgbImage): Promise<(string | number)[][]> {
   const tf = await tfjs();
   const rows: (string | number)[][] = [];
   for (const stage of STAGES) {
@@ -84,7 +85,7 @@ async function modelRows(photo: Rgb): Promise<(string | number)[][]> {
   return rows;
 }
 
-async function embeddingRows(photo: Rgb): Promise<(string | number)[][]> {
+async function embeddingRows(photo: RgbImage): Promise<(string | number)[][]> {
   const tf = await tfjs();
   const view = resizeRgb(photo, 298, 224); // a 640×480 photo's general-scenario view (shorter side 224)
   const graph = await tfjsGraph(resolveManifest('porn-classifier').file, true);
@@ -105,7 +106,7 @@ async function embeddingRows(photo: Rgb): Promise<(string | number)[][]> {
   return rows;
 }
 
-async function jpegs(photo: Rgb, count: number): Promise<Buffer[]> {
+async function jpegs(photo: RgbImage, count: number): Promise<Buffer[]> {
   // Distinct JPEGs (shifted crops) so nothing is served from a cache.
   return Promise.all(
     Array.from({ length: count }, (_, i) =>
@@ -118,7 +119,7 @@ async function jpegs(photo: Rgb, count: number): Promise<Buffer[]> {
   );
 }
 
-async function poolRows(photo: Rgb): Promise<(string | number)[][]> {
+async function poolRows(photo: RgbImage): Promise<(string | number)[][]> {
   const threads = Math.max(1, os.availableParallelism());
   const pool = new InferencePool(threads);
   const images = await jpegs(photo, 64);

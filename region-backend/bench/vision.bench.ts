@@ -8,11 +8,12 @@
  * both scaled to 640 pixels on the longer side (Debian packages, fetched into the eval cache). Without those
  * packages, a photo shipped in @vladmandic/human's assets.
  */
+import type { RgbImage } from '../src/images/rgb-image.js';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { median, percentile, printTable } from '../../scripts/table.js';
-import type { AnalysisContext, AnalysisHandler, RgbImage } from '../src/domains/analysis/analysis-registry.js';
+import type { AnalysisContext, AnalysisHandler } from '../src/domains/analysis/analysis-registry.js';
 import { VISION_CLASSIFY_HANDLERS } from '../src/domains/analysis/classify/vision-classify.handlers.js';
 import { VISION_DETECT_HANDLERS } from '../src/domains/analysis/detect/vision-detect.handlers.js';
 import { decodeImage } from '../src/images/image-decoder.js';

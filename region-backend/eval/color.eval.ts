@@ -20,12 +20,13 @@
  * (e) Real photos (Debian `darknet`, `python3-skimage`): the answers of the three colour services and of
  *     fashion analysis, listed for inspection (no ground truth).
  */
+import type { RgbImage } from '../src/images/rgb-image.js';
 import path from 'node:path';
 import sharp from 'sharp';
 import { W3C_COLORS, ISCC_NBS_COLORS, type BasicColorId } from '@iris/shared';
 import { printTable } from '../../scripts/table.js';
 import { InferencePool } from '../src/inference/inference-pool.js';
-import type { AnalysisContext, RgbImage } from '../src/domains/analysis/analysis-registry.js';
+import type { AnalysisContext } from '../src/domains/analysis/analysis-registry.js';
 import { colorEverythingHandler, colorForegroundHandler, colorOutfitHandler } from '../src/domains/analysis/color/color.handlers.js';
 import { seededRandom } from '../src/util/seeded-random.js';
 import { ciede2000, hexToLab, hexToRgb, rgbToLab } from '../src/vision/color/color-space.js';

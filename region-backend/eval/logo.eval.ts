@@ -15,11 +15,11 @@
  * registered that appear in no picture, matched exhaustively and through the descriptor-index shortlist.
  * IRIS_EVAL_LOGO_PLACEMENTS sets the placements per brand (default 12).
  */
+import type { RgbImage } from '../src/images/rgb-image.js';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { median, percentile, printTable } from '../../scripts/table.js';
-import type { RgbImage } from '../src/domains/analysis/analysis-registry.js';
 import { sharedImage } from '../src/domains/analysis/detect/vision-calls.js';
 import type { ReferenceFeatures } from '../src/vision/logo/logo-features.js';
 import { iou, type Box } from '../src/vision/logo/logo-geometry.js';

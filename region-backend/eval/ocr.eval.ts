@@ -13,6 +13,7 @@
  * "CER w/o spaces" ignores spaces altogether (the Chinese recogniser often drops spaces between Latin words).
  * IRIS_EVAL_OCR_SLIPS sets the number of slips per language (default 12).
  */
+import type { RgbImage } from '../src/images/rgb-image.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -21,7 +22,7 @@ import { InferencePool } from '../src/inference/inference-pool.js';
 import { ocrTextHandler } from '../src/domains/analysis/ocr/ocr-text.handler.js';
 import { ocrReceiptHandler } from '../src/domains/analysis/ocr/ocr-receipt.handler.js';
 import { resolveManifest } from '../src/vision/runtime/model-config.js';
-import type { AnalysisContext, AnalysisHandler, RgbImage } from '../src/domains/analysis/analysis-registry.js';
+import type { AnalysisContext, AnalysisHandler } from '../src/domains/analysis/analysis-registry.js';
 import { encode, makeReceipt, renderLines, type ReceiptTruth } from '../test/fixtures/ocr/render-receipt.js';
 import { seededRandom } from '../src/util/seeded-random.js';
 import { RECEIPT_FIELD_TYPES } from '@iris/shared';

@@ -16,6 +16,7 @@
  * picture (a negative: what the top result would be if the picture were not in the gallery). The table gives
  * the precision of "score ≥ t means the same picture" for thresholds t.
  */
+import type { RgbImage } from '../src/images/rgb-image.js';
 import { printTable } from '../../scripts/table.js';
 import { opencv } from '../src/vision/runtime/opencv-runtime.js';
 import { contentBox } from '../src/vision/embedding/content-box.js';
@@ -27,7 +28,6 @@ import { cropRgb, decodeImage, type ViewSpec } from '../src/vision/embedding/ima
 import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures, type LocalFeatures } from '../src/vision/embedding/local-features.js';
 import { applyWhitening, decodeWhitening } from '../src/vision/embedding/pca-whitening.js';
 import { RERANK, rerankScore } from '../src/vision/embedding/rerank-score.js';
-import type { Rgb } from '../src/vision/runtime/pixels.js';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadHeldOutPhotos, loadTestPhotos } from './lib/debian-datasets.js';
@@ -49,7 +49,7 @@ function item(bytes: Buffer, ...key: string[]): EvalItem {
   return { key: itemKey(bytes, ...key), load: async () => (await decodeImage(bytes)).rgb };
 }
 
-function rgbItem(rgb: Rgb, key: string): EvalItem {
+function rgbItem(rgb: RgbImage, key: string): EvalItem {
   return { key: itemKey(key), width: rgb.width, height: rgb.height, load: async () => rgb };
 }
 
@@ -105,7 +105,7 @@ export default async function run(): Promise<void> {
   const { cv } = await opencv();
 
   // Gallery: test photos first (index = photo number), then distractors.
-  const galleryRgb: Rgb[] = [];
+  const galleryRgb: RgbImage[] = [];
   const galleryItems: EvalItem[] = [];
   const queries: Query[] = [];
   for (const [index, file] of tests.photos.slice(0, LIMIT).entries()) {

@@ -8,6 +8,7 @@
  * training seeds, and (IRIS_EVAL_TRAINING_VARIANTS=1) the other feature choices tried, on the same images.
  * IRIS_EVAL_LIMIT=N keeps N training and 2N test images per class (smoke runs).
  */
+import type { RgbImage } from '../src/images/rgb-image.js';
 import os from 'node:os';
 import type * as tfTypes from '@tensorflow/tfjs';
 import sharp from 'sharp';
@@ -17,7 +18,6 @@ import { MOBILENET_V2_MID_CONV } from '../src/vision/embedding/backbone.js';
 import { l2normalise, rmac } from '../src/vision/embedding/feature-pooling.js';
 import { InferencePool } from '../src/inference/inference-pool.js';
 import { nsfwjsArtifacts, nsfwjsModelFile, relaxInputShape } from '../src/vision/runtime/nsfwjs-models.js';
-import type { Rgb } from '../src/vision/runtime/pixels.js';
 import { tfjs } from '../src/vision/runtime/tfjs.js';
 import type { ClassifierPrediction } from '../src/inference/tasks/classifier-predict.task.js';
 import { trainClassifier, type LabelledFeatures, type TrainedClassifier } from '../src/domains/custom-training/classifier-training.js';
@@ -32,7 +32,7 @@ const SHORT = ['T-shirt', 'Trouser', 'Pullover', 'Dress', 'Coat', 'Sandal', 'Shi
 
 interface Sample {
   label: string;
-  rgb: Rgb;
+  rgb: RgbImage;
   png: Buffer;
 }
 
@@ -160,7 +160,7 @@ type Blocks = Record<string, Float32Array>;
 let graph: Promise<tfTypes.GraphModel> | null = null;
 
 /** Every tap pooled three ways (gap, gem, grid: 2×2 GeM), each L2-normalised, at one squashed input size. */
-async function blocksOf(rgb: Rgb, size: number): Promise<Blocks> {
+async function blocksOf(rgb: RgbImage, size: number): Promise<Blocks> {
   const tf = await tfjs();
   graph ??= tf.loadGraphModel(tf.io.fromMemory(relaxInputShape(nsfwjsArtifacts(nsfwjsModelFile('mobilenet_v2_mid')))));
   const model = await graph;

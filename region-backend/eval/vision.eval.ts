@@ -9,11 +9,12 @@
  * (d) Scenes (_0000039): expected scene labels per photo, hit when the label is among the answered scenes.
  * (e) General tagging (_0000159): the first tags of a few photos.
  */
+import type { RgbImage } from '../src/images/rgb-image.js';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { printTable } from '../../scripts/table.js';
-import type { AnalysisContext, AnalysisHandler, RgbImage } from '../src/domains/analysis/analysis-registry.js';
+import type { AnalysisContext, AnalysisHandler } from '../src/domains/analysis/analysis-registry.js';
 import { facesHandler } from '../src/domains/analysis/detect/faces.handler.js';
 import { peopleHandler } from '../src/domains/analysis/detect/people.handler.js';
 import { furnitureHandler } from '../src/domains/analysis/detect/furniture.handler.js';

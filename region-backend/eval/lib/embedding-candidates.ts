@@ -4,6 +4,7 @@
  * of human-models' CenterNet), each rendered at one view and pooled four ways. Results are cached on disk per
  * (backbone, rendered input pixels), so reruns and views that render identically cost nothing.
  */
+import type { RgbImage } from '../../src/images/rgb-image.js';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -14,7 +15,6 @@ import { POOLINGS, pool, type FeatureMap, type Pooling } from '../../src/vision/
 import { renderView, type ViewSpec } from '../../src/vision/embedding/image-views.js';
 import type { PcaBasis } from '../../src/vision/embedding/pca-whitening.js';
 import { loadNsfwjsModel, nsfwjsModelFile } from '../../src/vision/runtime/nsfwjs-models.js';
-import type { Rgb } from '../../src/vision/runtime/pixels.js';
 import { loadGraphModelFile, packageFile, tfjs } from '../../src/vision/runtime/tfjs.js';
 import { evalCacheDir } from './debian-datasets.js';
 
@@ -23,7 +23,7 @@ export type DescriptorSet = Partial<Record<Pooling | 'hist', Float32Array>>;
 export interface Backbone {
   id: string;
   /** Conv features of one rendered input. */
-  run(input: Rgb): Promise<FeatureMap>;
+  run(input: RgbImage): Promise<FeatureMap>;
   /** Views this backbone can take (layers models and CenterNet have a fixed input size). */
   fixedSize?: number;
 }
@@ -130,7 +130,7 @@ export interface EvalItem {
   key: string;
   width?: number;
   height?: number;
-  load(): Promise<Rgb>;
+  load(): Promise<RgbImage>;
 }
 
 export const itemKey = (...parts: (string | Uint8Array)[]) => hashOf(...parts);
@@ -169,7 +169,7 @@ export async function histogramDescriptor(item: EvalItem): Promise<DescriptorSet
  * Joint HSV colour histogram (16 hue × 4 saturation × 4 value bins = 256) of the image at 128 px, with
  * square-rooted frequencies (Hellinger kernel once L2-normalised): the classical baseline.
  */
-export async function colourHistogram(rgb: Rgb): Promise<DescriptorSet> {
+export async function colourHistogram(rgb: RgbImage): Promise<DescriptorSet> {
   const small = await sharp(rgb.data, { raw: { width: rgb.width, height: rgb.height, channels: 3 } })
     .resize({ width: 128, height: 128, fit: 'inside' })
     .raw()

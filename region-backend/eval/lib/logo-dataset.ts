@@ -4,10 +4,10 @@
  * backgrounds) under scale, rotation, perspective, JPEG and blur, and negatives (backgrounds alone, and
  * backgrounds with logos nobody registered). Deterministic: the same options give the same pictures.
  */
+import type { RgbImage } from '../../src/images/rgb-image.js';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import type { RgbImage } from '../../src/domains/analysis/analysis-registry.js';
 import type { Box } from '../../src/vision/logo/logo-geometry.js';
 import { clutterBackground, decodeRgb, encodeJpeg, placeLogo, renderLogo } from '../../test/support/logo-fixtures.js';
 import { seededRandom } from '../../src/util/seeded-random.js';

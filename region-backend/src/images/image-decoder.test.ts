@@ -1,6 +1,7 @@
+import type { RgbImage } from './rgb-image.js';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decodeImage, ImageDecodeError, normaliseForStorage, parseLoc, probeImage, type RgbPixels } from './image-decoder.js';
+import { decodeImage, ImageDecodeError, normaliseForStorage, parseLoc, probeImage } from './image-decoder.js';
 import { sniffImageFormat } from './image-format.js';
 import {
   alphaPng,
@@ -16,7 +17,7 @@ import {
   SVG_IMAGE,
 } from '../../test/support/test-images.js';
 
-const pixel = (img: RgbPixels, x: number, y: number) => [...img.data.subarray((y * img.width + x) * 3, (y * img.width + x) * 3 + 3)];
+const pixel = (img: RgbImage, x: number, y: number) => [...img.data.subarray((y * img.width + x) * 3, (y * img.width + x) * 3 + 3)];
 const near = (actual: number[], expected: number[], tolerance = 12) => actual.every((v, i) => Math.abs(v - expected[i]!) <= tolerance);
 
 async function decodeError(promise: Promise<unknown>): Promise<ImageDecodeError> {

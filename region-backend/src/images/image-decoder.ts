@@ -4,6 +4,7 @@
  * is sniffed first and only known raster formats reach libvips; the pixel count is checked from the
  * header before any pixel is decoded, so a small file that declares a huge canvas costs nothing.
  */
+import type { RgbImage } from './rgb-image.js';
 import sharp, { type Sharp } from 'sharp';
 import { decodeBmp, readBmpHeader } from './bmp-decoder.js';
 import { ImageDecodeError } from './image-errors.js';
@@ -26,13 +27,6 @@ export interface ImageProbe {
   /** Frames in an animated GIF/WebP (1 otherwise); only the first is ever decoded. */
   pages: number;
   hasAlpha: boolean;
-}
-
-export interface RgbPixels {
-  /** Packed 8-bit RGB, row-major, `width * height * 3` bytes. */
-  data: Uint8Array;
-  width: number;
-  height: number;
 }
 
 export interface DecodeOptions {
@@ -106,7 +100,7 @@ function open(bytes: Uint8Array, probe: ImageProbe, maxPixels: number): Sharp {
 }
 
 /** Decodes to 8-bit RGB: oriented, first frame, alpha flattened on white, optionally cropped and scaled. */
-export async function decodeImage(bytes: Uint8Array, options: Partial<DecodeOptions> = {}): Promise<RgbPixels> {
+export async function decodeImage(bytes: Uint8Array, options: Partial<DecodeOptions> = {}): Promise<RgbImage> {
   const maxPixels = options.maxPixels ?? DEFAULT_MAX_PIXELS;
   const probe = await probeImage(bytes);
   checkPixels(probe, maxPixels);

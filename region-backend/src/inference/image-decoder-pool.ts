@@ -4,8 +4,9 @@
  * check → decode, on a small pool of decode threads with a time limit. A decoder trap (a hostile header, a
  * libvips corner case) costs one terminated thread and a "cannot be decoded" error, never the event loop.
  */
+import type { RgbImage } from '../images/rgb-image.js';
 import type { DecodedReference } from '../vision/logo/reference-image.js';
-import type { DecodeOptions, RgbPixels, StoredImage } from '../images/image-decoder.js';
+import type { DecodeOptions, StoredImage } from '../images/image-decoder.js';
 import { IMAGE_DECODE_ERROR_KINDS, ImageDecodeError, type ImageDecodeErrorKind } from '../images/image-errors.js';
 import { InferencePool, InferenceTaskError, InferenceTimeoutError, type Priority } from './inference-pool.js';
 import type { ImageDecodePayload } from './tasks/image-decode.task.js';
@@ -56,7 +57,7 @@ export class ImageDecoderPool {
   }
 
   /** 8-bit RGB, upright, first frame, optionally cropped (`loc`) and scaled down to `maxSide`. */
-  rgb(bytes: Uint8Array, options: Omit<DecodeOptions, 'maxPixels'> = {}, priority: Priority = 'interactive'): Promise<RgbPixels> {
+  rgb(bytes: Uint8Array, options: Omit<DecodeOptions, 'maxPixels'> = {}, priority: Priority = 'interactive'): Promise<RgbImage> {
     return this.run({ op: 'rgb', bytes, options: { ...options, maxPixels: this.limits.maxPixels } }, priority);
   }
 

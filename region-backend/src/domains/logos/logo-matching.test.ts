@@ -2,9 +2,9 @@
  * Logo matching with the real OpenCV build, in this thread: synthetic emblems pasted into cluttered pictures
  * at known positions, scales, rotations and perspective.
  */
+import type { RgbImage } from '../../images/rgb-image.js';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { RgbImage } from '../analysis/analysis-registry.js';
 import { queryFeatures, ReferenceImageError, referenceFeatures, type RgbaImage } from '../../vision/logo/logo-features.js';
 import { iou } from '../../vision/logo/logo-geometry.js';
 import { packableReference, packLibrary, type PackableReference } from './logo-library.js';

@@ -5,13 +5,14 @@
  * keywords and prices, one result per product) run on the hits in score order; when too few pass, the search
  * is repeated with four times as many candidates, up to MAX_CANDIDATES.
  */
+import type { RgbImage } from '../../images/rgb-image.js';
 import type pg from 'pg';
 import { ApiError, joinTags, secondsText } from '@iris/shared';
 import { EMBEDDING_VERSION } from '../../vision/embedding/embedding-info.js';
 import type { QueryEmbedding } from '../../vision/embedding/search-embedding.js';
 import { QueryImageError, type QueryImage } from '../../http/query-image.js';
 import type { RequestBody } from '../../http/request-body.js';
-import { ImageDecodeError, type RgbPixels } from '../../images/image-decoder.js';
+import { ImageDecodeError } from '../../images/image-decoder.js';
 import type { ImageDecoderPool } from '../../inference/image-decoder-pool.js';
 import { InferenceTaskError, type InferencePool } from '../../inference/inference-pool.js';
 import { matchesTags } from '../../vectors/tag-filter.js';
@@ -110,7 +111,7 @@ export class SearchQueryService {
   }
 
   private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number): Promise<QueryEmbedding> {
-    let rgb: RgbPixels;
+    let rgb: RgbImage;
     try {
       rgb = await this.deps.decoder.rgb(bytes, { maxSide: QUERY_MAX_SIDE, ...(params.loc ? { crop: params.loc } : {}) });
     } catch (err) {

@@ -1,4 +1,4 @@
-import type { RgbImage } from '../../domains/analysis/analysis-registry.js';
+import type { RgbImage } from '../../images/rgb-image.js';
 import { analyseColors, type ColorMode, type PaletteResult } from '../../vision/color/color-pipeline.js';
 
 export interface ColorPalettePayload {

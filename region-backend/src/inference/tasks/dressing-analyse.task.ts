@@ -1,4 +1,4 @@
-import type { RgbImage } from '../../domains/analysis/analysis-registry.js';
+import type { RgbImage } from '../../images/rgb-image.js';
 import { analyseDressing, analyseObjects, type DetectedObject, type DressingItem } from '../../vision/dressing/dressing-pipeline.js';
 
 export interface DressingAnalysePayload {

@@ -1,13 +1,14 @@
 /** Estimates gender and age for face boxes (one batch through the face-attribute stage). */
+import type { RgbImage } from '../../images/rgb-image.js';
 import { resolveManifest } from '../../vision/runtime/model-config.js';
 import { ageGenderOptions, averageAttributes, decodeAgeGender, type FaceAttributes } from '../../vision/detect/age-gender.decoder.js';
 import type { Box } from '../../vision/detect/detection.js';
 import { loadManifestModel, manifestInput } from '../../vision/runtime/manifest-model.js';
-import { cropNormalised, mirrorRgb, type Rgb } from '../../vision/runtime/pixels.js';
+import { cropNormalised, mirrorRgb } from '../../vision/runtime/pixels.js';
 
 export interface FaceAttributesPayload {
   stage: string;
-  image: Rgb;
+  image: RgbImage;
   faces: Box[];
   /** Age from which a face counts as adult. */
   adultAge: number;

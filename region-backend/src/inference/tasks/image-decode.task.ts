@@ -2,15 +2,16 @@
  * `image-decode`: every decode of untrusted image bytes (probe → pixel check → decode) runs here, on a
  * decode thread that the pool terminates when it runs past its time limit (see image-decoder-pool.ts).
  */
+import type { RgbImage } from '../../images/rgb-image.js';
 import { decodeReference, type DecodedReference } from '../../vision/logo/reference-image.js';
-import { decodeImage, normaliseForStorage, type DecodeOptions, type RgbPixels, type StoredImage } from '../../images/image-decoder.js';
+import { decodeImage, normaliseForStorage, type DecodeOptions, type StoredImage } from '../../images/image-decoder.js';
 
 export type ImageDecodePayload =
   | { op: 'rgb'; bytes: Uint8Array; options: DecodeOptions }
   | { op: 'store'; bytes: Uint8Array; options: { maxSide?: number; quality?: number; maxPixels: number } }
   | { op: 'reference'; bytes: Uint8Array; maxPixels: number };
 
-export type ImageDecodeResult = RgbPixels | StoredImage | DecodedReference;
+export type ImageDecodeResult = RgbImage | StoredImage | DecodedReference;
 
 export default async function imageDecodeTask(payload: unknown): Promise<ImageDecodeResult> {
   const p = payload as ImageDecodePayload;

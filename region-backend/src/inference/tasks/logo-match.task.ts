@@ -1,5 +1,5 @@
 /** Finds instances of the registered reference logos in a query picture. */
-import type { RgbImage } from '../../domains/analysis/analysis-registry.js';
+import type { RgbImage } from '../../images/rgb-image.js';
 import { queryFeatures } from '../../vision/logo/logo-features.js';
 import { matchLibrary, type LibraryPayload, type LogoDetection } from '../../vision/logo/logo-matcher.js';
 import { cvError, opencv } from '../../vision/runtime/opencv-runtime.js';

@@ -1,10 +1,10 @@
 /** Text recognition of upright strips, with the optional 180° direction check first. */
+import type { RgbImage } from '../../images/rgb-image.js';
 import { recogniseStrips, upsideDown } from '../../vision/ocr/ocr-stages.js';
 import { rotate180 } from '../../vision/ocr/line-crop.js';
-import type { Rgb } from '../../vision/runtime/pixels.js';
 
 export interface OcrRecognisePayload {
-  strips: Rgb[];
+  strips: RgbImage[];
   /** Run the direction classifier and turn strips it finds upside down. */
   checkDirection: boolean;
 }

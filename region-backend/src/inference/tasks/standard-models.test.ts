@@ -3,6 +3,7 @@
  * labels file) behind a detect stage, and a softmax classifier whose labels come from a file. The ONNX
  * files are built here: fixed candidate boxes whose class scores come from the picture's mean colour.
  */
+import type { RgbImage } from '../../images/rgb-image.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +11,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetModelConfig, resolveManifest } from '../../vision/runtime/model-config.js';
 import visionDetect from './vision-detect.task.js';
 import visionClassify from './vision-classify.task.js';
-import type { Rgb } from '../../vision/runtime/pixels.js';
 import { OnnxBuilder } from '../../vision/convert/onnx-builder.js';
 
 let dir: string;
@@ -42,7 +42,7 @@ function tinyYolo(layout: 'v5' | 'v8', boxes: number[][], weights: number[][][])
   return b.encode('tiny-yolo', '');
 }
 
-function solid(width: number, height: number, rgb: [number, number, number]): Rgb {
+function solid(width: number, height: number, rgb: [number, number, number]): RgbImage {
   const data = new Uint8Array(width * height * 3);
   for (let i = 0; i < data.length; i += 3) data.set(rgb, i);
   return { data, width, height };

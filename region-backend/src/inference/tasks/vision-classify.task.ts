@@ -1,13 +1,13 @@
 /** Runs a classifier stage on an image and answers one probability per manifest label. */
+import type { RgbImage } from '../../images/rgb-image.js';
 import { resolveManifest } from '../../vision/runtime/model-config.js';
 import type { ManifestLabel } from '../../vision/runtime/model-manifest.js';
 import { classScoresOptions, decodeClassScores, type ClassScore } from '../../vision/classify/class-scores.decoder.js';
 import { loadManifestModel, manifestInput } from '../../vision/runtime/manifest-model.js';
-import type { Rgb } from '../../vision/runtime/pixels.js';
 
 export interface VisionClassifyPayload {
   stage: string;
-  image: Rgb;
+  image: RgbImage;
 }
 
 export interface VisionClassifyResult {

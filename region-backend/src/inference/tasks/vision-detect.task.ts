@@ -2,17 +2,18 @@
  * Runs a detector stage (any manifest whose output decoder is a detector) on an image, or on regions of it,
  * and answers boxes normalised to the whole image with the manifest's label ids.
  */
+import type { RgbImage } from '../../images/rgb-image.js';
 import { resolveManifest } from '../../vision/runtime/model-config.js';
 import type { Box } from '../../vision/detect/detection.js';
 import { decodeDetector } from '../../vision/detect/detector-output.js';
 import { loadManifestModel, manifestInput } from '../../vision/runtime/manifest-model.js';
-import { cropNormalised, resizeRgb, type Rgb } from '../../vision/runtime/pixels.js';
+import { cropNormalised, resizeRgb } from '../../vision/runtime/pixels.js';
 
 export interface VisionDetectPayload {
   stage: string;
   /** Stage whose manifest applies when `stage` has neither an override nor a default manifest. */
   fallback?: string;
-  image: Rgb;
+  image: RgbImage;
   /** Run on these regions (normalised boxes) instead of the whole image, e.g. faces inside person boxes. */
   regions?: Box[];
   /** Regions whose longer side is shorter than this are enlarged to it first (small faces in a crowd). */
@@ -67,7 +68,7 @@ export default async function visionDetect(input: unknown): Promise<VisionDetect
   return { detections: out, model: manifest.name };
 }
 
-function enlarge(img: Rgb, minSide: number | undefined): Rgb {
+function enlarge(img: RgbImage, minSide: number | undefined): RgbImage {
   const side = Math.max(img.width, img.height);
   if (!minSide || side >= minSide) return img;
   const scale = minSide / side;

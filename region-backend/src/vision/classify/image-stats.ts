@@ -4,8 +4,9 @@
  * where they usually are, and the dominant basic colours (named as the colour services name them: CIELAB
  * palette, basic term of the nearest ISCC–NBS block). Computed on a copy at most 160 pixels wide.
  */
+import type { RgbImage } from '../../images/rgb-image.js';
 import type { BasicColorId } from '@iris/shared';
-import { limitSide, type Rgb } from '../runtime/pixels.js';
+import { limitSide } from '../runtime/pixels.js';
 import { nearestIsccNbs } from '../color/color-names.js';
 import { extractPalette } from '../color/palette-extraction.js';
 import { rgbToHsv } from './hsv.js';
@@ -41,7 +42,7 @@ export interface ImageStats {
   colors: { id: BasicColorId; share: number }[];
 }
 
-export function imageStats(full: Rgb): ImageStats {
+export function imageStats(full: RgbImage): ImageStats {
   const img = limitSide(full, 160);
   const { width: W, height: H, data } = img;
   const n = W * H;
@@ -112,7 +113,7 @@ export function imageStats(full: Rgb): ImageStats {
   };
 }
 
-function basicColorShares(img: Rgb): { id: BasicColorId; share: number }[] {
+function basicColorShares(img: RgbImage): { id: BasicColorId; share: number }[] {
   const shares = new Map<BasicColorId, number>();
   for (const cluster of extractPalette(img, null).palette) {
     const id = nearestIsccNbs(cluster.lab).basic;

@@ -8,7 +8,7 @@
  * - person_outfit (_0000074): the clothing of up to four people (person − head − hair − skin, see
  *   dressing/person-parsing.ts); with no person in the picture, the foreground (a garment photographed alone).
  */
-import type { RgbImage } from '../../domains/analysis/analysis-registry.js';
+import type { RgbImage } from '../../images/rgb-image.js';
 import { parsePeople } from '../dressing/person-parsing.js';
 import { detectPeople, segmentPeople } from '../dressing/person-models.js';
 import type { ColorCluster } from './color-clustering.js';

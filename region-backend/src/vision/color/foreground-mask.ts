@@ -12,7 +12,7 @@
  * When the result is implausible (foreground < 2 % or > 92 % of the picture: no distinct background), the
  * caller falls back to a centre prior (`centrePrior`).
  */
-import type { RgbImage } from '../../domains/analysis/analysis-registry.js';
+import type { RgbImage } from '../../images/rgb-image.js';
 import { limitSide } from '../runtime/pixels.js';
 import { clusterColors } from './color-clustering.js';
 import { rgbToLab } from './color-space.js';

@@ -1,5 +1,5 @@
 /** Samples an image (optionally through a mask) and clusters the samples into a palette. */
-import type { RgbImage } from '../../domains/analysis/analysis-registry.js';
+import type { RgbImage } from '../../images/rgb-image.js';
 import { clusterColors, type ColorCluster } from './color-clustering.js';
 import { rgbToLab } from './color-space.js';
 

@@ -3,6 +3,7 @@
  * and through its ONNX conversion (the production path: manifest → cached conversion → ONNX Runtime).
  * Outputs must agree within a stated tolerance, and decoded answers (top labels, matched boxes) must be the same.
  */
+import type { RgbImage } from '../../images/rgb-image.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,13 +17,13 @@ import type { ModelManifest } from '../runtime/model-manifest.js';
 import { featureMaps, MOBILENET_V2_MID_CONV } from '../embedding/backbone.js';
 import { loadManifestModel, manifestInput, type OutputTensor } from '../runtime/manifest-model.js';
 import { nsfwjsArtifacts, relaxInputShape } from '../runtime/nsfwjs-models.js';
-import { limitSide, resizeRgb, toInputTensor, type InputTensor, type Rgb } from '../runtime/pixels.js';
+import { limitSide, resizeRgb, toInputTensor, type InputTensor } from '../runtime/pixels.js';
 import { fileIOHandler, tfjs } from '../runtime/tfjs.js';
 import { CLASSIFIER_FEATURES } from '../training/feature-info.js';
 import { featuresOfInput } from '../training/feature-extractor.js';
 
 let cacheDir: string;
-let photos: Rgb[];
+let photos: RgbImage[];
 
 beforeAll(async () => {
   cacheDir = mkdtempSync(path.join(os.tmpdir(), 'iris-onnx-cache-'));
@@ -76,7 +77,7 @@ async function bothRuntimes(stage: string, input: InputTensor): Promise<{ manife
 /** Tolerance on outputs: float32 kernels differ in summation order, nothing more. */
 const TOLERANCE = 1e-4;
 
-function paddedTo32(img: Rgb): Rgb {
+function paddedTo32(img: RgbImage): RgbImage {
   const width = Math.ceil(img.width / 32) * 32;
   const height = Math.ceil(img.height / 32) * 32;
   const out = { data: new Uint8Array(width * height * 3), width, height };

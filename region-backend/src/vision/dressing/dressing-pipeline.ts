@@ -2,7 +2,7 @@
  * Fashion analysis of a picture (runs inside the `dressing-analyse` inference task): people → person
  * parsing → upper/lower garment regions → garment classes, colours and textures per item.
  */
-import type { RgbImage } from '../../domains/analysis/analysis-registry.js';
+import type { RgbImage } from '../../images/rgb-image.js';
 import type { ColorCluster } from '../color/color-clustering.js';
 import { rgbToLab, type Lab } from '../color/color-space.js';
 import { borderBackgroundForeground, centrePrior } from '../color/foreground-mask.js';

@@ -5,7 +5,7 @@
  *   on one person's crop (a crop gives a much finer mask for people who are small in the picture).
  * Runs only inside inference tasks (worker threads).
  */
-import type { RgbImage } from '../../domains/analysis/analysis-registry.js';
+import type { RgbImage } from '../../images/rgb-image.js';
 import { resolveManifest } from '../runtime/model-config.js';
 import type { ModelManifest } from '../runtime/model-manifest.js';
 import { loadManifestModel } from '../runtime/manifest-model.js';

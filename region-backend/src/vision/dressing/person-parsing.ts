@@ -4,7 +4,7 @@
  * sampled in the face). `garment` is person − head − hair − skin, per person (`owner`).
  * All maps are at a working resolution (longer side 320 px).
  */
-import type { RgbImage } from '../../domains/analysis/analysis-registry.js';
+import type { RgbImage } from '../../images/rgb-image.js';
 import { limitSide } from '../runtime/pixels.js';
 import { deltaE76, rgbToLab, type Lab } from '../color/color-space.js';
 import type { Mask } from '../color/palette-extraction.js';

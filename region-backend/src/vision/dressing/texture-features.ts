@@ -7,7 +7,7 @@
  * - Laplacian-of-Gaussian blobs (count and size regularity) for dots and spots;
  * - colour clusters (CIELAB k-means) for contrast, camouflage and print colours.
  */
-import type { RgbImage } from '../../domains/analysis/analysis-registry.js';
+import type { RgbImage } from '../../images/rgb-image.js';
 import { clusterColors, type ColorCluster } from '../color/color-clustering.js';
 import { rgbToLab } from '../color/color-space.js';
 import type { Mask } from '../color/palette-extraction.js';

@@ -5,13 +5,13 @@
  * conversion frees height and width to let views keep their aspect ratio or use a larger scale. Images of
  * one size run as one batch. Worker threads only.
  */
+import type { RgbImage } from '../../images/rgb-image.js';
 import { resolveModelFile } from '../runtime/model-config.js';
-import type { Rgb } from '../runtime/pixels.js';
 import { convertedSession, type ConversionSpec } from '../runtime/converted-model.js';
 import { ort } from '../runtime/onnx-session.js';
 import type { FeatureMap } from './feature-pooling.js';
 
-export type { Rgb };
+export type { RgbImage };
 
 const PREFIX = 'StatefulPartitionedCall/sequential/keras_layer/StatefulPartitionedCall/StatefulPartitionedCall/StatefulPartitionedCall/predict/';
 export const MOBILENET_V2_MID_CONV = `${PREFIX}MobilenetV2/Conv_1/Relu6`;
@@ -35,7 +35,7 @@ export async function warmUpBackbone(): Promise<void> {
 }
 
 /** NHWC float input (pixels scaled to 0..1, as the model was trained) for images of one size. */
-export function backboneInput(images: Rgb[]): InstanceType<typeof ort.Tensor> {
+export function backboneInput(images: RgbImage[]): InstanceType<typeof ort.Tensor> {
   const { width, height } = images[0]!;
   const plane = width * height * 3;
   const data = new Float32Array(images.length * plane);
@@ -46,7 +46,7 @@ export function backboneInput(images: Rgb[]): InstanceType<typeof ort.Tensor> {
 }
 
 /** Groups of indices of images sharing a size, at most MAX_BATCH each. */
-export function sizeGroups(images: Rgb[]): number[][] {
+export function sizeGroups(images: RgbImage[]): number[][] {
   const groups = new Map<string, number[][]>();
   images.forEach((img, i) => {
     const key = `${img.width}x${img.height}`;
@@ -68,7 +68,7 @@ export function splitMaps(t: InstanceType<typeof ort.Tensor>): FeatureMap[] {
 }
 
 /** Feature maps of several images (each any size ≥ 32 px), same-size images batched together. */
-export async function featureMaps(images: Rgb[]): Promise<FeatureMap[]> {
+export async function featureMaps(images: RgbImage[]): Promise<FeatureMap[]> {
   const session = await convertedSession(backboneSpec([MOBILENET_V2_MID_CONV]));
   const maps: FeatureMap[] = new Array(images.length);
   for (const group of sizeGroups(images)) {

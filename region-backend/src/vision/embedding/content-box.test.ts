@@ -1,10 +1,10 @@
+import type { RgbImage } from '../../images/rgb-image.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { contentBox } from './content-box.js';
-import type { Rgb } from '../runtime/pixels.js';
 
 /** A flat page of `width × height` with a textured picture at the given pixel box and thin grey text bars. */
-function page(width: number, height: number, box: [number, number, number, number], seed = 1): Rgb {
+function page(width: number, height: number, box: [number, number, number, number], seed = 1): RgbImage {
   const data = new Uint8Array(width * height * 3).fill(250);
   let s = seed;
   const rand = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) >>> 16) & 255;

@@ -1,3 +1,4 @@
+import type { RgbImage } from '../../images/rgb-image.js';
 /**
  * Where the picture is inside a query that shows more than the picture: a screenshot of a web page, a framed
  * print, a photo pasted on a plain background. The page around a picture is mostly flat colour (the colour of
@@ -5,7 +6,6 @@
  * the largest such block is embedded as a second query view (search.service.ts takes the better score).
  * Linear in the number of pixels; pure JavaScript on packed RGB.
  */
-import type { Rgb } from '../runtime/pixels.js';
 
 export interface ContentBoxOptions {
   /** Cells per side of the grid on the longer side of the image. */
@@ -23,7 +23,7 @@ export interface ContentBoxOptions {
 export const CONTENT_BOX: ContentBoxOptions = { grid: 48, tolerance: 24, backgroundShare: 0.55, minArea: 0.06, maxArea: 0.8 };
 
 /** Normalised [x, y, w, h] of the picture inside the image, or null when the image is (almost) all picture. */
-export function contentBox(rgb: Rgb, options: ContentBoxOptions = CONTENT_BOX): [number, number, number, number] | null {
+export function contentBox(rgb: RgbImage, options: ContentBoxOptions = CONTENT_BOX): [number, number, number, number] | null {
   const { width, height, data } = rgb;
   if (width < 32 || height < 32) return null;
   const background = borderColour(rgb);
@@ -61,7 +61,7 @@ export function contentBox(rgb: Rgb, options: ContentBoxOptions = CONTENT_BOX): 
 }
 
 /** Median colour of the outermost ring of pixels. */
-function borderColour(rgb: Rgb): [number, number, number] {
+function borderColour(rgb: RgbImage): [number, number, number] {
   const { width, height, data } = rgb;
   const channels: number[][] = [[], [], []];
   const push = (x: number, y: number) => {

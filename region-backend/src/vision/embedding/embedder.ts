@@ -3,8 +3,8 @@
  * decode → scenario views → MobileNetV2-Mid conv map → pooling → sum over views → PCA-whitening → L2.
  * Runs inside inference worker threads only; the model and the whitening matrix load once per thread.
  */
+import type { RgbImage } from '../../images/rgb-image.js';
 import { readFile } from 'node:fs/promises';
-import type { Rgb } from '../runtime/pixels.js';
 import { featureMaps, warmUpBackbone } from './backbone.js';
 import { EMBEDDING_DIM, EMBEDDING_PIPELINE } from './embedding-info.js';
 import { l2normalise, pool, type FeatureMap } from './feature-pooling.js';
@@ -16,7 +16,7 @@ import { scenarioViews } from './scenario-config.js';
 export interface EmbedRequest {
   /** Encoded JPEG/PNG/WebP/GIF bytes; or `rgb` with already decoded pixels. */
   image?: Uint8Array;
-  rgb?: Rgb;
+  rgb?: RgbImage;
   /** Normalised crop [x, y, w, h] of the region to embed. */
   loc?: readonly number[];
   scenario?: string;
@@ -92,13 +92,13 @@ function descriptorOf(maps: FeatureMap[]): Float32Array {
 }
 
 /** Sum of the L2-normalised pooled descriptors of the views (before whitening), for evaluation and tests. */
-export async function pooledDescriptor(rgb: Rgb, scenario?: string): Promise<Float32Array> {
+export async function pooledDescriptor(rgb: RgbImage, scenario?: string): Promise<Float32Array> {
   const views = await Promise.all(scenarioViews(scenario).map((v) => renderView(rgb, v)));
   return descriptorOf(await featureMaps(views));
 }
 
 /** The final vector of an image under a list of views (pooled per view, summed, whitened, L2). */
-export async function vectorOfViews(rgb: Rgb, viewSpecs: readonly ViewSpec[]): Promise<Float32Array> {
+export async function vectorOfViews(rgb: RgbImage, viewSpecs: readonly ViewSpec[]): Promise<Float32Array> {
   const views = await Promise.all(viewSpecs.map((v) => renderView(rgb, v)));
   const [maps, w] = await Promise.all([featureMaps(views), loadWhitening()]);
   return applyWhitening(w, descriptorOf(maps));
@@ -124,7 +124,7 @@ export async function embedMany(requests: EmbedRequest[]): Promise<(EmbedResult 
 }
 
 /** `embedMany` under the given views, keeping each image's decoded pixels (for local features). */
-export async function embedManyWithPixels(requests: EmbedRequest[], viewsOf: (request: EmbedRequest) => readonly ViewSpec[]): Promise<((EmbedResult & { rgb: Rgb }) | Error)[]> {
+export async function embedManyWithPixels(requests: EmbedRequest[], viewsOf: (request: EmbedRequest) => readonly ViewSpec[]): Promise<((EmbedResult & { rgb: RgbImage }) | Error)[]> {
   const prepared = await Promise.all(
     requests.map(async (request) => {
       try {

@@ -1,14 +1,14 @@
+import type { RgbImage } from '../../images/rgb-image.js';
 import sharp, { type Sharp } from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { opencv } from '../runtime/opencv-runtime.js';
 import { packageFile } from '../runtime/tfjs.js';
-import type { Rgb } from '../runtime/pixels.js';
 import { verifyCandidate, verifyCandidates } from './geometric-verify.js';
 import { extractLocalFeatures, LOCAL_FEATURES } from './local-features.js';
 
 const SAMPLES = packageFile('@vladmandic/human', 'assets/samples.jpg');
 
-async function rgb(image: Sharp): Promise<Rgb> {
+async function rgb(image: Sharp): Promise<RgbImage> {
   const { data, info } = await image.removeAlpha().raw().toBuffer({ resolveWithObject: true });
   return { data: new Uint8Array(data), width: info.width, height: info.height };
 }
@@ -25,7 +25,7 @@ describe('geometric verification of search candidates', () => {
       .jpeg({ quality: 70 })
       .toBuffer();
     const query = extractLocalFeatures(cv, await rgb(sharp(cropped)), LOCAL_FEATURES.querySide, LOCAL_FEATURES.queryFeatures);
-    const index = (image: Rgb) => extractLocalFeatures(cv, image, LOCAL_FEATURES.indexSide, LOCAL_FEATURES.indexFeatures);
+    const index = (image: RgbImage) => extractLocalFeatures(cv, image, LOCAL_FEATURES.indexSide, LOCAL_FEATURES.indexFeatures);
 
     const match = verifyCandidate(query, index(source));
     expect(match).not.toBeNull();

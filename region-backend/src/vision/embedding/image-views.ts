@@ -3,8 +3,8 @@
  * sRGB, then one network input per view (whole image or a centre crop, squashed to a square or keeping the
  * aspect ratio, optionally mirrored).
  */
+import type { RgbImage } from '../../images/rgb-image.js';
 import sharp, { type Sharp } from 'sharp';
-import type { Rgb } from '../runtime/pixels.js';
 
 /** How one network input is cut from the image. */
 export interface ViewSpec {
@@ -21,11 +21,11 @@ export interface ViewSpec {
   sourceSide?: number;
 }
 
-export type ImageInput = Uint8Array | Rgb;
+export type ImageInput = Uint8Array | RgbImage;
 
 export interface DecodedImage {
   /** Pixels after orientation and the optional `loc` crop, at most MAX_WORKING_SIDE on the longer side. */
-  rgb: Rgb;
+  rgb: RgbImage;
   /** Size of the whole image after orientation (before `loc`). */
   width: number;
   height: number;
@@ -41,7 +41,7 @@ export class ImageDecodeError extends Error {
   }
 }
 
-function isRgb(input: ImageInput): input is Rgb {
+function isRgb(input: ImageInput): input is RgbImage {
   return !(input instanceof Uint8Array) && typeof input === 'object' && input !== null && 'data' in input;
 }
 
@@ -88,7 +88,7 @@ export async function decodeImage(input: ImageInput, loc?: readonly number[]): P
   }
 }
 
-export async function renderView(source: Rgb, view: ViewSpec): Promise<Rgb> {
+export async function renderView(source: RgbImage, view: ViewSpec): Promise<RgbImage> {
   const rgb = view.sourceSide ? await shrunk(source, view.sourceSide) : source;
   let img = sharp(rgb.data, { raw: { width: rgb.width, height: rgb.height, channels: 3 } });
   let { width, height } = rgb;
@@ -115,7 +115,7 @@ export async function renderView(source: Rgb, view: ViewSpec): Promise<Rgb> {
 }
 
 /** The image with its longer side at most `side` pixels (area-averaged, as thumbnails are made). */
-async function shrunk(rgb: Rgb, side: number): Promise<Rgb> {
+async function shrunk(rgb: RgbImage, side: number): Promise<RgbImage> {
   if (Math.max(rgb.width, rgb.height) <= side) return rgb;
   const { data, info } = await sharp(rgb.data, { raw: { width: rgb.width, height: rgb.height, channels: 3 } })
     .resize({ width: side, height: side, fit: 'inside', kernel: 'lanczos3' })
@@ -125,7 +125,7 @@ async function shrunk(rgb: Rgb, side: number): Promise<Rgb> {
 }
 
 /** The normalised region [x, y, w, h] of an image (at least one pixel). */
-export async function cropRgb(rgb: Rgb, box: readonly number[]): Promise<Rgb> {
+export async function cropRgb(rgb: RgbImage, box: readonly number[]): Promise<RgbImage> {
   const region = locToPixels(box, rgb.width, rgb.height);
   const { data, info } = await sharp(rgb.data, { raw: { width: rgb.width, height: rgb.height, channels: 3 } })
     .extract(region)

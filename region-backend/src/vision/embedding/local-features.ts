@@ -3,9 +3,9 @@
  * at a fixed working size, packed as one byte string (stored per record, a few kB) so a query can be verified
  * against its best candidates without touching their pictures. Runs on inference threads only.
  */
+import type { RgbImage } from '../../images/rgb-image.js';
 import { CvScope, type Cv, type CvMat } from '../runtime/opencv-runtime.js';
 import { DESCRIPTOR_BYTES } from '../logo/logo-params.js';
-import type { Rgb } from '../runtime/pixels.js';
 
 export const LOCAL_FEATURES = {
   /** Recipe stored with the bytes: features of another recipe are re-extracted. */
@@ -30,7 +30,7 @@ export interface LocalFeatures {
 }
 
 /** ORB features of an RGB image rescaled so its longer side is `side` pixels. */
-export function extractLocalFeatures(cv: Cv, image: Rgb, side: number, maxFeatures: number): LocalFeatures {
+export function extractLocalFeatures(cv: Cv, image: RgbImage, side: number, maxFeatures: number): LocalFeatures {
   const factor = side / Math.max(image.width, image.height);
   const width = Math.max(1, Math.round(image.width * factor));
   const height = Math.max(1, Math.round(image.height * factor));

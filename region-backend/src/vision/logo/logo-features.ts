@@ -5,7 +5,7 @@
  * at three scales (each with ORB's own pyramid) on a copy padded with the artwork's border colour, so that the
  * small copies of a logo in a query still find counterparts. Queries: grey, at most `QUERY.maxSide` pixels.
  */
-import type { RgbImage } from '../../domains/analysis/analysis-registry.js';
+import type { RgbImage } from '../../images/rgb-image.js';
 import { CvScope, type Cv, type CvMat } from '../runtime/opencv-runtime.js';
 import { DESCRIPTOR_BYTES, QUERY, REFERENCE, VERIFY } from './logo-params.js';
 import type { GreyImage, Template } from './logo-verify.js';

@@ -3,12 +3,13 @@
  * the quad is mapped onto a rectangle (bilinear sampling, edge pixels repeated), and a strip much taller
  * than wide is turned a quarter counter-clockwise so vertical text reads left to right.
  */
-import { resizeRgb, type Rgb } from '../runtime/pixels.js';
+import type { RgbImage } from '../../images/rgb-image.js';
+import { resizeRgb } from '../runtime/pixels.js';
 import type { Quad } from './geometry.js';
 
 const dist = (a: { x: number; y: number }, b: { x: number; y: number }): number => Math.hypot(a.x - b.x, a.y - b.y);
 
-export function cropQuad(img: Rgb, quad: Quad): Rgb {
+export function cropQuad(img: RgbImage, quad: Quad): RgbImage {
   const [tl, tr, br, bl] = quad;
   const w = Math.max(1, Math.floor(Math.max(dist(tl, tr), dist(bl, br))));
   const h = Math.max(1, Math.floor(Math.max(dist(tl, bl), dist(tr, br))));
@@ -39,7 +40,7 @@ export function cropQuad(img: Rgb, quad: Quad): Rgb {
   return h / w >= 1.5 ? rotateCounterClockwise(strip) : strip;
 }
 
-function rotateCounterClockwise(img: Rgb): Rgb {
+function rotateCounterClockwise(img: RgbImage): RgbImage {
   const { width: w, height: h, data } = img;
   const out = new Uint8Array(w * h * 3);
   // New image is h wide and w tall; source (x, y) lands at (y, w - 1 - x).
@@ -56,7 +57,7 @@ function rotateCounterClockwise(img: Rgb): Rgb {
 }
 
 /** Rotates a strip by 180° (the direction classifier found it upside down). */
-export function rotate180(img: Rgb): Rgb {
+export function rotate180(img: RgbImage): RgbImage {
   const n = img.width * img.height;
   const out = new Uint8Array(n * 3);
   for (let p = 0; p < n; p++) {
@@ -70,7 +71,7 @@ export function rotate180(img: Rgb): Rgb {
 }
 
 /** Scales a strip to `height` keeping its aspect ratio, never wider than `maxWidth`. */
-export function toLineHeight(img: Rgb, height: number, maxWidth: number): Rgb {
+export function toLineHeight(img: RgbImage, height: number, maxWidth: number): RgbImage {
   const width = Math.max(1, Math.min(maxWidth, Math.ceil((img.width * height) / img.height)));
   return resizeRgb(img, width, height);
 }

@@ -3,12 +3,13 @@
  * its manifest names (`models/ocr-det.json`, `ocr-cls.json`, `ocr-rec.json`, or an operator override), once
  * per thread.
  */
+import type { RgbImage } from '../../images/rgb-image.js';
 import path from 'node:path';
 import { z } from 'zod';
 import type { ModelManifest } from '../runtime/model-manifest.js';
 import { resolveManifest, resolveModelFile } from '../runtime/model-config.js';
 import { loadManifestModel } from '../runtime/manifest-model.js';
-import { resizeRgb, toInputTensor, type Rgb } from '../runtime/pixels.js';
+import { resizeRgb, toInputTensor } from '../runtime/pixels.js';
 import { boxesFromProbabilityMap, type DetectedBox } from './db-postprocess.js';
 import { ctcGreedyDecode, loadCharset, type Decoded } from './ctc-decode.js';
 import { recoverSpaces } from './space-recovery.js';
@@ -53,7 +54,7 @@ function stage<T extends z.ZodTypeAny>(name: string, schema: T): { manifest: Mod
 }
 
 /** Text boxes in the image's pixel coordinates. */
-export async function detectTextBoxes(img: Rgb): Promise<DetectedBox[]> {
+export async function detectTextBoxes(img: RgbImage): Promise<DetectedBox[]> {
   const { manifest, options } = stage(OCR_STAGES.detect, dbOptionsSchema);
   const limit = Math.max(...manifest.inputSize);
   const ratio = Math.min(1, limit / Math.max(img.width, img.height));
@@ -72,7 +73,7 @@ export async function detectTextBoxes(img: Rgb): Promise<DetectedBox[]> {
  * Fills an NCHW batch from strips of the model's height, left-aligned; the rest stays 0, the normalised
  * value PaddleOCR pads with.
  */
-function stripBatch(strips: Rgb[], width: number, manifest: ModelManifest): Float32Array {
+function stripBatch(strips: RgbImage[], width: number, manifest: ModelManifest): Float32Array {
   const height = manifest.inputSize[1];
   const plane = width * height;
   const data = new Float32Array(strips.length * 3 * plane);
@@ -94,7 +95,7 @@ function stripBatch(strips: Rgb[], width: number, manifest: ModelManifest): Floa
 }
 
 /** For each strip, whether the direction classifier is confident it is upside down. */
-export async function upsideDown(strips: Rgb[]): Promise<boolean[]> {
+export async function upsideDown(strips: RgbImage[]): Promise<boolean[]> {
   if (!strips.length) return [];
   const { manifest, options } = stage(OCR_STAGES.direction, directionOptionsSchema);
   const [width, height] = manifest.inputSize;
@@ -116,7 +117,7 @@ export function recogniserInput(): { height: number; maxWidth: number } {
 }
 
 /** Recognised text of each strip (strips already at the recogniser's height). */
-export async function recogniseStrips(strips: Rgb[]): Promise<Decoded[]> {
+export async function recogniseStrips(strips: RgbImage[]): Promise<Decoded[]> {
   if (!strips.length) return [];
   const { manifest, options } = stage(OCR_STAGES.recognise, ctcOptionsSchema);
   const dictionary = resolveModelFile(options.dictionary, path.dirname(manifest.file));

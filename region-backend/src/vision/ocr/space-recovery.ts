@@ -1,3 +1,4 @@
+import type { RgbImage } from '../../images/rgb-image.js';
 /**
  * Puts back spaces the recogniser dropped. PP-OCR's Chinese recogniser often runs Latin words together
  * ("NOPARKING"); the strip itself still shows the gap. Columns without ink (Otsu threshold, ink being the
@@ -5,7 +6,6 @@
  * character boundary the CTC time steps place there. Never between two Chinese characters, which are
  * written without spaces however far apart they are printed.
  */
-import type { Rgb } from '../runtime/pixels.js';
 
 export interface SpaceOptions {
   /** A blank run at least this many text heights wide is a word gap. */
@@ -36,7 +36,7 @@ function otsu(hist: Uint32Array, total: number): number {
 }
 
 /** Ink per column of the first `width` columns, and the height of the inked rows. */
-function inkProfile(strip: Rgb): { columns: Uint32Array; textHeight: number } {
+function inkProfile(strip: RgbImage): { columns: Uint32Array; textHeight: number } {
   const { width, height, data } = strip;
   const n = width * height;
   const grey = new Uint8Array(n);
@@ -72,7 +72,7 @@ function inkProfile(strip: Rgb): { columns: Uint32Array; textHeight: number } {
  * `text` with spaces inserted at wide ink gaps. `steps[i]` is the CTC time step of character i and `stride`
  * the strip pixels per step.
  */
-export function recoverSpaces(strip: Rgb, text: string, steps: number[], stride: number, options: SpaceOptions = SPACE_DEFAULTS): string {
+export function recoverSpaces(strip: RgbImage, text: string, steps: number[], stride: number, options: SpaceOptions = SPACE_DEFAULTS): string {
   const chars = [...text];
   if (chars.length < 2 || chars.length !== steps.length) return text;
   const { columns, textHeight } = inkProfile(strip);

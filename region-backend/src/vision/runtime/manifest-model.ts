@@ -3,9 +3,10 @@
  * files and TFJS graph models (converted to ONNX, see vision/runtime/converted-model.ts) run on ONNX Runtime;
  * only TFJS layers models still need TensorFlow.js. Loaded once per thread and file.
  */
+import type { RgbImage } from '../../images/rgb-image.js';
 import type * as tfTypes from '@tensorflow/tfjs';
 import type { ModelManifest } from './model-manifest.js';
-import { limitSide, resizeRgb, toInputTensor, type InputTensor, type Rgb } from './pixels.js';
+import { limitSide, resizeRgb, toInputTensor, type InputTensor } from './pixels.js';
 
 export interface OutputTensor {
   data: Float32Array;
@@ -92,7 +93,7 @@ export function loadManifestModel(manifest: ModelManifest): Promise<ManifestMode
 }
 
 /** Brings images to a manifest's input size (`stretch`, `fit` or `letterbox`) and converts them into its input tensor. */
-export function manifestInput(images: Rgb[], manifest: ModelManifest): InputTensor {
+export function manifestInput(images: RgbImage[], manifest: ModelManifest): InputTensor {
   const [width, height] = manifest.inputSize;
   if (manifest.resize === 'letterbox') {
     const boxed = images.map((img) => letterbox(img, width, height));
@@ -105,7 +106,7 @@ export function manifestInput(images: Rgb[], manifest: ModelManifest): InputTens
 }
 
 /** Scales to fit inside width × height keeping the aspect ratio, padding right and bottom with grey 114. */
-export function letterbox(img: Rgb, width: number, height: number): { image: Rgb; contentWidth: number; contentHeight: number } {
+export function letterbox(img: RgbImage, width: number, height: number): { image: RgbImage; contentWidth: number; contentHeight: number } {
   const scale = Math.min(width / img.width, height / img.height);
   const w = Math.max(1, Math.min(width, Math.round(img.width * scale)));
   const h = Math.max(1, Math.min(height, Math.round(img.height * scale)));

@@ -1,7 +1,8 @@
+import type { RgbImage } from '../../images/rgb-image.js';
 import { describe, expect, it } from 'vitest';
-import { cropNormalised, cropRgb, limitSide, resizeRgb, toInputTensor, type Rgb } from './pixels.js';
+import { cropNormalised, cropRgb, limitSide, resizeRgb, toInputTensor } from './pixels.js';
 
-function image(width: number, height: number, pixel: (x: number, y: number) => [number, number, number]): Rgb {
+function image(width: number, height: number, pixel: (x: number, y: number) => [number, number, number]): RgbImage {
   const data = new Uint8Array(width * height * 3);
   for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) data.set(pixel(x, y), (y * width + x) * 3);
   return { data, width, height };

@@ -3,16 +3,11 @@
  * input tensor (layout, colour order, normalisation from its manifest). Plain loops: deterministic, no
  * extra runtime, and a 640-pixel image takes a few milliseconds.
  */
+import type { RgbImage } from '../../images/rgb-image.js';
 import type { ModelManifest } from './model-manifest.js';
 
-export interface Rgb {
-  data: Uint8Array;
-  width: number;
-  height: number;
-}
-
 /** Crops a rectangle in pixels (clamped to the image). */
-export function cropRgb(img: Rgb, left: number, top: number, width: number, height: number): Rgb {
+export function cropRgb(img: RgbImage, left: number, top: number, width: number, height: number): RgbImage {
   const x0 = Math.max(0, Math.min(img.width - 1, Math.floor(left)));
   const y0 = Math.max(0, Math.min(img.height - 1, Math.floor(top)));
   const w = Math.max(1, Math.min(img.width - x0, Math.round(width)));
@@ -26,7 +21,7 @@ export function cropRgb(img: Rgb, left: number, top: number, width: number, heig
 }
 
 /** Crops a normalised box `[x, y, w, h]`; answers the crop and its pixel origin in the image. */
-export function cropNormalised(img: Rgb, box: readonly [number, number, number, number]): { image: Rgb; left: number; top: number } {
+export function cropNormalised(img: RgbImage, box: readonly [number, number, number, number]): { image: RgbImage; left: number; top: number } {
   const left = Math.max(0, Math.min(img.width - 1, Math.floor(box[0] * img.width)));
   const top = Math.max(0, Math.min(img.height - 1, Math.floor(box[1] * img.height)));
   const right = Math.max(left + 1, Math.min(img.width, Math.round((box[0] + box[2]) * img.width)));
@@ -35,7 +30,7 @@ export function cropNormalised(img: Rgb, box: readonly [number, number, number, 
 }
 
 /** Mirrors left to right. */
-export function mirrorRgb(img: Rgb): Rgb {
+export function mirrorRgb(img: RgbImage): RgbImage {
   const out = new Uint8Array(img.data.length);
   for (let y = 0; y < img.height; y++) {
     for (let x = 0; x < img.width; x++) {
@@ -50,7 +45,7 @@ export function mirrorRgb(img: Rgb): Rgb {
 }
 
 /** Averages `factor`×`factor` blocks: the anti-aliasing step before bilinear downscaling by large ratios. */
-function boxShrink(img: Rgb, factor: number): Rgb {
+function boxShrink(img: RgbImage, factor: number): RgbImage {
   const w = Math.max(1, Math.floor(img.width / factor));
   const h = Math.max(1, Math.floor(img.height / factor));
   const out = new Uint8Array(w * h * 3);
@@ -76,7 +71,7 @@ function boxShrink(img: Rgb, factor: number): Rgb {
 }
 
 /** Resizes to exactly `width`×`height` (aspect ratio not kept), bilinear with box pre-filtering. */
-export function resizeRgb(img: Rgb, width: number, height: number): Rgb {
+export function resizeRgb(img: RgbImage, width: number, height: number): RgbImage {
   if (img.width === width && img.height === height) return img;
   const factor = Math.floor(Math.min(img.width / width, img.height / height) / 2);
   const src = factor >= 2 ? boxShrink(img, factor) : img;
@@ -109,7 +104,7 @@ export function resizeRgb(img: Rgb, width: number, height: number): Rgb {
 }
 
 /** Shrinks so the longer side is at most `maxSide` (never enlarges). */
-export function limitSide(img: Rgb, maxSide: number): Rgb {
+export function limitSide(img: RgbImage, maxSide: number): RgbImage {
   const scale = maxSide / Math.max(img.width, img.height);
   if (scale >= 1) return img;
   return resizeRgb(img, Math.max(1, Math.round(img.width * scale)), Math.max(1, Math.round(img.height * scale)));
@@ -127,7 +122,7 @@ export interface InputTensor {
  * Converts images already at the model's input size into one batch tensor following the manifest:
  * value = (pixel / scale - mean) / std per channel, channels in `colorOrder`, NHWC or NCHW.
  */
-export function toInputTensor(images: Rgb[], manifest: Pick<ModelManifest, 'layout' | 'colorOrder' | 'normalisation'>): InputTensor {
+export function toInputTensor(images: RgbImage[], manifest: Pick<ModelManifest, 'layout' | 'colorOrder' | 'normalisation'>): InputTensor {
   const first = images[0];
   if (!first) throw new Error('toInputTensor needs at least one image');
   const { width, height } = first;

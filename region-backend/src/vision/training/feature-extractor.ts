@@ -3,17 +3,17 @@
  * alpha dropped, sRGB), squash to the input square, run the backbone up to the three tapped blocks, GeM-pool
  * each map over a 2 × 2 grid, L2-normalise each tap's part so every block weighs the same.
  */
+import type { RgbImage } from '../../images/rgb-image.js';
 import { backboneInput, backboneSpec, sizeGroups, splitMaps } from '../embedding/backbone.js';
 import { l2normalise, type FeatureMap } from '../embedding/feature-pooling.js';
 import { decodeImage, renderView } from '../embedding/image-views.js';
-import type { Rgb } from '../runtime/pixels.js';
 import { convertedSession } from '../runtime/converted-model.js';
 import { CLASSIFIER_FEATURE_DIM, CLASSIFIER_FEATURES } from './feature-info.js';
 
 export interface FeatureRequest {
   /** Encoded image bytes, or already decoded pixels. */
   image?: Uint8Array;
-  rgb?: Rgb;
+  rgb?: RgbImage;
 }
 
 export interface FeatureResult {
@@ -58,7 +58,7 @@ export function gridGem(map: FeatureMap, grid: number, p: number): Float32Array 
 }
 
 /** Features of already rendered input pixels (the squares the backbone sees), same-size inputs batched. */
-export async function featuresOfInputs(inputs: Rgb[]): Promise<Float32Array[]> {
+export async function featuresOfInputs(inputs: RgbImage[]): Promise<Float32Array[]> {
   const session = await convertedSession(spec());
   const { taps, grid, gemPower } = CLASSIFIER_FEATURES;
   const results: Float32Array[] = new Array(inputs.length);
@@ -81,11 +81,11 @@ export async function featuresOfInputs(inputs: Rgb[]): Promise<Float32Array[]> {
 }
 
 /** Features of already rendered input pixels (the square the backbone sees). */
-export async function featuresOfInput(input: Rgb): Promise<Float32Array> {
+export async function featuresOfInput(input: RgbImage): Promise<Float32Array> {
   return (await featuresOfInputs([input]))[0]!;
 }
 
-function inputOf(request: FeatureRequest): Uint8Array | Rgb {
+function inputOf(request: FeatureRequest): Uint8Array | RgbImage {
   if (request.image instanceof Uint8Array) {
     if (!request.image.length) throw new FeatureInputError('image is empty');
     return request.image;

@@ -3,12 +3,12 @@
  * test replaces the pornography and scene classifiers through IRIS_MODEL_OVERRIDES, and the services answer
  * with that model's categories and scores.
  */
+import type { RgbImage } from '../../../images/rgb-image.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InferencePool } from '../../../inference/inference-pool.js';
-import type { RgbImage } from '../analysis-registry.js';
 import { resetModelConfig } from '../../../vision/runtime/model-config.js';
 import { bands } from '../../../../test/support/sample-images.js';
 import { pornHandler } from './porn.handler.js';

@@ -3,7 +3,8 @@
  * picture statistics, and optionally text boxes (when the OCR text-detection task is installed), faces and the
  * nsfw classifier's class probabilities (its "drawing" class marks illustrations).
  */
-import type { AnalysisContext, RgbImage } from '../analysis-registry.js';
+import type { RgbImage } from '../../../images/rgb-image.js';
+import type { AnalysisContext } from '../analysis-registry.js';
 import { TASKS } from '../../../inference/task-registry.js';
 import type { LabelledDetection } from '../../../inference/tasks/vision-detect.task.js';
 import { classify, detect, FACE_STAGE, OBJECT_STAGE, PORN_STAGE, stats } from '../detect/vision-calls.js';

@@ -1,8 +1,9 @@
 /** The vision classify services end to end through a real inference pool, real models and real photos. */
+import type { RgbImage } from '../../../images/rgb-image.js';
 import { ApiError, PORN_LABELS, SCENE_LABELS, TAGGING_LABELS, type Lang } from '@iris/shared';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InferencePool } from '../../../inference/inference-pool.js';
-import type { AnalysisHandler, RgbImage } from '../analysis-registry.js';
+import type { AnalysisHandler } from '../analysis-registry.js';
 import { faceRow, sampleTile } from '../../../../test/support/sample-images.js';
 import { pornHandler } from './porn.handler.js';
 import { sceneHandler } from './scene.handler.js';

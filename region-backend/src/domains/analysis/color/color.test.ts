@@ -1,7 +1,8 @@
+import type { RgbImage } from '../../../images/rgb-image.js';
 import { ApiError } from '@iris/shared';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InferencePool } from '../../../inference/inference-pool.js';
-import type { AnalysisInput, RgbImage } from '../analysis-registry.js';
+import type { AnalysisInput } from '../analysis-registry.js';
 import { clusterColors } from '../../../vision/color/color-clustering.js';
 import { parseColorParams } from './color-params.js';
 import { ciede2000, hexToLab, labToRgb, rgbToLab } from '../../../vision/color/color-space.js';

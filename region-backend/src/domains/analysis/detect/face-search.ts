@@ -3,7 +3,8 @@
  * by default), where faces in large photos become too small; pictures much larger than that are also searched
  * in four overlapping quarters, and faces found only there are added.
  */
-import type { AnalysisContext, RgbImage } from '../analysis-registry.js';
+import type { RgbImage } from '../../../images/rgb-image.js';
+import type { AnalysisContext } from '../analysis-registry.js';
 import type { LabelledDetection } from '../../../inference/tasks/vision-detect.task.js';
 import { iou, type Box } from '../../../vision/detect/detection.js';
 import { detect, FACE_STAGE } from './vision-calls.js';

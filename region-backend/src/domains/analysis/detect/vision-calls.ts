@@ -3,9 +3,10 @@
  * specification's box items. Pixels are copied once into shared memory so several tasks can read the same
  * picture on different threads at the same time without further copies.
  */
+import type { RgbImage } from '../../../images/rgb-image.js';
 import { labelText, type Lang, type ServiceLabel } from '@iris/shared';
 import type { ImageStats } from '../../../vision/classify/image-stats.js';
-import type { RgbImage, AnalysisContext } from '../analysis-registry.js';
+import type { AnalysisContext } from '../analysis-registry.js';
 import type { VisionClassifyResult } from '../../../inference/tasks/vision-classify.task.js';
 import type { LabelledDetection, VisionDetectPayload, VisionDetectResult } from '../../../inference/tasks/vision-detect.task.js';
 import type { FaceAttributesResult } from '../../../inference/tasks/face-attributes.task.js';

@@ -1,9 +1,10 @@
 /** The vision detect services end to end through a real inference pool, real models and real photos. */
+import type { RgbImage } from '../../../images/rgb-image.js';
 import sharp from 'sharp';
 import { FASHION_DETECT_LABELS, FURNITURE_LABELS, type Lang } from '@iris/shared';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InferencePool } from '../../../inference/inference-pool.js';
-import type { AnalysisHandler, RgbImage } from '../analysis-registry.js';
+import type { AnalysisHandler } from '../analysis-registry.js';
 import { bodiesHandler } from './bodies.handler.js';
 import { facesHandler } from './faces.handler.js';
 import { fashionHandler } from './fashion.handler.js';

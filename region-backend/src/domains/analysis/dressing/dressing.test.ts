@@ -1,10 +1,10 @@
+import type { RgbImage } from '../../../images/rgb-image.js';
 import { FASHION_ITEMS, FASHION_TAGS, FASHION_TEXTURES } from '@iris/shared';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InferencePool } from '../../../inference/inference-pool.js';
-import type { RgbImage } from '../analysis-registry.js';
 import { rgbToLab } from '../../../vision/color/color-space.js';
 import { classifyGarments, type GarmentMeasures } from '../../../vision/dressing/garment-classifier.js';
 import { dressingHandler } from './dressing.handler.js';

@@ -3,10 +3,10 @@
  * detected strips spread over the pool's threads (an idle backend answers one document about twice as
  * fast on two cores; a busy one pays only a few extra messages).
  */
+import type { RgbImage } from '../../../images/rgb-image.js';
 import type { InferencePool, Priority } from '../../../inference/inference-pool.js';
 import type { OcrDetectResult } from '../../../inference/tasks/ocr-detect.task.js';
 import type { OcrRecognised } from '../../../inference/tasks/ocr-recognise.task.js';
-import type { RgbImage } from '../analysis-registry.js';
 import type { Quad } from '../../../vision/ocr/geometry.js';
 import type { RecognisedBox } from '../../../vision/ocr/text-lines.js';
 

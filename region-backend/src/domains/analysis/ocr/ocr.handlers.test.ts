@@ -2,12 +2,13 @@
  * The two OCR services end to end on rendered fixtures (see fixtures/make-fixtures.ts), with the real
  * PP-OCR models in a real inference pool.
  */
+import type { RgbImage } from '../../../images/rgb-image.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp, { type Sharp } from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InferencePool } from '../../../inference/inference-pool.js';
-import type { AnalysisContext, RgbImage } from '../analysis-registry.js';
+import type { AnalysisContext } from '../analysis-registry.js';
 import type { FixtureIndex } from '../../../../test/fixtures/ocr/make-fixtures.js';
 import { ocrReceiptHandler } from './ocr-receipt.handler.js';
 import { ocrTextHandler, type TextItem } from './ocr-text.handler.js';
