@@ -3,7 +3,7 @@
  * and activation, depthwise and transposed convolutions, pooling, bilinear resizing, matrix products.
  * Weights are re-laid out at conversion time, so no transpose runs on them at inference.
  */
-import { ConvertError, attrBool, attrInts, attrOf, attrString, type GraphContext, type Val } from './convert-graph.js';
+import { ConvertError, attrBool, attrInts, attrOf, attrString, type GraphContext, type Val } from './graph-context.js';
 import type { TfNode } from './tfjs-artifacts.js';
 
 const TO_NCHW = [0, 3, 1, 2];

@@ -2,7 +2,7 @@
  * TensorFlow element-wise, reduction and shape ops → ONNX (opset 17). Tensors keep TensorFlow's layout and
  * dtypes (int32 shape tensors stay int32; ONNX's int64 shape inputs get a Cast or a folded constant).
  */
-import { ConvertError, attrBool, attrInt, attrInts, attrOf, tfDtype, type GraphContext, type Val } from './convert-graph.js';
+import { ConvertError, attrBool, attrInt, attrInts, attrOf, tfDtype, type GraphContext, type Val } from './graph-context.js';
 import type { OnnxDtype } from './onnx-builder.js';
 import { NN_OPS } from './tf-ops-nn.js';
 import type { TfNode } from './tfjs-artifacts.js';

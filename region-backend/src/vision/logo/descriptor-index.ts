@@ -8,7 +8,7 @@
  */
 import { descriptorWords, hammingDistance } from './hamming-knn.js';
 import { DESCRIPTOR_BYTES } from './logo-params.js';
-import type { LibraryPayload } from './logo-matcher.js';
+import type { LibraryPayload } from './library-payload.js';
 
 const CHUNKS = DESCRIPTOR_BYTES / 2;
 const BUCKETS = 1 << 16;
