@@ -16,14 +16,12 @@ import os from 'node:os';
 import sharp from 'sharp';
 import { closedLoopRate, median, percentile, printTable } from '../../scripts/table.js';
 import { sharedImage } from '../src/domains/analysis/detect/vision-calls.js';
-import type { ReferenceFeatures } from '../src/vision/logo/logo-features.js';
 import { packableReference, packLibrary, type PackableReference } from '../src/domains/logos/logo-library.js';
 import { SHORTLIST } from '../src/vision/logo/logo-params.js';
 import { decodeReference } from '../src/vision/logo/reference-image.js';
 import { clutterBackground, encodeJpeg, placeLogo, renderLogo } from '../test/support/logo-fixtures.js';
 import { decodeImage } from '../src/images/image-decoder.js';
 import { InferencePool } from '../src/inference/inference-pool.js';
-import type { LogoMatchResult } from '../src/inference/tasks/logo-match.task.js';
 
 const LOADS = 5;
 const QUERIES = 8;
@@ -32,7 +30,7 @@ const SERVICE_RUNS = 30;
 const SERVICE_THROUGHPUT = 40;
 
 async function reference(pool: InferencePool, id: number, png: Buffer): Promise<PackableReference> {
-  const f = await pool.run<ReferenceFeatures>('logo-extract', { image: (await decodeReference(png)).rgba });
+  const f = await pool.run('logo-extract', { image: (await decodeReference(png)).rgba });
   return packableReference(id, id, f);
 }
 
@@ -50,7 +48,7 @@ async function startup(logo: Buffer): Promise<void> {
       firsts.push(performance.now() - t0);
       const library = packLibrary(`load-${i}`, [row])!;
       const tiny: RgbImage = { data: new Uint8Array(64 * 64 * 3), width: 64, height: 64 };
-      const result = await pool.run<LogoMatchResult>('logo-match', { image: sharedImage(tiny), library });
+      const result = await pool.run('logo-match', { image: sharedImage(tiny), library });
       loads.push(result.timings.opencvLoadMs);
       grows.push((process.memoryUsage().rss - before) / 1024 / 1024);
     } finally {
@@ -91,13 +89,13 @@ export default async function run(): Promise<void> {
         const modes = size > SHORTLIST.above ? (['exhaustive', 'shortlist'] as const) : (['exhaustive'] as const);
         for (const mode of modes) {
           const shortlist = mode === 'exhaustive' ? { ...SHORTLIST, above: Number.MAX_SAFE_INTEGER } : SHORTLIST;
-          await pool.run('logo-match', { image: pictures[0], library, shortlist });
+          await pool.run('logo-match', { image: pictures[0]!, library, shortlist });
           const ms: number[] = [];
           const features: number[] = [];
           let found = 0;
           for (const image of pictures) {
             const t0 = performance.now();
-            const result = await pool.run<LogoMatchResult>('logo-match', { image, library, shortlist });
+            const result = await pool.run('logo-match', { image, library, shortlist });
             ms.push(performance.now() - t0);
             features.push(result.timings.featuresMs);
             if (result.detections.some((d) => d.brandId === 1)) found++;
@@ -125,7 +123,7 @@ async function service(references: PackableReference[], logo: Buffer): Promise<v
   let found = 0;
   const once = async () => {
     const rgb = await decodeImage(jpeg);
-    const result = await pool.run<LogoMatchResult>('logo-match', { image: sharedImage(rgb), library });
+    const result = await pool.run('logo-match', { image: sharedImage(rgb), library });
     if (result.detections.some((d) => d.brandId === 1)) found++;
   };
   try {

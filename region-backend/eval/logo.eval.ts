@@ -21,7 +21,6 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { median, percentile, printTable } from '../../scripts/table.js';
 import { sharedImage } from '../src/domains/analysis/detect/vision-calls.js';
-import type { ReferenceFeatures } from '../src/vision/logo/logo-features.js';
 import { iou, type Box } from '../src/vision/logo/logo-geometry.js';
 import { packableReference, packLibrary, type PackableReference } from '../src/domains/logos/logo-library.js';
 import type { LibraryPayload, LogoDetection } from '../src/vision/logo/logo-matcher.js';
@@ -55,7 +54,7 @@ interface Outcome {
 async function register(pool: InferencePool, id: number, bytes: Buffer): Promise<{ row: PackableReference; ms: number }> {
   const decoded = await decodeReference(bytes);
   const t0 = performance.now();
-  const f = await pool.run<ReferenceFeatures>('logo-extract', { image: decoded.rgba });
+  const f = await pool.run('logo-extract', { image: decoded.rgba });
   const ms = performance.now() - t0;
   return { ms, row: packableReference(id * 100, id, f) };
 }
@@ -81,7 +80,7 @@ async function runQueries(pool: InferencePool, queries: EvalQuery[], library: Li
   const outcomes: Outcome[] = [];
   for (const query of queries) {
     const t0 = performance.now();
-    const result = await pool.run<LogoMatchResult>('logo-match', { image: sharedImage(query.image), library, shortlist });
+    const result = await pool.run('logo-match', { image: sharedImage(query.image), library, shortlist });
     const ms = performance.now() - t0;
     outcomes.push({ query, detections: result.detections, result, ms, ...score(query, result.detections) });
   }
@@ -163,7 +162,7 @@ async function realPair(pool: InferencePool): Promise<(string | number)[][]> {
   const { row } = await register(pool, 1, readFileSync(path.join(dir, 'box.png')));
   const library = packLibrary('real-pair', [row])!;
   const scene = await rgbOf(path.join(dir, 'box_in_scene.png'));
-  const result = await pool.run<LogoMatchResult>('logo-match', { image: sharedImage(scene), library });
+  const result = await pool.run('logo-match', { image: sharedImage(scene), library });
   const d = result.detections[0];
   return [['box.png in box_in_scene.png', result.detections.length, d ? Number(d.score.toFixed(3)) : '–', d ? Number(iou(d.box, BOX_IN_SCENE_TRUTH).toFixed(2)) : '–', d ? d.box.map((v) => v.toFixed(3)).join(', ') : '–']];
 }

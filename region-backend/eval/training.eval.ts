@@ -19,7 +19,6 @@ import { l2normalise, rmac } from '../src/vision/embedding/feature-pooling.js';
 import { InferencePool } from '../src/inference/inference-pool.js';
 import { nsfwjsArtifacts, nsfwjsModelFile, relaxInputShape } from '../src/vision/runtime/nsfwjs-models.js';
 import { tfjs } from '../src/vision/runtime/tfjs.js';
-import type { ClassifierPrediction } from '../src/inference/tasks/classifier-predict.task.js';
 import { trainClassifier, type LabelledFeatures, type TrainedClassifier } from '../src/domains/custom-training/classifier-training.js';
 import { CLASSIFIER_FEATURE_DIM, CLASSIFIER_FEATURE_PIPELINE, CLASSIFIER_FEATURES } from '../src/vision/training/feature-info.js';
 import { predictImage } from '../src/vision/training/linear-classifier.js';
@@ -47,7 +46,7 @@ async function samples(set: FashionMnist, indexes: number[]): Promise<Sample[]> 
 }
 
 async function productionFeatures(pool: InferencePool, items: Sample[]): Promise<Float32Array[]> {
-  return Promise.all(items.map(async (s) => (await pool.run<{ features: Float32Array }>('classifier-features', { image: s.png }, { priority: 'background' })).features));
+  return Promise.all(items.map(async (s) => (await pool.run('classifier-features', { image: s.png }, { priority: 'background' })).features));
 }
 
 interface Scored {
@@ -100,7 +99,7 @@ export default async function run(): Promise<void> {
 
     // The numbers above use predictImage on task features; the serving task must agree exactly.
     for (let i = 0; i < Math.min(20, testSet.length); i++) {
-      const served = await pool.run<ClassifierPrediction>('classifier-predict', { image: testSet[i]!.png, model: trained.result.model });
+      const served = await pool.run('classifier-predict', { image: testSet[i]!.png, model: trained.result.model });
       const local = predictImage(trained.result.model, testFeatures[i]!);
       if (served.probabilities.some((p, c) => Math.abs(p - local[c]!) > 1e-9)) throw new Error(`classifier-predict disagrees with the evaluation on test image ${i}`);
     }
@@ -261,6 +260,7 @@ async function trainWithViews(pool: InferencePool, items: Sample[], original: Fl
   const classes = Int32Array.from([...items, ...items].map((s) => labels.indexOf(s.label)));
   const groups = Int32Array.from({ length: 2 * n }, (_, i) => i % n);
   const primary = Uint8Array.from({ length: 2 * n }, (_, i) => (i < n ? 1 : 0));
-  const result = await pool.run<TrainedClassifier['result']>('classifier-train', { data: { features, dim, classes: labels.length, labels: classes, groups, primary }, options: { seed } });
+  // Without a step the task runs all of the training and answers its TrainResult.
+  const result = (await pool.run('classifier-train', { data: { features, dim, classes: labels.length, labels: classes, groups, primary }, options: { seed } })) as TrainedClassifier['result'];
   return { labels, result };
 }

@@ -50,7 +50,8 @@ export class ImageDecoderPool {
 
   private async run<T>(payload: ImageDecodePayload, priority: Priority): Promise<T> {
     try {
-      return await this.pool.run<T>('image-decode', payload, { priority });
+      // The op decides which member of the result union comes back.
+      return (await this.pool.run('image-decode', payload, { priority })) as T;
     } catch (err) {
       throw asDecodeError(err);
     }

@@ -21,10 +21,10 @@ describe('dynamic batching of background work', () => {
   it('gathers queued background embeds into batches with the same vectors as one by one; a bad image fails alone', async () => {
     const images = await Promise.all([...REAL_PHOTOS, ...REAL_PHOTOS].map((name, i) => jpeg(name, i < 3 ? 640 : 480)));
     const single: Float32Array[] = [];
-    for (const image of images) single.push((await pool.run<{ vector: Float32Array }>('embed', { image: image.slice() }, { priority: 'interactive' })).vector);
+    for (const image of images) single.push((await pool.run('embed', { image: image.slice() }, { priority: 'interactive' })).vector);
     expect(pool.batchedJobs).toBe(0);
     // The worker is busy with the first job while the others queue up behind it.
-    const runs = images.map((image) => pool.run<{ vector: Float32Array }>('embed', { image: image.slice() }, { priority: 'background' }));
+    const runs = images.map((image) => pool.run('embed', { image: image.slice() }, { priority: 'background' }));
     const bad = pool.run('embed', { image: new Uint8Array([1, 2, 3]) }, { priority: 'background' });
     const batched = await Promise.all(runs);
     await expect(bad).rejects.toBeInstanceOf(InferenceTaskError);
@@ -50,7 +50,7 @@ describe('interactive reserve', () => {
       // Both threads ready (background calls only: no interactive call yet).
       const seen = new Set<number>();
       while (seen.size < 2) {
-        const answers = await Promise.all([1, 2, 3, 4].map((i) => two.run<{ threadId: number }>('ping', i, { priority: 'background' })));
+        const answers = await Promise.all([1, 2, 3, 4].map((i) => two.run('ping', i, { priority: 'background' })));
         for (const a of answers) seen.add(a.threadId);
       }
       const quiet = Array.from({ length: 4 }, (_, i) => two.run('ping', i, { priority: 'background' }));

@@ -2,8 +2,8 @@ import os from 'node:os';
 import { Worker, type TransferListItem } from 'node:worker_threads';
 import { ApiError } from '@iris/shared';
 import { AccountQueues } from './account-queues.js';
-import type { BatchItem, TaskRequest, TaskResponse } from './inference-worker.js';
-import { BATCHED_TASKS, TASKS } from './task-registry.js';
+import type { BatchItem, TaskRequest, TaskResponse } from './task-protocol.js';
+import { BATCHED_TASKS, isTaskName, type TaskName, type TaskPayload, type TaskResult } from './task-registry.js';
 
 export type Priority = 'interactive' | 'background';
 
@@ -119,9 +119,10 @@ export class InferencePool {
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
 
-  run<T = unknown>(task: string, payload: unknown, options: RunOptions = {}): Promise<T> {
+  /** Runs `task` on a worker thread: its payload and result types are the task module's (`TaskMap`). */
+  run<K extends TaskName>(task: K, payload: TaskPayload<K>, options: RunOptions = {}): Promise<TaskResult<K>> {
     if (this.closed) return Promise.reject(new Error('inference pool is closed'));
-    if (!TASKS[task]) return Promise.reject(new Error(`unknown inference task ${task}`));
+    if (!isTaskName(task)) return Promise.reject(new Error(`unknown inference task ${task}`));
     const priority = options.priority ?? 'interactive';
     const account = options.accountId === undefined ? NO_ACCOUNT : String(options.accountId);
     if (priority === 'interactive' && account !== NO_ACCOUNT && this.queues.interactive.waitingOf(account) >= this.limits.accountQueue) {
@@ -129,7 +130,7 @@ export class InferencePool {
     }
     const timeoutMs = options.timeoutMs ?? (priority === 'interactive' ? this.limits.interactiveTimeoutMs : this.limits.backgroundTimeoutMs);
     if (priority === 'interactive') this.lastInteractive = performance.now();
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<TaskResult<K>>((resolve, reject) => {
       const job: Job = { request: { id: this.nextId++, task, payload }, transfer: options.transfer ?? [], priority, account, timeoutMs, queuedAt: performance.now(), resolve: resolve as (v: unknown) => void, reject };
       this.queues[priority].push(account, job);
       this.dispatch();
@@ -139,7 +140,8 @@ export class InferencePool {
   /** A view of the pool whose jobs are all for one account (analysis handlers take a pool, not an account). */
   forAccount(accountId: number): InferencePool {
     const view = Object.create(this) as InferencePool;
-    Object.defineProperty(view, 'run', { value: (task: string, payload: unknown, options: RunOptions = {}) => this.run(task, payload, { accountId, ...options }) });
+    const run: InferencePool['run'] = (task, payload, options = {}) => this.run(task, payload, { accountId, ...options });
+    Object.defineProperty(view, 'run', { value: run });
     return view;
   }
 
@@ -215,7 +217,7 @@ export class InferencePool {
    */
   private nextBackground(): Job | undefined {
     const head = this.queues.background.shift(this.mayRun);
-    const max = head ? BATCHED_TASKS[head.request.task] : undefined;
+    const max = head ? BATCHED_TASKS[head.request.task as TaskName] : undefined;
     if (!head || !max) return head;
     const more = this.queues.background.takeMatching(head.account, max - 1, (j) => j.request.task === head.request.task);
     if (!more.length) return head;

@@ -1,22 +1,18 @@
 import { parentPort, type TransferListItem } from 'node:worker_threads';
-import { TASKS, type TaskModule } from './task-registry.js';
+import type { BatchItem, TaskError, TaskRequest, TaskResponse } from './task-protocol.js';
+import { taskLoader, type TaskModule } from './task-registry.js';
 
-/** `batch` (batched tasks only): several payloads, answered by one `BatchItem` each, in order. */
-export interface TaskRequest { id: number; task: string; payload: unknown; batch?: unknown[] }
-export interface TaskError { message: string; name: string; code?: string }
-export type BatchItem = { ok: true; result: unknown } | { ok: false; error: TaskError };
-export type TaskResponse =
-  | { id: number; ok: true; result: unknown }
-  | { id: number; ok: false; error: TaskError };
+/** A task module as the worker calls it: the payload was typed by the caller (`pool.run`), it arrives unknown. */
+type LoadedTask = { default: (payload: unknown) => unknown; batch?: (payloads: unknown[]) => Promise<BatchItem[]> };
 
-const modules = new Map<string, Promise<TaskModule>>();
+const modules = new Map<string, Promise<LoadedTask>>();
 
-function moduleFor(task: string): Promise<TaskModule> {
+function moduleFor(task: string): Promise<LoadedTask> {
   let module = modules.get(task);
   if (!module) {
-    const load = TASKS[task];
+    const load = taskLoader(task);
     if (!load) return Promise.reject(new Error(`unknown inference task ${task}`));
-    module = load();
+    module = load() as Promise<TaskModule> as Promise<LoadedTask>;
     modules.set(task, module);
   }
   return module;

@@ -15,7 +15,7 @@ export const inferencePlugin = fp(
     // Convert the TFJS models of the pack to ONNX (or hash-check the cached conversions) once per start, in
     // a worker thread; a request that comes first converts what it needs itself.
     pool
-      .run<{ source: string; converted: boolean }[]>('prepare-models', {}, { priority: 'background' })
+      .run('prepare-models', undefined, { priority: 'background' })
       .then((models) => app.log.info({ converted: models.filter((m) => m.converted).length, cached: models.filter((m) => !m.converted).length }, 'ONNX model cache ready'))
       .catch((err: unknown) => app.log.error({ err }, 'converting models to ONNX failed'));
     app.addHook('onClose', async () => {

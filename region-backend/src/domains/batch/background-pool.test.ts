@@ -27,7 +27,7 @@ describe('background pool view', () => {
   it('keeps batch jobs on at most the given number of threads', async () => {
     const threadsUsed = async (maxThreads: number) => {
       const view = backgroundPool(double, maxThreads);
-      const results = await Promise.all([1, 2, 3, 4].map((n) => view.run<{ threadId: number }>('ping', n)));
+      const results = await Promise.all([1, 2, 3, 4].map((n) => view.run('ping', n)));
       return new Set(results.map((r) => r.threadId)).size;
     };
     expect(await threadsUsed(1)).toBe(1);

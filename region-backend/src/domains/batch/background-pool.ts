@@ -10,16 +10,15 @@ import { Semaphore } from '../downloads/semaphore.js';
 export function backgroundPool(pool: InferencePool, maxThreads: number): InferencePool {
   const slots = new Semaphore(Math.max(1, maxThreads));
   const view = Object.create(pool) as InferencePool;
-  Object.defineProperty(view, 'run', {
-    value: async (task: string, payload: unknown, options: Parameters<InferencePool['run']>[2] = {}) => {
-      const release = await slots.acquire();
-      try {
-        return await pool.run(task, payload, { ...options, priority: 'background' });
-      } finally {
-        release();
-      }
-    },
-  });
+  const run: InferencePool['run'] = async (task, payload, options = {}) => {
+    const release = await slots.acquire();
+    try {
+      return await pool.run(task, payload, { ...options, priority: 'background' });
+    } finally {
+      release();
+    }
+  };
+  Object.defineProperty(view, 'run', { value: run });
   return view;
 }
 

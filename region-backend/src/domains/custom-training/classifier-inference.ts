@@ -115,7 +115,7 @@ export class ClassifierInference {
   async predict(served: ServedModel, image: Uint8Array): Promise<ClassifierPrediction> {
     // The one decode path (format probe, pixel limit, time limit); the model thread only sees pixels.
     const rgb = await this.deps.decoder.rgb(image, { maxSide: PREDICT_MAX_SIDE }, this.deps.decodePriority ?? 'interactive');
-    return this.deps.inference.run<ClassifierPrediction>('classifier-predict', { rgb, model: served.model }, { priority: 'interactive', accountId: served.accountId });
+    return this.deps.inference.run('classifier-predict', { rgb, model: served.model }, { priority: 'interactive', accountId: served.accountId });
   }
 
   /** The classify answer (envelope with ranked labels) for one image; image problems in the analysis shape. */

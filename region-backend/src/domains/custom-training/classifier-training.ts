@@ -45,8 +45,9 @@ export async function trainClassifier(
 ): Promise<TrainedClassifier> {
   const { data, labels } = assembleTrainingData(rows, { shared: true });
   const train: Partial<TrainOptions> = { ...options.train, seed: options.seed };
-  const run = <T>(step: ClassifierTrainPayload['step']) =>
-    pool.run<T>('classifier-train', { data, options: train, step } satisfies ClassifierTrainPayload, { priority: options.priority ?? 'background' });
+  // The step decides which member of the task's result union comes back.
+  const run = <T extends Candidate | LinearClassifier>(step: ClassifierTrainPayload['step']) =>
+    pool.run('classifier-train', { data, options: train, step } satisfies ClassifierTrainPayload, { priority: options.priority ?? 'background' }) as Promise<T>;
   const candidates = await Promise.all(candidateGrid(data, train).map((l2) => run<Candidate>({ kind: 'candidate', l2 })));
   const chosen = chooseCandidate(candidates);
   const model = refits(data, train) ? await run<LinearClassifier>({ kind: 'refit', l2: chosen.l2, epochs: chosen.epochs }) : chosen.model;

@@ -235,7 +235,7 @@ export class TrainingRunner {
               return;
             }
             try {
-              const { features } = await inference.run<{ features: Float32Array }>('classifier-features', { image: bytes }, { priority: 'background' });
+              const { features } = await inference.run('classifier-features', { image: bytes }, { priority: 'background' });
               if (features.length !== CLASSIFIER_FEATURE_DIM) throw new Error(`classifier features have ${features.length} values, expected ${CLASSIFIER_FEATURE_DIM}`);
               await saveFeatures(pool, key, CLASSIFIER_FEATURE_PIPELINE, { features: float32ToBytes(features) });
             } catch (err) {

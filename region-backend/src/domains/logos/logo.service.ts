@@ -114,7 +114,7 @@ export class LogoService {
     }
     let features: ReferenceFeatures;
     try {
-      features = await this.deps.pool.run<ReferenceFeatures>('logo-extract', { image: decoded.rgba } satisfies LogoExtractPayload);
+      features = await this.deps.pool.run('logo-extract', { image: decoded.rgba } satisfies LogoExtractPayload);
     } catch (err) {
       if (err instanceof InferenceTaskError && err.name === 'ReferenceImageError') throw new ApiError('invalidData', `${filename}: ${err.message}`);
       throw err;

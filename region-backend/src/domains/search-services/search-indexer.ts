@@ -9,7 +9,6 @@
  */
 import type pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
-import type { IndexEmbedding } from '../../vision/embedding/search-embedding.js';
 import type { BlobStore } from '../../images/blob-store.js';
 import { InferenceTaskError, type InferencePool } from '../../inference/inference-pool.js';
 import { listRecordChanges, type RecordChange } from '../data-sets/index.js';
@@ -175,7 +174,7 @@ export class SearchIndexer {
               log.warn({ serviceId: service.id, blobKey: key }, 'stored image missing: record left out of the index');
               return;
             }
-            const result = await inference.run<IndexEmbedding>('search-index-embed', { image: bytes, scenario: service.scenario }, { priority: 'background' });
+            const result = await inference.run('search-index-embed', { image: bytes, scenario: service.scenario }, { priority: 'background' });
             await insertEmbedding(pool, key, service.pipeline, vectorToBytes(result.vector), result.features);
             have.add(key);
           } catch (err) {

@@ -33,7 +33,7 @@ export async function rerank(selected: Selected[], queryFeatures: Uint8Array, de
   if (!head.length) return selected;
   const stored = await itemFeatures(deps.pool, deps.service.id, deps.service.pipeline, head.map((s) => s.hit.id));
   if (!stored.size) return selected;
-  const verifications = await deps.inference.run<(Verification | null)[]>(
+  const verifications = await deps.inference.run(
     'search-verify',
     { query: queryFeatures, candidates: head.map((s) => stored.get(s.hit.id) ?? null) },
     { priority: 'interactive', accountId: deps.accountId },

@@ -119,7 +119,7 @@ export class SearchQueryService {
       throw err;
     }
     try {
-      return await this.deps.inference.run<QueryEmbedding>('search-query-embed', { rgb, scenario }, { priority: 'interactive', accountId });
+      return await this.deps.inference.run('search-query-embed', { rgb, scenario }, { priority: 'interactive', accountId });
     } catch (err) {
       if (err instanceof InferenceTaskError && (err.code === 'image_decode_failed' || err.code === 'invalid_embed_input')) {
         throw new ApiError('invalidData', `image cannot be decoded: ${err.message}`);

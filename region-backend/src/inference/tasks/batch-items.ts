@@ -1,4 +1,4 @@
-import type { BatchItem } from '../inference-worker.js';
+import type { BatchItem } from '../task-protocol.js';
 
 /** Per-payload results of a batched task (an Error for a payload that failed) as the pool's batch items. */
 export function batchItems(results: unknown[]): BatchItem[] {

@@ -13,8 +13,8 @@ export interface ClassifierPrediction {
 }
 
 /** `classifier-predict`: image + trained classifier → class probabilities. */
-export default async function classifierPredictTask(payload: unknown): Promise<ClassifierPrediction> {
-  const { model, ...image } = (payload ?? {}) as ClassifierPredictPayload;
+export default async function classifierPredictTask(payload: ClassifierPredictPayload): Promise<ClassifierPrediction> {
+  const { model, ...image } = payload;
   assertClassifier(model);
   const { features, width, height } = await extractFeatures(image);
   return { probabilities: predictImage(model, features), width, height };

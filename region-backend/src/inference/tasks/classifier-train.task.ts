@@ -19,8 +19,8 @@ export interface ClassifierTrainPayload {
 }
 
 /** `classifier-train`: fits softmax classifiers on feature rows (softmax-trainer.ts) off the event loop. */
-export default function classifierTrainTask(payload: unknown): TrainResult | Candidate | LinearClassifier {
-  const { data, options = {}, step = { kind: 'all' } } = (payload ?? {}) as ClassifierTrainPayload;
+export default function classifierTrainTask(payload: ClassifierTrainPayload): TrainResult | Candidate | LinearClassifier {
+  const { data, options = {}, step = { kind: 'all' } } = payload;
   if (!data?.features) throw new TypeError('classifier-train needs data.features');
   switch (step.kind) {
     case 'candidate':

@@ -7,7 +7,7 @@ export interface ColorPalettePayload {
 }
 
 /** Palette of the pixels a colour service analyses (whole image, foreground or outfit). */
-export default function colorPalette(payload: unknown): Promise<PaletteResult> {
-  const { image, mode } = payload as ColorPalettePayload;
+export default function colorPalette(payload: ColorPalettePayload): Promise<PaletteResult> {
+  const { image, mode } = payload;
   return analyseColors(image, mode);
 }

@@ -8,8 +8,8 @@ export interface DressingAnalysePayload {
 }
 
 /** Garments (class, box, textures, palette) of the people in a picture, or colours/textures of detected objects. */
-export async function dressingAnalyse(payload: unknown): Promise<{ items: DressingItem[] }> {
-  const { image, objects } = payload as DressingAnalysePayload;
+export async function dressingAnalyse(payload: DressingAnalysePayload): Promise<{ items: DressingItem[] }> {
+  const { image, objects } = payload;
   return objects ? { items: analyseObjects(image, objects) } : analyseDressing(image);
 }
 

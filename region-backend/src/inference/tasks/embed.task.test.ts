@@ -9,12 +9,6 @@ import { resolveModelFile } from '../../vision/runtime/model-config.js';
 const packageFile = (pkg: string, relative: string) => resolveModelFile(`pkg:${pkg}/${relative}`, '.');
 import { EMBEDDING_DIM } from '../../vision/embedding/embedding-info.js';
 
-interface Embedded {
-  vector: Float32Array;
-  width: number;
-  height: number;
-}
-
 const cosine = (a: Float32Array, b: Float32Array) => a.reduce((s, v, i) => s + v * b[i]!, 0);
 
 describe('embed task', () => {
@@ -25,7 +19,7 @@ describe('embed task', () => {
   let avatar: Buffer; // a rendered figure on black
   let partyVector: Float32Array;
 
-  const run = (payload: Record<string, unknown>) => pool.run<Embedded>('embed', payload);
+  const run = (payload: Record<string, unknown>) => pool.run('embed', payload);
 
   beforeAll(async () => {
     party = await sharp(samples).extract({ left: 0, top: 190, width: 1280, height: 968 }).jpeg({ quality: 92 }).toBuffer();

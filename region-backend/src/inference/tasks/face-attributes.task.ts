@@ -19,8 +19,7 @@ export interface FaceAttributesResult {
   model: string;
 }
 
-export default async function faceAttributes(input: unknown): Promise<FaceAttributesResult> {
-  const payload = input as FaceAttributesPayload;
+export default async function faceAttributes(payload: FaceAttributesPayload): Promise<FaceAttributesResult> {
   const manifest = resolveManifest(payload.stage);
   if (!payload.faces.length) return { faces: [], model: manifest.name };
   const options = ageGenderOptions.parse(manifest.output);

@@ -13,8 +13,7 @@ export type ImageDecodePayload =
 
 export type ImageDecodeResult = RgbImage | StoredImage | DecodedReference;
 
-export default async function imageDecodeTask(payload: unknown): Promise<ImageDecodeResult> {
-  const p = payload as ImageDecodePayload;
+export default async function imageDecodeTask(p: ImageDecodePayload): Promise<ImageDecodeResult> {
   if (!(p?.bytes instanceof Uint8Array)) throw new TypeError('image-decode needs bytes');
   switch (p.op) {
     case 'rgb':

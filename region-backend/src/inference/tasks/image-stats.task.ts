@@ -2,6 +2,10 @@
 import type { RgbImage } from '../../images/rgb-image.js';
 import { imageStats, type ImageStats } from '../../vision/classify/image-stats.js';
 
-export default function imageStatsTask(input: unknown): ImageStats {
-  return imageStats((input as { image: RgbImage }).image);
+export interface ImageStatsPayload {
+  image: RgbImage;
+}
+
+export default function imageStatsTask(payload: ImageStatsPayload): ImageStats {
+  return imageStats(payload.image);
 }

@@ -6,10 +6,10 @@ export interface LogoExtractPayload {
   image: RgbaImage;
 }
 
-export default async function logoExtractTask(input: unknown): Promise<ReferenceFeatures> {
+export default async function logoExtractTask(payload: LogoExtractPayload): Promise<ReferenceFeatures> {
   const { cv } = await opencv();
   try {
-    return referenceFeatures(cv, (input as LogoExtractPayload).image);
+    return referenceFeatures(cv, payload.image);
   } catch (err) {
     if (err instanceof Error && err.name === 'ReferenceImageError') throw err;
     throw cvError(cv, err);

@@ -26,8 +26,8 @@ export interface LogoMatchResult {
 
 let loadReported = false;
 
-export default async function logoMatchTask(input: unknown): Promise<LogoMatchResult> {
-  const { image, library, shortlist } = input as LogoMatchPayload;
+export default async function logoMatchTask(payload: LogoMatchPayload): Promise<LogoMatchResult> {
+  const { image, library, shortlist } = payload;
   const { cv, loadMs } = await opencv();
   const opencvLoadMs = loadReported ? 0 : loadMs;
   loadReported = true;

@@ -19,8 +19,7 @@ export interface OcrDetectResult {
   strips: RgbImage[];
 }
 
-export default async function ocrDetect(input: unknown): Promise<OcrDetectResult> {
-  const payload = input as OcrDetectPayload;
+export default async function ocrDetect(payload: OcrDetectPayload): Promise<OcrDetectResult> {
   const img: RgbImage = { data: payload.data, width: payload.width, height: payload.height };
   const boxes = await detectTextBoxes(img);
   const { height, maxWidth } = recogniserInput();

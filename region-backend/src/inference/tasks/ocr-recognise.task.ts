@@ -16,8 +16,7 @@ export interface OcrRecognised {
   flipped: boolean;
 }
 
-export default async function ocrRecognise(input: unknown): Promise<OcrRecognised[]> {
-  const payload = input as OcrRecognisePayload;
+export default async function ocrRecognise(payload: OcrRecognisePayload): Promise<OcrRecognised[]> {
   const flipped = payload.checkDirection ? await upsideDown(payload.strips) : payload.strips.map(() => false);
   const strips = payload.strips.map((s, i) => (flipped[i] ? rotate180(s) : s));
   const decoded = await recogniseStrips(strips);

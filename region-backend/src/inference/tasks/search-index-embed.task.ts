@@ -3,11 +3,11 @@ import { embedForIndex, embedForIndexMany, type IndexEmbedding } from '../../vis
 import { batchItems } from './batch-items.js';
 
 /** `search-index-embed`: an `embed` payload → the indexed vector (with thumbnail views) and packed ORB features. */
-export default function searchIndexEmbedTask(payload: unknown): Promise<IndexEmbedding> {
-  return embedForIndex((payload ?? {}) as EmbedRequest);
+export default function searchIndexEmbedTask(payload: EmbedRequest): Promise<IndexEmbedding> {
+  return embedForIndex(payload);
 }
 
 /** Background batches: all views of all images through the backbone together. */
-export async function batch(payloads: unknown[]) {
-  return batchItems(await embedForIndexMany(payloads.map((p) => (p ?? {}) as EmbedRequest)));
+export async function batch(payloads: EmbedRequest[]) {
+  return batchItems(await embedForIndexMany(payloads));
 }

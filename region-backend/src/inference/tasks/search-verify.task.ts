@@ -9,8 +9,8 @@ export interface SearchVerifyPayload {
 }
 
 /** `search-verify`: geometric verification of search candidates against the query (null = not verified). */
-export default function searchVerifyTask(payload: unknown): (Verification | null)[] {
-  const { query, candidates } = payload as SearchVerifyPayload;
+export default function searchVerifyTask(payload: SearchVerifyPayload): (Verification | null)[] {
+  const { query, candidates } = payload;
   const q = unpackLocalFeatures(query);
   return verifyCandidates(q, candidates.map((c) => (c ? unpackLocalFeatures(c) : null)));
 }

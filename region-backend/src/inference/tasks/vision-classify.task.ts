@@ -19,8 +19,7 @@ export interface VisionClassifyResult {
   model: string;
 }
 
-export default async function visionClassify(input: unknown): Promise<VisionClassifyResult> {
-  const payload = input as VisionClassifyPayload;
+export default async function visionClassify(payload: VisionClassifyPayload): Promise<VisionClassifyResult> {
   const manifest = resolveManifest(payload.stage);
   const options = classScoresOptions.parse(manifest.output);
   const model = await loadManifestModel(manifest);

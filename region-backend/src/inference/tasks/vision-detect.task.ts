@@ -36,8 +36,7 @@ export interface VisionDetectResult {
   model: string;
 }
 
-export default async function visionDetect(input: unknown): Promise<VisionDetectResult> {
-  const payload = input as VisionDetectPayload;
+export default async function visionDetect(payload: VisionDetectPayload): Promise<VisionDetectResult> {
   const manifest = resolveManifest(payload.stage, payload.fallback);
   const model = await loadManifestModel(manifest);
   const regions: (Box | undefined)[] = payload.regions ?? [undefined];

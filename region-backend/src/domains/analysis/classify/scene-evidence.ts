@@ -23,10 +23,6 @@ export interface Evidence extends SceneEvidence {
 
 const TEXT_TASK = 'ocr-detect';
 
-interface TextBoxes {
-  boxes: { quad: number[]; score: number }[];
-}
-
 function polygonArea(quad: number[]): number {
   let area = 0;
   for (let i = 0; i < quad.length; i += 2) {
@@ -38,7 +34,7 @@ function polygonArea(quad: number[]): number {
 
 async function textEvidence(ctx: AnalysisContext, image: RgbImage): Promise<SceneEvidence['text']> {
   if (!TASKS[TEXT_TASK]) return undefined;
-  const found = await ctx.pool.run<TextBoxes>(TEXT_TASK, { data: image.data, width: image.width, height: image.height });
+  const found = await ctx.pool.run(TEXT_TASK, { data: image.data, width: image.width, height: image.height });
   const area = found.boxes.reduce((sum, b) => sum + polygonArea(b.quad), 0) / (image.width * image.height);
   return { boxes: found.boxes.length, area: Math.min(1, area) };
 }

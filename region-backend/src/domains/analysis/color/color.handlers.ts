@@ -1,6 +1,6 @@
 /** The three colour services: same palette extraction and naming, different pixels analysed. */
 import type { AnalysisHandler } from '../analysis-registry.js';
-import type { ColorMode, PaletteResult } from '../../../vision/color/color-pipeline.js';
+import type { ColorMode } from '../../../vision/color/color-pipeline.js';
 import { parseColorParams } from './color-params.js';
 import { colorItem, selectColors } from './color-result.js';
 
@@ -16,7 +16,7 @@ function colorHandler(serviceId: string, mode: ColorMode): AnalysisHandler {
       const { rgb } = input;
       // A copy moves to the worker thread; the caller keeps its pixels.
       const image = { data: rgb.data.slice(), width: rgb.width, height: rgb.height };
-      const result = await ctx.pool.run<PaletteResult>(COLOR_TASK, { image, mode }, { transfer: [image.data.buffer] });
+      const result = await ctx.pool.run(COLOR_TASK, { image, mode }, { transfer: [image.data.buffer] });
       return { results: selectColors(result.palette, granularity).map((c) => colorItem(c, returnType, input.lang)) };
     },
   };

@@ -8,8 +8,7 @@ import { labelText, type Lang, type ServiceLabel } from '@iris/shared';
 import type { ImageStats } from '../../../vision/classify/image-stats.js';
 import type { AnalysisContext } from '../analysis-registry.js';
 import type { VisionClassifyResult } from '../../../inference/tasks/vision-classify.task.js';
-import type { LabelledDetection, VisionDetectPayload, VisionDetectResult } from '../../../inference/tasks/vision-detect.task.js';
-import type { FaceAttributesResult } from '../../../inference/tasks/face-attributes.task.js';
+import type { LabelledDetection, VisionDetectPayload } from '../../../inference/tasks/vision-detect.task.js';
 import type { Box } from '../../../vision/detect/detection.js';
 
 /** The default detector every object-based stage falls back to. */
@@ -27,21 +26,21 @@ export function sharedImage(rgb: RgbImage): RgbImage {
 }
 
 export async function detect(ctx: AnalysisContext, payload: VisionDetectPayload): Promise<LabelledDetection[]> {
-  const result = await ctx.pool.run<VisionDetectResult>('vision-detect', payload);
+  const result = await ctx.pool.run('vision-detect', payload);
   return result.detections;
 }
 
 export function classify(ctx: AnalysisContext, stage: string, image: RgbImage): Promise<VisionClassifyResult> {
-  return ctx.pool.run<VisionClassifyResult>('vision-classify', { stage, image });
+  return ctx.pool.run('vision-classify', { stage, image });
 }
 
 export async function faceAttributes(ctx: AnalysisContext, image: RgbImage, faces: Box[], adultAge: number) {
-  const result = await ctx.pool.run<FaceAttributesResult>('face-attributes', { stage: FACE_ATTRIBUTES_STAGE, image, faces, adultAge });
+  const result = await ctx.pool.run('face-attributes', { stage: FACE_ATTRIBUTES_STAGE, image, faces, adultAge });
   return result.faces;
 }
 
 export function stats(ctx: AnalysisContext, image: RgbImage): Promise<ImageStats> {
-  return ctx.pool.run<ImageStats>('image-stats', { image });
+  return ctx.pool.run('image-stats', { image });
 }
 
 export interface DetectBoxItem {

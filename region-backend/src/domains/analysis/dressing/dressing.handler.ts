@@ -72,7 +72,7 @@ export const dressingHandler: AnalysisHandler = {
     // Shared pixels: the garment pipeline and the detector read the same picture on two threads at once.
     const image = sharedImage(input.rgb);
     const [people, detections] = await Promise.all([
-      ctx.pool.run<{ items: DressingItem[] }>(DRESSING_TASK, { image }),
+      ctx.pool.run(DRESSING_TASK, { image }),
       detect(ctx, { stage: FASHION_STAGE, fallback: OBJECT_STAGE, image, minScore: OBJECT_ITEM_MIN_SCORE }),
     ]);
     const objects: DetectedObject[] = [];
@@ -81,7 +81,7 @@ export const dressingHandler: AnalysisHandler = {
       if (item && !RULE_ITEMS.has(item)) objects.push({ item, box: d.box });
     }
     const items = [...people.items];
-    if (objects.length) items.push(...(await ctx.pool.run<{ items: DressingItem[] }>(DRESSING_TASK, { image, objects })).items);
+    if (objects.length) items.push(...(await ctx.pool.run(DRESSING_TASK, { image, objects })).items);
     return dressingResult(items, input.lang);
   },
 };

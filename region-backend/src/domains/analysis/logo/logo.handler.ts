@@ -6,7 +6,7 @@
 import type { AnalysisHandler } from '../analysis-registry.js';
 import { DETECT_MIN_SIDE } from '../detect/detect-limits.js';
 import { sharedImage, type DetectBoxItem } from '../detect/vision-calls.js';
-import type { LogoMatchPayload, LogoMatchResult } from '../../../inference/tasks/logo-match.task.js';
+import type { LogoMatchPayload } from '../../../inference/tasks/logo-match.task.js';
 import { logoLibrary, type LogoBrand } from '../../logos/logo-library.js';
 
 const round = (v: number, digits = 4) => Math.round(v * 10 ** digits) / 10 ** digits;
@@ -26,7 +26,7 @@ export const logoHandler: AnalysisHandler = {
     const library = await logoLibrary(ctx.db);
     if (!library.payload) return { boxes_detected: [] };
     const payload: LogoMatchPayload = { image: sharedImage(input.rgb), library: library.payload };
-    const result = await ctx.pool.run<LogoMatchResult>('logo-match', payload);
+    const result = await ctx.pool.run('logo-match', payload);
     const items: DetectBoxItem[] = [];
     for (const d of result.detections) {
       const brand = library.brands.get(d.brandId);

@@ -5,7 +5,6 @@
  */
 import type { RgbImage } from '../../../images/rgb-image.js';
 import type { InferencePool, Priority } from '../../../inference/inference-pool.js';
-import type { OcrDetectResult } from '../../../inference/tasks/ocr-detect.task.js';
 import type { OcrRecognised } from '../../../inference/tasks/ocr-recognise.task.js';
 import type { Quad } from '../../../vision/ocr/geometry.js';
 import type { RecognisedBox } from '../../../vision/ocr/text-lines.js';
@@ -29,7 +28,7 @@ function toQuad(flat: number[]): Quad {
 /** Every text box of the image with its recognised text, in pixel coordinates, in no particular order. */
 export async function readText(pool: InferencePool, rgb: RgbImage, options: ReadTextOptions = {}): Promise<RecognisedBox[]> {
   const priority = options.priority ?? 'interactive';
-  const detected = await pool.run<OcrDetectResult>('ocr-detect', { data: rgb.data, width: rgb.width, height: rgb.height }, { priority });
+  const detected = await pool.run('ocr-detect', { data: rgb.data, width: rgb.width, height: rgb.height }, { priority });
   const n = detected.strips.length;
   if (!n) return [];
   const chunks = Math.max(1, Math.min(pool.size, Math.floor(n / MIN_STRIPS_PER_TASK)));
@@ -45,7 +44,7 @@ export async function readText(pool: InferencePool, rgb: RgbImage, options: Read
   await Promise.all(
     groups.map(async ({ ids }) => {
       const strips = ids.map((i) => detected.strips[i]!);
-      const out = await pool.run<OcrRecognised[]>(
+      const out = await pool.run(
         'ocr-recognise',
         { strips, checkDirection: options.checkDirection ?? true },
         { priority, transfer: strips.map((s) => s.data.buffer as ArrayBuffer) },
