@@ -1,3 +1,4 @@
+/* global module */
 /**
  * The backend's layers (docs/architecture.md "Layers"), checked by `npm run lint`:
  *
@@ -9,7 +10,7 @@
  */
 const SRC = '^src/';
 const TEST_FILE = '\\.test\\.ts$';
-const SERVER_PACKAGES = 'node_modules/(pg|pg-boss|fastify|fastify-plugin|@fastify/[^/]+|fastify-type-provider-zod)/';
+const SERVER_PACKAGES = 'node_modules/(@types/)?(pg|pg-boss|fastify|fastify-plugin|@fastify/[^/]+|fastify-type-provider-zod)/';
 const ABOVE_INFERENCE = '^src/(domains|http|plugins|jobs|observability|db|vectors)/|^src/(app|server|config|threadpool)\\.ts$';
 
 module.exports = {
@@ -72,7 +73,7 @@ module.exports = {
     },
   ],
   options: {
-    includeOnly: ['^src/', '^test/', '^node_modules/'],
+    includeOnly: ['^src/', '^test/', 'node_modules/'],
     exclude: { path: '(^|/)dist/' },
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
