@@ -46,7 +46,8 @@ export function ConfusionMatrix({ matrix, id }: { matrix: ConfusionMatrixData; i
     <div class="confusion" role="region" aria-labelledby={captionId} tabIndex={0}>
       <table class="confusion-matrix" data-total={total} data-correct={correct}>
         <caption id={captionId}>
-          {t('confusionMatrix')} · {total} {t('heldOut')} · <span class="muted">{t('confusionHint')}</span>
+          {t('confusionMatrix')} · {total} {t('heldOut')}
+          <span class="visually-hidden"> ({t('confusionHint')})</span>
         </caption>
         <thead>
           <tr>

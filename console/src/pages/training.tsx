@@ -12,6 +12,7 @@ import { useAction, useLoad } from '../components/hooks.js';
 import { ImagePicker, type PickedImage } from '../components/image-picker.js';
 import { useI18n } from '../i18n/i18n.js';
 import { href } from '../router.js';
+import './training.css';
 
 const MIN_PER_LABEL = 50;
 const SERVICES = '/custom_training/_0000194/services';
