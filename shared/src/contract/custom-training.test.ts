@@ -19,7 +19,7 @@ describe('the confusion matrix extension of custom services', () => {
   });
 
   it('is described in the OpenAPI document on the service answers', () => {
-    const document = buildOpenApiDocument({ servers: [{ url: 'https://cn-east.example.com' }] }) as Record<string, any>;
+    const document = buildOpenApiDocument({ servers: [{ url: 'https://cn-east.example.com', description: 'cn-east' }] }) as Record<string, any>;
     const schemaOf = (path: string, method: string) => {
       const schema = document.paths[path][method].responses['200'].content['application/json'].schema;
       return schema.$ref ? document.components.schemas[schema.$ref.split('/').pop()] : schema;
@@ -27,7 +27,7 @@ describe('the confusion matrix extension of custom services', () => {
     for (const [path, method] of [
       ['/custom_training/_0000194/services/{service_id}', 'get'],
       ['/custom_training/_0000194/training_sets/{training_set_id}/services', 'post'],
-    ]) {
+    ] as const) {
       const field = schemaOf(path, method).properties.confusion_matrix;
       expect(JSON.stringify(field), `${method} ${path}`).toContain('counts[t][p]');
     }
