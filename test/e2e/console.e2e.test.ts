@@ -274,6 +274,10 @@ describe('web console in a real browser', () => {
     const recall = api.confusion_matrix.counts.map((row, i) => `${((100 * row[i]!) / row.reduce((a, b) => a + b, 0)).toFixed(1)}%`);
     expect(await matrix.locator('td.recall').allTextContents()).toEqual(recall);
     expect(await card.locator('.accuracy').textContent()).toBe(`${(api.validation_accuracy * 100).toFixed(1)}%`);
+    // The field is described in the edge's OpenAPI document.
+    type Document = { paths: Record<string, { get: { responses: { 200: { content: { 'application/json': { schema: { properties: object } } } } } } }> };
+    const openapi = (await (await fetch(`${platform.edgeUrl}/openapi.json`)).json()) as Document;
+    expect(openapi.paths['/custom_training/_0000194/services/{service_id}']!.get.responses[200].content['application/json'].schema.properties).toHaveProperty('confusion_matrix');
     // The matrix region is reachable from the keyboard (it scrolls when labels are many).
     await card.locator('.confusion').focus();
     expect(await page.evaluate("document.activeElement?.getAttribute('role')")).toBe('region');
