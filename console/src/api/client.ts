@@ -4,10 +4,11 @@
  * no powers of its own. Every answer of a contract operation is checked against the contract (its response
  * schema, or the error shape of its family): an answer off the contract is an error, never silently shown.
  */
+import type * as ContractClient from '@iris/shared/client';
 import { session, type Lang } from '../session.js';
 
 /** The contract's check, in its own chunk loaded on the first call: the first load stays small. */
-let contract: Promise<typeof import('@iris/shared/client')> | undefined;
+let contract: Promise<typeof ContractClient> | undefined;
 
 async function checkContract(method: string, path: string, status: number, body: unknown): Promise<void> {
   contract ??= import('@iris/shared/client');
