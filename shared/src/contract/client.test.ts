@@ -59,6 +59,12 @@ describe('the typed client', () => {
     expect(received.at(-1)).toMatchObject({ method: 'POST', body: 'task_id=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
   });
 
+  it('knows every operation id as a type (a misspelt id does not compile)', () => {
+    // @ts-expect-error not an operation of the contract
+    const misspelt = () => client().call('getImageSets', { params: { image_set_id: 'good' } });
+    expect(typeof misspelt).toBe('function');
+  });
+
   it('refuses to call with a path parameter missing', async () => {
     await expect(client().call('getImageSet')).rejects.toThrow(/image_set_id is missing/);
   });
