@@ -107,6 +107,8 @@ describe('web console in a real browser', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Data sets', level: 1 }).waitFor();
     expect(await page.evaluate("sessionStorage.getItem('iris.key')")).toBe(platform.devAccount.key_id);
+    // The answers were checked with the contract, loaded in its own chunk on the first call.
+    expect(await page.evaluate("performance.getEntriesByType('resource').some((e) => /[/]console[/]assets[/]client-[^/]+[.]js$/.test(e.name))")).toBe(true);
   });
 
   it('creates an image set from an uploaded CSV and shows it reach downloaded, with thumbnails and the failed record', async () => {

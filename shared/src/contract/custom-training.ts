@@ -21,6 +21,8 @@ export const CreateCustomService = z
 export const RenameCustomService = z.object({ name: z.string() }).passthrough();
 
 export type CreateTrainingSetInput = z.output<typeof CreateTrainingSet>;
+export type AddTrainingDataInput = z.output<typeof AddTrainingData>;
+export type DeleteTrainingDataInput = z.output<typeof DeleteTrainingData>;
 export type ClearTrainingSetInput = z.output<typeof ClearTrainingSet>;
 export type CreateCustomServiceInput = z.output<typeof CreateCustomService>;
 export type RenameCustomServiceInput = z.output<typeof RenameCustomService>;

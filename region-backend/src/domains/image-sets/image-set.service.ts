@@ -1,7 +1,13 @@
 /** Image sets: the rules of every operation (routes parse, the repositories run SQL). */
 import type pg from 'pg';
-import { ApiError, type AddImageInput, type CreateImageSetInput, type ModifyImageSetInput } from '@iris/shared';
-import type { RequestBody } from '../../http/request-body.js';
+import {
+  ApiError,
+  type AddImageInput,
+  type AddImagesInput,
+  type CreateImageSetInput,
+  type DeleteImagesInput,
+  type ModifyImageSetInput,
+} from '@iris/shared';
 import { addRecordsFromFile, deleteRecordsFromFile, fieldError } from '../data-sets/bulk-apply.js';
 import { findLiveRecord, recordInput, upsertDownloadedRecord, upsertRecords, withLockedSet, type RecordInput } from '../data-sets/record.repo.js';
 import { assertStoredBytes, type RecordQuotas } from '../data-sets/record-quotas.js';
@@ -68,15 +74,16 @@ export class ImageSetService {
     return this.get(accountId, id);
   }
 
-  async addMany(accountId: number, id: string, body: RequestBody, quotas?: RecordQuotas): Promise<DataSetRow> {
+  /** `urls_to_add`: CSV `url,meta,tags` (or a .tar.gz holding it), all or nothing; new URLs download in the background. */
+  async addMany(accountId: number, id: string, input: AddImagesInput, quotas?: RecordQuotas): Promise<DataSetRow> {
     await this.get(accountId, id);
-    await addRecordsFromFile(this.deps, { accountId, setId: id, kind: KIND, quotas }, body, 'urls_to_add', imageRowToAdd);
+    await addRecordsFromFile(this.deps, { accountId, setId: id, kind: KIND, quotas }, input.urls_to_add, imageRowToAdd);
     return this.get(accountId, id);
   }
 
-  async deleteMany(accountId: number, id: string, body: RequestBody): Promise<DataSetRow> {
+  async deleteMany(accountId: number, id: string, input: DeleteImagesInput): Promise<DataSetRow> {
     await this.get(accountId, id);
-    await deleteRecordsFromFile(this.deps.pool, { accountId, setId: id, kind: KIND }, body, 'urls_to_delete');
+    await deleteRecordsFromFile(this.deps.pool, { accountId, setId: id, kind: KIND }, input.urls_to_delete);
     return this.get(accountId, id);
   }
 }
