@@ -43,7 +43,7 @@ export function forwardCall(c: Context<AppEnv>, extra: Partial<ForwardContext> =
     method: c.req.method,
     pathWithQuery: c.get('forwardPath') + url.search,
     headers: c.req.raw.headers,
-    body: c.get('body').bytes,
+    body: c.get('body').streams ? c.get('body').upload! : c.get('body').bytes,
     accountId: caller.accountId,
     context: { requestId: c.get('requestId'), lang: c.get('lang'), quotas: caller.quotas, publicBase: publicBase(c, url), ...extra },
     publicUrl: url,
@@ -82,6 +82,11 @@ export function proxy(rule: ProxyRule = {}): Handler<AppEnv> {
     // request it reads differently, and re-checks services against the granted list.
     const checked: Partial<ForwardContext> = {};
     const fields: Record<string, string> = {};
+    if ((rule.batchServiceField || rule.owned?.field) && c.get('body').streams) {
+      // The field must be known before the call goes on (it travels in the signed context): read it whole.
+      await c.get('body').readWhole();
+      await c.get('body').upload!.verdict();
+    }
     if (rule.analysisParam) await requireServiceAccess(db, config, scope, c.req.param(rule.analysisParam) ?? '');
     if (rule.batchServiceField) {
       fields[rule.batchServiceField] = c.get('body').param(rule.batchServiceField)?.trim() ?? '';
