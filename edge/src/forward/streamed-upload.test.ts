@@ -65,9 +65,13 @@ function errorCode(body: unknown): number | undefined {
   return b.error_code ?? b.data?.error_code;
 }
 
+/** What the backend made of a probed call, once it has seen the end of it (a broken connection included). */
 async function probe(id: string): Promise<{ state: string; length?: number }> {
-  const res = await fetch(`${env.BACKEND_URL_CN_EAST}/__probe/${id}`);
-  return res.json();
+  for (let i = 0; ; i++) {
+    const seen = (await (await fetch(`${env.BACKEND_URL_CN_EAST}/__probe/${id}`)).json()) as { state: string; length?: number };
+    if (seen.state !== 'none' || i === 50) return seen;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 interface UploadOptions {

@@ -4,13 +4,15 @@
  * back until every check registered with `requireBeforeEnd` (the caller's signature) has passed, so a backend
  * never receives a whole body the edge has not accepted; when a check fails, the forwarded body is aborted and
  * the backend, which binds the body to its signed length, refuses the shortened request and stores nothing.
- * The edge holds one chunk and the held-back tail (64 KB) per upload, whatever the upload's size.
+ * The edge holds a few chunks in flight and the held-back tail (64 KB) per upload, whatever the upload's size.
  */
 import { ApiError } from '@iris/shared';
 import { MultipartFieldStream } from './multipart-stream.js';
 
 /** Bytes at the end of the body that reach the backend only after the checks. */
 const HOLD_BYTES = 64 * 1024;
+/** Chunks handed to the forward stream and not yet taken by it. */
+const WRITES_IN_FLIGHT = 4;
 
 type Sink = 'forward' | 'collect' | 'discard';
 
@@ -26,6 +28,7 @@ export class StreamedUpload {
   #sink: Sink | undefined;
   #pumped: Promise<Uint8Array | null> | undefined;
   #writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
+  readonly #inFlight: Promise<void>[] = [];
 
   constructor(
     private readonly source: ReadableStream<Uint8Array>,
@@ -111,6 +114,7 @@ export class StreamedUpload {
       if (this.#sink === 'collect') return concatAll(collected, received);
       await Promise.all(this.#checks);
       for (const chunk of held) await this.#write(chunk);
+      await this.#flushWrites();
       await this.#writer?.close();
       return null;
     } catch (err) {
@@ -121,14 +125,23 @@ export class StreamedUpload {
     }
   }
 
-  /** A backend that stops reading (it answered early, or the call timed out) turns the pump into a drain. */
+  /**
+   * Up to WRITES_IN_FLIGHT chunks wait for the backend while the next one is read from the caller. A backend
+   * that stops reading (it answered early, or the call timed out) turns the pump into a drain.
+   */
   async #write(chunk: Uint8Array): Promise<void> {
-    if (!this.#writer) return;
-    try {
-      await this.#writer.write(chunk);
-    } catch {
-      this.#writer = undefined;
-    }
+    const writer = this.#writer;
+    if (!writer) return;
+    this.#inFlight.push(
+      writer.write(chunk).catch(() => {
+        if (this.#writer === writer) this.#writer = undefined;
+      }),
+    );
+    if (this.#inFlight.length >= WRITES_IN_FLIGHT) await this.#inFlight.shift();
+  }
+
+  async #flushWrites(): Promise<void> {
+    await Promise.all(this.#inFlight.splice(0));
   }
 }
 
