@@ -128,14 +128,14 @@ function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   return Number(match?.[1] ?? NaN);
 }
 
-/** Peak RSS growth (MB) of a wrangler dev's workerd while `inFlight` calls of `fn` run at once, twice. */
+/** Peak RSS growth (MB, summed over its workerd processes) of a wrangler dev while `inFlight` calls of `fn` run at once, twice. */
 async function peakMemory(child: ChildProcess, inFlight: number, fn: () => Promise<Response>): Promise<number> {
-  const [pid] = descendants(child.pid!, 'workerd');
-  if (!pid) return NaN;
-  const before = statusKb(pid, 'VmRSS');
-  writeFileSync(`/proc/${pid}/clear_refs`, '5'); // resets the high-water mark to the current RSS
+  const pids = descendants(child.pid!, 'workerd');
+  if (!pids.length) return NaN;
+  const before = pids.map((pid) => statusKb(pid, 'VmRSS'));
+  for (const pid of pids) writeFileSync(`/proc/${pid}/clear_refs`, '5'); // resets the high-water mark to the current RSS
   for (let round = 0; round < 2; round++) await Promise.all(Array.from({ length: inFlight }, () => measure(1, fn)));
-  return (statusKb(pid, 'VmHWM') - before) / 1024;
+  return pids.reduce((sum, pid, i) => sum + statusKb(pid, 'VmHWM') - before[i]!, 0) / 1024;
 }
 
 const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : NaN);

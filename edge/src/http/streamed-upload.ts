@@ -13,6 +13,8 @@ import { MultipartFieldStream } from './multipart-stream.js';
 const HOLD_BYTES = 64 * 1024;
 /** Chunks handed to the forward stream and not yet taken by it. */
 const WRITES_IN_FLIGHT = 4;
+/** A read from the caller waits for this many bytes (fewer at the end): few large chunks, not many small ones. */
+const READ_BYTES = 256 * 1024;
 
 type Sink = 'forward' | 'collect' | 'discard';
 
@@ -88,7 +90,7 @@ export class StreamedUpload {
   }
 
   async #pump(): Promise<Uint8Array | null> {
-    const reader = this.source.getReader();
+    const reader = chunkReader(this.source);
     const collected: Uint8Array[] = [];
     const held: Uint8Array[] = [];
     const holdFrom = Math.max(0, this.length - HOLD_BYTES);
@@ -143,6 +145,29 @@ export class StreamedUpload {
   async #flushWrites(): Promise<void> {
     await Promise.all(this.#inFlight.splice(0));
   }
+}
+
+/**
+ * Reads a byte stream (a request body) in chunks of READ_BYTES with workerd's `readAtLeast`, which costs far
+ * less per byte than the network's small chunks; other streams are read as they come.
+ */
+function chunkReader(source: ReadableStream<Uint8Array>): { read(): Promise<ReadableStreamReadResult<Uint8Array>>; cancel(reason: unknown): Promise<void> } {
+  let byob: ReadableStreamBYOBReader | undefined;
+  try {
+    byob = source.getReader({ mode: 'byob' });
+  } catch {
+    return source.getReader();
+  }
+  const reader = byob;
+  return {
+    read: async () => {
+      const result = await reader.readAtLeast(READ_BYTES, new Uint8Array(READ_BYTES));
+      // A read that ends the stream may still carry its last bytes.
+      if (result.value && result.value.byteLength > 0) return { done: false, value: result.value };
+      return { done: true, value: undefined };
+    },
+    cancel: (reason) => reader.cancel(reason),
+  };
 }
 
 function concatAll(chunks: Uint8Array[], size: number): Uint8Array {
