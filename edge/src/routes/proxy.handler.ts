@@ -46,7 +46,7 @@ export function forwardCall(c: Context<AppEnv>, extra: Partial<ForwardContext> =
     method: c.req.method,
     pathWithQuery: c.get('forwardPath') + url.search,
     headers: c.req.raw.headers,
-    body: c.get('body').bytes,
+    body: c.get('body').streams ? c.get('body').upload! : c.get('body').bytes,
     accountId: caller.accountId,
     context: { requestId: c.get('requestId'), lang: c.get('lang'), quotas: caller.quotas, publicBase: publicBase(c, url), ...extra },
     publicUrl: url,
@@ -91,6 +91,11 @@ export function proxy(rule: ProxyRule = {}): Handler<AppEnv> {
     // request it reads differently, and re-checks services against the granted list.
     const checked: Partial<ForwardContext> = {};
     const names = [rule.batchServiceField, rule.owned?.field].filter((f): f is string => f !== undefined);
+    if (names.length && c.get('body').streams) {
+      // The field must be known before the call goes on (it travels in the signed context): read it whole.
+      await c.get('body').readWhole();
+      await c.get('body').upload!.verdict();
+    }
     const fields: Record<string, string> = names.length ? readFields(c, rule, names) : {};
     if (rule.analysisParam) await requireServiceAccess(db, config, scope, c.req.param(rule.analysisParam) ?? '');
     if (rule.batchServiceField) await requireBatchServiceGrant(db, config, scope, fields[rule.batchServiceField]!);
