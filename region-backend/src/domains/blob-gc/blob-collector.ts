@@ -108,7 +108,7 @@ export class BlobCollector {
     await this.options.onStep?.('checked', key);
     if (!marked) return { deleted: false };
     await this.options.onStep?.('marked', key);
-    return this.inLockedTransaction(key, async (client): Promise<Outcome> => {
+    const outcome = await this.inLockedTransaction(key, async (client): Promise<Outcome> => {
       const row = await client.query<{ state: string; bytes: string }>('SELECT state, bytes FROM stored_blobs WHERE blob_key = $1 FOR UPDATE', [key]);
       if (row.rows[0]?.state !== 'deleting') return { deleted: false };
       await this.store.delete(key);
@@ -118,6 +118,8 @@ export class BlobCollector {
       await client.query('DELETE FROM stored_blobs WHERE blob_key = $1', [key]);
       return { deleted: true, bytes: Number(row.rows[0].bytes) };
     });
+    if (outcome.deleted) await this.options.onStep?.('deleted', key);
+    return outcome;
   }
 
   /** Queues every blob no live record or index item refers to (a full pass, for anything a trigger missed). */
