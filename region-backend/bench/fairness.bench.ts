@@ -23,21 +23,38 @@ const B = 202;
 const PROBES = Number(process.env.IRIS_BENCH_FAIRNESS_PROBES ?? 30);
 const FLOODERS = 24;
 
-async function detect(backend: ChildBackend, accountId: number, image: Buffer): Promise<{ ms: number; status: number }> {
+interface Probe {
+  ms: number;
+  status: number;
+  /** The backend's own clock: from the request's arrival to the answer (`time`), and the model's part (`detecttime`). */
+  serverMs: number;
+  modelMs: number;
+}
+
+async function detect(backend: ChildBackend, accountId: number, image: Buffer): Promise<Probe> {
   const body = fileBody('image', 'q.jpg', image);
   const started = performance.now();
   const res = await backend.call({ method: 'POST', url: '/detect/_0000049', accountId, body: body.payload, headers: body.headers });
-  return { ms: performance.now() - started, status: res.status };
+  const ms = performance.now() - started;
+  const answer = res.status === 200 ? (res.json() as { time?: string; detecttime?: string }) : {};
+  return { ms, status: res.status, serverMs: Number(answer.time ?? 0) * 1000, modelMs: Number(answer.detecttime ?? 0) * 1000 };
 }
 
-async function probes(backend: ChildBackend, image: Buffer): Promise<number[]> {
-  const times: number[] = [];
+async function probes(backend: ChildBackend, image: Buffer): Promise<Probe[]> {
+  const results: Probe[] = [];
   for (let i = 0; i < PROBES; i++) {
     const r = await detect(backend, B, image);
     if (r.status !== 200) throw new Error(`B's call answered ${r.status}`);
-    times.push(r.ms);
+    results.push(r);
   }
-  return times;
+  return results;
+}
+
+/** Where B's time went (medians): before the backend saw the request or after it answered, body + decode, model. */
+function parts(results: Probe[]): string {
+  const outside = median(results.map((r) => r.ms - r.serverMs));
+  const bodyAndDecode = median(results.map((r) => r.serverMs - r.modelMs));
+  return `${outside.toFixed(0)} / ${bodyAndDecode.toFixed(0)} / ${median(results.map((r) => r.modelMs)).toFixed(0)}`;
 }
 
 interface FloodCounts {
@@ -110,20 +127,23 @@ export default async function run(): Promise<void> {
       });
       try {
         for (let i = 0; i < 3; i++) await detect(backend, B, photos[0]!); // models load
-        const alone = await probes(backend, photos[1]!);
+        const aloneProbes = await probes(backend, photos[1]!);
+        const alone = aloneProbes.map((p) => p.ms);
         let stop!: () => void;
         const stopped = new Promise<void>((resolve) => (stop = resolve));
         const flooding = flood(backend, photos[2]!, base, stopped);
         await new Promise((r) => setTimeout(r, 2000));
-        const busy = await probes(backend, photos[1]!);
+        const busyProbes = await probes(backend, photos[1]!);
+        const busy = busyProbes.map((p) => p.ms);
         stop();
         const counts = await flooding;
-        rows.push([setting.label, median(alone), percentile(alone, 99), median(busy), percentile(busy, 99), median(busy) / median(alone), counts.ok, counts.busy, counts.other]);
+        rows.push([setting.label, median(alone), percentile(alone, 99), median(busy), percentile(busy, 99), median(busy) / median(alone), parts(aloneProbes), parts(busyProbes), counts.ok, counts.busy, counts.other]);
       } finally {
         await backend.kill('SIGTERM');
       }
     }
-    printTable(['setting', 'B alone p50 ms', 'B alone p99 ms', 'B under flood p50 ms', 'B under flood p99 ms', 'p50 ratio', 'A calls 200', 'A calls 503', 'A calls other'], rows);
+    console.log(`load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} (1, 5, 15 min) at the end`);
+    printTable(['setting', 'B alone p50 ms', 'B alone p99 ms', 'B under flood p50 ms', 'B under flood p99 ms', 'p50 ratio', 'B alone: outside / body+decode / model ms', 'B under flood: outside / body+decode / model ms', 'A calls 200', 'A calls 503', 'A calls other'], rows);
   } finally {
     await postgres.stop();
     await new Promise((resolve) => server.close(resolve));

@@ -24,7 +24,8 @@ describe('blob garbage collection', () => {
   beforeAll(async () => {
     images = await startImageServer();
     // Grace 0 and no periodic run: the tests run the collector themselves, at the moments they choose.
-    backend = await startTestBackend({ IRIS_BLOB_GC_GRACE_SECONDS: '0', IRIS_BLOB_GC_INTERVAL_SECONDS: '86400' });
+    // One download at a time: the stored-bytes test knows which image comes first.
+    backend = await startTestBackend({ IRIS_BLOB_GC_GRACE_SECONDS: '0', IRIS_BLOB_GC_INTERVAL_SECONDS: '86400', IRIS_DOWNLOAD_CONCURRENCY: '1' });
   });
   afterAll(async () => {
     await backend?.close();
@@ -182,20 +183,35 @@ describe('blob garbage collection', () => {
   it('queued downloads check the stored-bytes quota before storing and fail the record with its code', async () => {
     const account = 65;
     const setId = await createImageSet(backend, 'quota', account);
-    const urls = [images.url(530), images.url(531)];
+    const urls = [images.url(530), images.url(531), images.url(532)];
     const upload = fileUpload('urls_to_add', urls.join('\n'));
-    // The add is allowed (nothing stored yet), but no image fits in 100 bytes.
+    // The add is allowed (nothing stored yet); the first image stored reaches the 100-byte quota.
     const quotas = { ...DEFAULT_QUOTAS, storedBytes: 100 };
     const res = await backend.call({ method: 'POST', url: `${BASE}/${setId}`, accountId: account, quotas, payload: upload.payload, headers: upload.headers });
     expect(res.statusCode).toBe(200);
     await settled(setId);
-    const records = await pool().query<{ status: string; last_error: string; blob_key: string | null }>('SELECT status, last_error, blob_key FROM data_set_records WHERE set_id = $1', [setId]);
-    expect(records.rows).toHaveLength(2);
-    for (const row of records.rows) {
-      expect(row).toMatchObject({ status: 'failed', blob_key: null });
+    const records = await pool().query<{ url: string; status: string; last_error: string | null; blob_key: string | null }>(
+      'SELECT url, status, last_error, blob_key FROM data_set_records WHERE set_id = $1 ORDER BY id',
+      [setId],
+    );
+    expect(records.rows.map((r) => r.status)).toEqual(['downloaded', 'failed', 'failed']);
+    for (const row of records.rows.slice(1)) {
+      expect(row.blob_key).toBeNull();
       expect(row.last_error).toMatch(/stored-bytes quota \(403\/3010\).*100 bytes/);
     }
-    expect(await storedBytes(account)).toBe(0);
+    const stored = await storedBytes(account);
+    expect(stored).toBe(Number((await pool().query('SELECT bytes FROM stored_blobs WHERE blob_key = $1', [records.rows[0]!.blob_key])).rows[0].bytes));
+    // The refused images were not stored for anyone.
+    const refusedKeys = await pool().query("SELECT count(*) AS n FROM url_blobs WHERE url = ANY($1::text[])", [urls.slice(1)]);
+    expect(Number(refusedKeys.rows[0].n)).toBe(0);
 
+    // A larger quota sent with the next add is what later downloads check.
+    const more = fileUpload('urls_to_add', urls.slice(1).join('\n'));
+    const other = await createImageSet(backend, 'quota raised', account);
+    const raised = { ...DEFAULT_QUOTAS, storedBytes: 10_000_000 };
+    expect((await backend.call({ method: 'POST', url: `${BASE}/${other}`, accountId: account, quotas: raised, payload: more.payload, headers: more.headers })).statusCode).toBe(200);
+    await settled(other);
+    const after = await pool().query<{ status: string }>('SELECT status FROM data_set_records WHERE set_id = $1', [other]);
+    expect(after.rows.map((r) => r.status)).toEqual(['downloaded', 'downloaded']);
   });
 });

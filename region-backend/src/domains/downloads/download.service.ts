@@ -125,20 +125,22 @@ export class DownloadService {
 
   /**
    * Downloads one URL for an account now (add one image, or a queued record), unless the account's URL cache
-   * has it. A new image is stored only within the account's stored-bytes quota (StoredBytesExceeded). The
+   * has it. A new image is stored only while the account's stored images are under its stored-bytes quota,
+   * checked before fetching and again before storing (StoredBytesExceeded; as for adds, the image that
+   * reaches the quota is kept, so concurrent downloads overshoot by at most one image each). The
    * caller records the result with the cache entry in one transaction (completeRecord, upsertDownloadedRecord).
    */
   async downloadNow(accountId: number, url: string): Promise<StoredBlob> {
     const cached = await findCachedBlob(this.deps.pool, accountId, url);
     if (cached) return cached;
-    await this.admit(accountId, 0);
-    return this.deps.download(url, { admit: (bytes) => this.admit(accountId, bytes) });
+    await this.admit(accountId);
+    return this.deps.download(url, { admit: () => this.admit(accountId) });
   }
 
-  /** Refuses storing `bytes` more (0: anything more) once the account holds its stored-bytes quota. */
-  private async admit(accountId: number, bytes: number): Promise<void> {
+  /** Refuses storing more once the account's stored images reach its stored-bytes quota. */
+  private async admit(accountId: number): Promise<void> {
     const { limit, used } = await storedBytesBudget(this.deps.pool, accountId, DEFAULT_QUOTAS.storedBytes);
-    if (bytes === 0 ? used >= limit : used + bytes > limit) throw new StoredBytesExceeded(limit);
+    if (used >= limit) throw new StoredBytesExceeded(limit);
   }
 
   /** Stops claiming new records; records in flight finish (or their leases expire). */

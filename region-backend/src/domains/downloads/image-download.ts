@@ -25,7 +25,7 @@ export class DownloadFailure extends Error {
 /** Storing the image would take the account over its stored-bytes quota (permanent for this record). */
 export class StoredBytesExceeded extends DownloadFailure {
   constructor(readonly limit: number) {
-    super(`stored-bytes quota (403/3010): the account's stored images would exceed ${limit} bytes`, true);
+    super(`stored-bytes quota (403/3010): the account's stored images reached ${limit} bytes`, true);
     this.name = 'StoredBytesExceeded';
   }
 }
@@ -45,8 +45,8 @@ export function classifyFailure(err: unknown): DownloadFailure {
 }
 
 export interface DownloadOptions {
-  /** Called with the stored copy's size before it is stored; throws (StoredBytesExceeded) to refuse it. */
-  admit?: (bytes: number) => Promise<void>;
+  /** Called before the normalised copy is stored; throws (StoredBytesExceeded) to refuse it. */
+  admit?: () => Promise<void>;
 }
 
 export type ImageDownloader = (url: string, options?: DownloadOptions) => Promise<StoredBlob>;
@@ -57,7 +57,7 @@ export function imageDownloader(blobs: BlobWriter, config: ImageConfig, decoder:
     try {
       const fetched = await fetchImage(url, config.fetch);
       const stored = await decoder.forStorage(fetched.bytes, { maxSide: config.storedMaxSide });
-      await options.admit?.(stored.bytes.byteLength);
+      await options.admit?.();
       const blobKey = await blobs.put(stored.bytes);
       return { blobKey, width: stored.width, height: stored.height, bytes: stored.bytes.byteLength };
     } catch (err) {
