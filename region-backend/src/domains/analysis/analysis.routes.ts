@@ -44,7 +44,7 @@ export async function runAnalysis(
   }
   let rgb: RgbImage;
   try {
-    rgb = await app.decoder.rgb(input.bytes, { maxSide: ANALYSIS_MAX_SIDE, ...(loc ? { crop: loc } : {}) }, input.pool ? 'background' : 'interactive');
+    rgb = await app.decoder.rgb(input.bytes, { maxSide: ANALYSIS_MAX_SIDE, ...(loc ? { crop: loc } : {}) }, input.pool ? 'background' : 'interactive', input.accountId);
   } catch (err) {
     if (err instanceof ImageDecodeError) throw analysisError(env, err.kind === 'bad-crop' ? 'bad-loc' : 'undecodable', `image cannot be decoded: ${err.message}`);
     throw err;

@@ -16,7 +16,8 @@ import { deleteDataSet, listDataSets, updateDataSet, type DataSetRow, type SetKi
 import { createSet, requireSet } from '../data-sets/set.service.js';
 import { assertSetNotInUse } from '../data-sets/set-usage.js';
 import type { DownloadService } from '../downloads/download.service.js';
-import { DownloadFailure } from '../downloads/image-download.js';
+import { BlobGoneError } from '../blob-gc/blob-refs.repo.js';
+import { DownloadFailure, StoredBytesExceeded } from '../downloads/image-download.js';
 import { imageRowToAdd } from './image-set-files.js';
 
 const KIND: SetKind = 'image_set';
@@ -106,13 +107,22 @@ export async function addOneRecord(
     return;
   }
   await assertStoredBytes(deps.pool, accountId, quotas);
-  let blob;
-  try {
-    blob = await deps.downloads.downloadNow(accountId, input.url);
-  } catch (err) {
-    if (err instanceof DownloadFailure) throw new ApiError('imageDownloadFailed', `the image cannot be downloaded: ${err.message}`);
-    throw err;
+  // Twice at most: the stored image may be collected between downloading and recording it (BlobGoneError).
+  for (let attempt = 1; ; attempt++) {
+    let blob;
+    try {
+      blob = await deps.downloads.downloadNow(accountId, input.url);
+    } catch (err) {
+      if (err instanceof StoredBytesExceeded) throw new ApiError('storedBytesQuota', `the account's stored images reached ${err.limit} bytes`);
+      if (err instanceof DownloadFailure) throw new ApiError('imageDownloadFailed', `the image cannot be downloaded: ${err.message}`);
+      throw err;
+    }
+    try {
+      const done = await withLockedSet(deps.pool, setId, { accountId, kind, touch: true, quotas }, (tx) => upsertDownloadedRecord(tx, accountId, input, blob));
+      if (!done) throw new ApiError('setNotFound', 'image set does not exist');
+      return;
+    } catch (err) {
+      if (!(err instanceof BlobGoneError) || attempt >= 2) throw err;
+    }
   }
-  const done = await withLockedSet(deps.pool, setId, { accountId, kind, touch: true, quotas }, (tx) => upsertDownloadedRecord(tx, input, blob));
-  if (!done) throw new ApiError('setNotFound', 'image set does not exist');
 }

@@ -113,7 +113,7 @@ export class SearchQueryService {
   private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number): Promise<QueryEmbedding> {
     let rgb: RgbPixels;
     try {
-      rgb = await this.deps.decoder.rgb(bytes, { maxSide: QUERY_MAX_SIDE, ...(params.loc ? { crop: params.loc } : {}) });
+      rgb = await this.deps.decoder.rgb(bytes, { maxSide: QUERY_MAX_SIDE, ...(params.loc ? { crop: params.loc } : {}) }, 'interactive', accountId);
     } catch (err) {
       if (err instanceof ImageDecodeError) throw new ApiError('invalidData', `image cannot be decoded: ${err.message}`);
       throw err;
