@@ -20,7 +20,6 @@ import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { photoJpeg } from '../src/images/test-images.fixture.js';
 import { fileBody, startChildBackend, type ChildBackend } from '../test/data-sets/child-backend.js';
 
-const A = 101;
 const B = 202;
 const PROBES = Number(process.env.IRIS_BENCH_FAIRNESS_PROBES ?? 30);
 const FLOODERS = 24;
