@@ -61,24 +61,7 @@ export class SearchQueryService {
     const params = parseSearchParams(input.body.fields, input.product);
     const image = await this.image(input.body);
 
-    const preprocessStarted = performance.now();
-    const query = await this.embed(image.bytes, params, service.scenario, input.accountId);
-    const preprocessMs = performance.now() - preprocessStarted;
-
-    const searchStarted = performance.now();
-    const candidates = await this.deps.indexes
-      .use(service, (store) => this.selectAll(store, service, query.vectors, params, input.product))
-      .catch((err: unknown) => {
-        throw err instanceof ServiceGoneError ? new ApiError('serviceNotFound', 'search service does not exist') : err;
-      });
-    const selected = await rerank(candidates, query.features, {
-      pool: this.deps.pool,
-      inference: this.deps.inference,
-      service,
-      candidates: this.deps.rerankCandidates,
-      accountId: input.accountId,
-    });
-    const searchMs = performance.now() - searchStarted;
+    const { selected, preprocessMs, searchMs } = await this.search(service, image.bytes, params, input.product, input.accountId);
 
     const page = input.product ? selected.slice(params.page * params.count, (params.page + 1) * params.count) : selected.slice(0, params.count);
     return {
@@ -96,6 +79,39 @@ export class SearchQueryService {
       ver: EMBEDDING_VERSION,
       ...(input.product ? { page: params.page, count: params.count } : {}),
     };
+  }
+
+  /**
+   * Records of the service best matching a query image, best first, as customers' searches rank them (the
+   * service's self-evaluation): ids only, no response shaping.
+   */
+  async rankRecords(accountId: number, serviceId: string, bytes: Uint8Array, count: number): Promise<Selected[]> {
+    const service = await findServiceState(this.deps.pool, accountId, serviceId);
+    if (!service) throw new ApiError('serviceNotFound', 'search service does not exist');
+    const params = parseSearchParams({ count: String(count) }, false);
+    return (await this.search(service, bytes, params, false, accountId)).selected.slice(0, count);
+  }
+
+  /** Embeds the query, searches the index, re-ranks: the ranked hits and the time of each step. */
+  private async search(service: ServiceState, bytes: Uint8Array, params: SearchParams, product: boolean, accountId: number) {
+    const preprocessStarted = performance.now();
+    const query = await this.embed(bytes, params, service.scenario, accountId);
+    const preprocessMs = performance.now() - preprocessStarted;
+
+    const searchStarted = performance.now();
+    const candidates = await this.deps.indexes
+      .use(service, (store) => this.selectAll(store, service, query.vectors, params, product))
+      .catch((err: unknown) => {
+        throw err instanceof ServiceGoneError ? new ApiError('serviceNotFound', 'search service does not exist') : err;
+      });
+    const selected = await rerank(candidates, query.features, {
+      pool: this.deps.pool,
+      inference: this.deps.inference,
+      service,
+      candidates: this.deps.rerankCandidates,
+      accountId,
+    });
+    return { selected, preprocessMs, searchMs: performance.now() - searchStarted };
   }
 
   private async image(body: RequestBody): Promise<QueryImage> {
