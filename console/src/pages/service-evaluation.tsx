@@ -73,7 +73,7 @@ export function EvaluationPanel({ serviceId, serviceName }: { serviceId: string;
           {e.report && (
             <table class="evaluation-report">
               <caption>
-                {t('latency')}: p50 {e.report.latency_ms.p50} ms · p95 {e.report.latency_ms.p95} ms · {e.report.records} {t('pictures')}
+                {t('latency')}: p50 {e.report.latency_ms.p50} ms · p95 {e.report.latency_ms.p95} ms · {e.report.records} {t('pictures').toLowerCase()}
               </caption>
               <thead>
                 <tr>
