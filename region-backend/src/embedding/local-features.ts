@@ -65,6 +65,12 @@ export function extractLocalFeatures(cv: Cv, image: Rgb, side: number, maxFeatur
   }
 }
 
+/** The packed ORB features of a query picture: described larger than indexed ones, small ones enlarged. */
+export function queryLocalFeatures(cv: Cv, image: Rgb): Uint8Array {
+  const side = Math.min(LOCAL_FEATURES.querySide, Math.max(LOCAL_FEATURES.queryMinSide, image.width, image.height));
+  return packLocalFeatures(extractLocalFeatures(cv, image, side, LOCAL_FEATURES.queryFeatures));
+}
+
 /**
  * Byte layout: u16 width, u16 height, u16 count, then count × (u16 x, u16 y) in 1/8 pixel, then the
  * descriptors. About 36 bytes per keypoint.

@@ -95,22 +95,17 @@ export class SearchQueryService {
   /** Embeds the query, searches the index, re-ranks: the ranked hits and the time of each step. */
   private async search(service: ServiceState, bytes: Uint8Array, params: SearchParams, product: boolean, accountId: number) {
     const preprocessStarted = performance.now();
-    const query = await this.embed(bytes, params, service.scenario, accountId);
+    const candidates = params.rerank ? this.deps.rerankCandidates : 0;
+    const query = await this.embed(bytes, params, service.scenario, accountId, candidates > 0);
     const preprocessMs = performance.now() - preprocessStarted;
 
     const searchStarted = performance.now();
-    const candidates = await this.deps.indexes
+    const hits = await this.deps.indexes
       .use(service, (store) => this.selectAll(store, service, query.vectors, params, product))
       .catch((err: unknown) => {
         throw err instanceof ServiceGoneError ? new ApiError('serviceNotFound', 'search service does not exist') : err;
       });
-    const selected = await rerank(candidates, query.features, {
-      pool: this.deps.pool,
-      inference: this.deps.inference,
-      service,
-      candidates: this.deps.rerankCandidates,
-      accountId,
-    });
+    const selected = await rerank(hits, query.features, { pool: this.deps.pool, inference: this.deps.inference, service, candidates, accountId });
     return { selected, preprocessMs, searchMs: performance.now() - searchStarted };
   }
 
@@ -125,7 +120,7 @@ export class SearchQueryService {
     }
   }
 
-  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number): Promise<QueryEmbedding> {
+  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number, rerank: boolean): Promise<QueryEmbedding> {
     let rgb: RgbPixels;
     try {
       rgb = await this.deps.decoder.rgb(bytes, { maxSide: QUERY_MAX_SIDE, ...(params.loc ? { crop: params.loc } : {}) });
@@ -134,7 +129,13 @@ export class SearchQueryService {
       throw err;
     }
     try {
-      return await this.deps.inference.run<QueryEmbedding>('search-query-embed', { rgb, scenario }, { priority: 'interactive', accountId });
+      // The query's local features (re-ranking) are extracted beside its embedding, on another thread when one is free.
+      const options = { priority: 'interactive' as const, accountId };
+      const [embedding, features] = await Promise.all([
+        this.deps.inference.run<QueryEmbedding>('search-query-embed', { rgb, scenario, features: false }, options),
+        rerank ? this.deps.inference.run<Uint8Array>('search-query-features', { rgb }, options) : null,
+      ]);
+      return features ? { ...embedding, features } : embedding;
     } catch (err) {
       if (err instanceof InferenceTaskError && (err.code === 'image_decode_failed' || err.code === 'invalid_embed_input')) {
         throw new ApiError('invalidData', `image cannot be decoded: ${err.message}`);
