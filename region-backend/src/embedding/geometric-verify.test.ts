@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { opencv } from '../analysis/logo/opencv-runtime.js';
 import { packageFile } from '../inference/runtime/tfjs.js';
 import type { Rgb } from '../inference/runtime/pixels.js';
-import { verifyCandidate, verifyCandidates } from './geometric-verify.js';
+import { VERIFY, verifyCandidate, verifyCandidates } from './geometric-verify.js';
 import { extractLocalFeatures, LOCAL_FEATURES } from './local-features.js';
 
 const SAMPLES = packageFile('@vladmandic/human', 'assets/samples.jpg');
@@ -44,5 +44,18 @@ describe('geometric verification of search candidates', () => {
     expect(both[0]).toBeNull();
     expect(both[1]).toBeNull();
     expect(both[2]?.inliers).toBe(match!.inliers);
+  });
+
+  it('stops verifying once a candidate is verified decisively (no later candidate can rank above it)', async () => {
+    const { cv } = await opencv();
+    const source = await rgb(sharp(SAMPLES).extract({ left: 0, top: 200, width: 600, height: 450 }));
+    const query = extractLocalFeatures(cv, await rgb(sharp(await sharp(Buffer.from(source.data), { raw: { width: 600, height: 450, channels: 3 } }).jpeg({ quality: 80 }).toBuffer())), LOCAL_FEATURES.querySide, LOCAL_FEATURES.queryFeatures);
+    const indexed = extractLocalFeatures(cv, source, LOCAL_FEATURES.indexSide, LOCAL_FEATURES.indexFeatures);
+    const all = verifyCandidates(query, [indexed, indexed], { ...VERIFY, decisiveInliers: 0 });
+    expect(all[0]!.inliers).toBeGreaterThanOrEqual(VERIFY.decisiveInliers);
+    expect(all[1]!.inliers).toBe(all[0]!.inliers);
+    const early = verifyCandidates(query, [indexed, indexed]);
+    expect(early[0]).toEqual(all[0]);
+    expect(early[1]).toBeNull();
   });
 });

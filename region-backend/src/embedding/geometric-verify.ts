@@ -28,6 +28,11 @@ export const VERIFY = {
   maxScale: 10,
   /** … and it may not stretch one axis against the other by more than this factor (near-similarity). */
   maxAnisotropy: 3,
+  /**
+   * Candidates come best first; once one is verified with this many inliers (the full verified score, see
+   * rerank-score.ts) none after it can rank above it, so the rest are not verified (0: verify all).
+   */
+  decisiveInliers: 80,
 };
 
 export interface Verification {
@@ -68,7 +73,14 @@ export function verifyCandidates(query: LocalFeatures, candidates: (LocalFeature
     const l = descriptorWords(library);
     nearest = (offset, count) => ratioMatches(q, query.count, l, offset, count, options.ratio, options.maxDistance);
   }
-  return usable.map((c, i) => (c ? fitMatches(query, c, nearest(offsets[i]!, c.count), options) : null));
+  const out: (Verification | null)[] = candidates.map(() => null);
+  for (let i = 0; i < usable.length; i++) {
+    const c = usable[i];
+    if (!c) continue;
+    out[i] = fitMatches(query, c, nearest(offsets[i]!, c.count), options);
+    if (options.decisiveInliers > 0 && (out[i]?.inliers ?? 0) >= options.decisiveInliers) break;
+  }
+  return out;
 }
 
 /** The match of `query` in `candidate`, or null when it is not geometrically consistent. */
