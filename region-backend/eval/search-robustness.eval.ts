@@ -22,9 +22,9 @@ import { contentBox } from '../src/embedding/content-box.js';
 import { EMBEDDING_PIPELINE } from '../src/embedding/embedding-info.js';
 import { INDEX_VIEWS, QUERY_VIEWS } from '../src/embedding/embedding-views.js';
 import { l2normalise } from '../src/embedding/feature-pooling.js';
-import { verifyCandidates, type Verification } from '../src/embedding/geometric-verify.js';
+import { verifyCandidates, verifyWithMirror, type Verification } from '../src/embedding/geometric-verify.js';
 import { cropRgb, decodeImage, type ViewSpec } from '../src/embedding/image-views.js';
-import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures, type LocalFeatures } from '../src/embedding/local-features.js';
+import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures, queryLocalFeatures, type LocalFeatures } from '../src/embedding/local-features.js';
 import { applyWhitening, decodeWhitening } from '../src/embedding/pca-whitening.js';
 import { RERANK, rerankScore } from '../src/embedding/rerank-score.js';
 import type { Rgb } from '../src/inference/runtime/pixels.js';
@@ -177,9 +177,9 @@ export default async function run(): Promise<void> {
     record(stages[2]!, q.edit, ranked, q.photo);
 
     const t0 = performance.now();
-    const queryFeatures = extractLocalFeatures(cv, decoded, Math.min(LOCAL_FEATURES.querySide, Math.max(LOCAL_FEATURES.queryMinSide, decoded.width, decoded.height)), LOCAL_FEATURES.queryFeatures);
+    // As the search does: the query's features and its mirror image's (tried when nothing else verifies).
     const head = ranked.slice(0, RERANK.candidates);
-    const verifications = verifyCandidates(queryFeatures, head.map((r) => galleryFeatures[r.index]!));
+    const verifications = verifyWithMirror(queryLocalFeatures(cv, decoded), queryLocalFeatures(cv, decoded, true), head.map((r) => galleryFeatures[r.index]!));
     const reranked = head.map((r, k) => {
       const v: Verification | null = verifications[k] ?? null;
       if (v) verified++;

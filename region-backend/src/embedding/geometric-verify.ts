@@ -40,6 +40,8 @@ export interface Verification {
   /** Normalised [x, y, w, h] of the matched region in the query and in the candidate. */
   queryBox: [number, number, number, number];
   candidateBox: [number, number, number, number];
+  /** Set when the query shows the candidate mirrored (matched with the query's mirror image). */
+  mirrored?: boolean;
 }
 
 let simd: SimdHamming | null | undefined;
@@ -81,6 +83,21 @@ export function verifyCandidates(query: LocalFeatures, candidates: (LocalFeature
     if (options.decisiveInliers > 0 && (out[i]?.inliers ?? 0) >= options.decisiveInliers) break;
   }
   return out;
+}
+
+/**
+ * `verifyCandidates`, and when no candidate is verified, again with the features of the query's mirror image
+ * (ORB is not mirror-invariant): a mirrored copy of a picture is verified that way, its query box mapped back
+ * to the query as sent. Only queries that matched nothing pay for the second pass.
+ */
+export function verifyWithMirror(query: LocalFeatures, mirrored: LocalFeatures | null, candidates: (LocalFeatures | null)[], options = VERIFY): (Verification | null)[] {
+  const direct = verifyCandidates(query, candidates, options);
+  if (!mirrored || direct.some(Boolean)) return direct;
+  return verifyCandidates(mirrored, candidates, options).map((v) => {
+    if (!v) return null;
+    const [x, y, w, h] = v.queryBox;
+    return { ...v, queryBox: [Math.max(0, 1 - x - w), y, w, h], mirrored: true };
+  });
 }
 
 /** The match of `query` in `candidate`, or null when it is not geometrically consistent. */

@@ -59,6 +59,6 @@ export async function embedForQuery(request: EmbedRequest & { features?: boolean
   const box = contentBox(decoded.rgb);
   const vectors = [await vectorOfViews(decoded.rgb, views)];
   if (box) vectors.push(await vectorOfViews(await cropRgb(decoded.rgb, box), views));
-  const features = request.features === false ? new Uint8Array(0) : queryLocalFeatures((await opencv()).cv, decoded.rgb);
+  const features = request.features === false ? new Uint8Array(0) : packLocalFeatures(queryLocalFeatures((await opencv()).cv, decoded.rgb));
   return { vectors, box, features, width: decoded.width, height: decoded.height };
 }

@@ -28,14 +28,20 @@ export interface RerankDeps {
   accountId: number;
 }
 
-export async function rerank(selected: Selected[], queryFeatures: Uint8Array, deps: RerankDeps): Promise<Selected[]> {
+/** packLocalFeatures bytes of the query, and of its mirror image when extracted. */
+export interface QueryLocalFeatures {
+  features: Uint8Array;
+  mirrored?: Uint8Array;
+}
+
+export async function rerank(selected: Selected[], query: QueryLocalFeatures, deps: RerankDeps): Promise<Selected[]> {
   const head = selected.slice(0, deps.candidates);
   if (!head.length) return selected;
   const stored = await itemFeatures(deps.pool, deps.service.id, deps.service.pipeline, head.map((s) => s.hit.id));
   if (!stored.size) return selected;
   const verifications = await deps.inference.run<(Verification | null)[]>(
     'search-verify',
-    { query: queryFeatures, candidates: head.map((s) => stored.get(s.hit.id) ?? null) },
+    { query: query.features, mirrored: query.mirrored ?? null, candidates: head.map((s) => stored.get(s.hit.id) ?? null) },
     { priority: 'interactive', accountId: deps.accountId },
   );
   const rescored = head.map((s, i) => {

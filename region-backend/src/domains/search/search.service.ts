@@ -9,6 +9,7 @@ import type pg from 'pg';
 import { ApiError, joinTags, secondsText } from '@iris/shared';
 import { EMBEDDING_VERSION } from '../../embedding/embedding-info.js';
 import type { QueryEmbedding } from '../../embedding/search-embedding.js';
+import type { QueryFeaturesResult } from '../../inference/tasks/search-query-features.task.js';
 import { QueryImageError, type QueryImage } from '../../http/query-image.js';
 import type { RequestBody } from '../../http/request-body.js';
 import { ImageDecodeError, type RgbPixels } from '../../images/image-decoder.js';
@@ -105,7 +106,7 @@ export class SearchQueryService {
       .catch((err: unknown) => {
         throw err instanceof ServiceGoneError ? new ApiError('serviceNotFound', 'search service does not exist') : err;
       });
-    const selected = await rerank(hits, query.features, { pool: this.deps.pool, inference: this.deps.inference, service, candidates, accountId });
+    const selected = await rerank(hits, query, { pool: this.deps.pool, inference: this.deps.inference, service, candidates, accountId });
     return { selected, preprocessMs, searchMs: performance.now() - searchStarted };
   }
 
@@ -120,7 +121,7 @@ export class SearchQueryService {
     }
   }
 
-  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number, rerank: boolean): Promise<QueryEmbedding> {
+  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number, rerank: boolean): Promise<QueryEmbedding & { mirrored?: Uint8Array }> {
     let rgb: RgbPixels;
     try {
       rgb = await this.deps.decoder.rgb(bytes, { maxSide: QUERY_MAX_SIDE, ...(params.loc ? { crop: params.loc } : {}) });
@@ -131,11 +132,11 @@ export class SearchQueryService {
     try {
       // The query's local features (re-ranking) are extracted beside its embedding, on another thread when one is free.
       const options = { priority: 'interactive' as const, accountId };
-      const [embedding, features] = await Promise.all([
+      const [embedding, local] = await Promise.all([
         this.deps.inference.run<QueryEmbedding>('search-query-embed', { rgb, scenario, features: false }, options),
-        rerank ? this.deps.inference.run<Uint8Array>('search-query-features', { rgb }, options) : null,
+        rerank ? this.deps.inference.run<QueryFeaturesResult>('search-query-features', { rgb }, options) : null,
       ]);
-      return features ? { ...embedding, features } : embedding;
+      return local ? { ...embedding, ...local } : embedding;
     } catch (err) {
       if (err instanceof InferenceTaskError && (err.code === 'image_decode_failed' || err.code === 'invalid_embed_input')) {
         throw new ApiError('invalidData', `image cannot be decoded: ${err.message}`);
