@@ -3,7 +3,7 @@
  * /customer_services/_0000172/{id}/evaluation`, and the background job that runs the queries.
  */
 import fp from 'fastify-plugin';
-import { ApiError, StartEvaluation } from '@iris/shared';
+import { ApiError, newResourceId, StartEvaluation } from '@iris/shared';
 import type { FastifyRequest } from 'fastify';
 import { inputOf } from '../../http/contract.hook.js';
 import { defineJob } from '../../jobs/job-registry.js';
@@ -15,7 +15,6 @@ import { parseEvaluationParams } from './evaluation-params.js';
 import { EVALUATION_JOB, EvaluationRunner, type EvaluationJobData } from './evaluation-runner.js';
 import { evaluationObject } from './evaluation-view.js';
 import { insertEvaluation, latestEvaluation } from './evaluation.repo.js';
-import { newResourceId } from '@iris/shared';
 
 declare module 'fastify' {
   interface FastifyInstance {
