@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { opencv } from '../analysis/logo/opencv-runtime.js';
 import { packageFile } from '../inference/runtime/tfjs.js';
 import type { Rgb } from '../inference/runtime/pixels.js';
-import { VERIFY, verifyCandidate, verifyCandidates, verifyWithMirror } from './geometric-verify.js';
+import { VERIFY, verifyCandidate, verifyCandidates, verifyMirrored } from './geometric-verify.js';
 import { extractLocalFeatures, LOCAL_FEATURES, queryLocalFeatures } from './local-features.js';
 
 const SAMPLES = packageFile('@vladmandic/human', 'assets/samples.jpg');
@@ -69,7 +69,7 @@ describe('geometric verification of search candidates', () => {
     const candidates = [index(other), index(source)];
     const direct = queryLocalFeatures(cv, framed);
     expect(verifyCandidates(direct, candidates)).toEqual([null, null]);
-    const [none, found] = verifyWithMirror(direct, queryLocalFeatures(cv, framed, true), candidates);
+    const [none, found] = verifyMirrored(queryLocalFeatures(cv, framed, true), candidates);
     expect(none).toBeNull();
     expect(found?.mirrored).toBe(true);
     // Matched: the middle of the source, the whole query.

@@ -86,13 +86,10 @@ export function verifyCandidates(query: LocalFeatures, candidates: (LocalFeature
 }
 
 /**
- * `verifyCandidates`, and when no candidate is verified, again with the features of the query's mirror image
- * (ORB is not mirror-invariant): a mirrored copy of a picture is verified that way, its query box mapped back
- * to the query as sent. Only queries that matched nothing pay for the second pass.
+ * `verifyCandidates` with the features of the query's mirror image (ORB is not mirror-invariant): a mirrored
+ * copy of a picture is verified that way; its query box is mapped back to the query as sent.
  */
-export function verifyWithMirror(query: LocalFeatures, mirrored: LocalFeatures | null, candidates: (LocalFeatures | null)[], options = VERIFY): (Verification | null)[] {
-  const direct = verifyCandidates(query, candidates, options);
-  if (!mirrored || direct.some(Boolean)) return direct;
+export function verifyMirrored(mirrored: LocalFeatures, candidates: (LocalFeatures | null)[], options = VERIFY): (Verification | null)[] {
   return verifyCandidates(mirrored, candidates, options).map((v) => {
     if (!v) return null;
     const [x, y, w, h] = v.queryBox;

@@ -9,7 +9,6 @@ import type pg from 'pg';
 import { ApiError, joinTags, secondsText } from '@iris/shared';
 import { EMBEDDING_VERSION } from '../../embedding/embedding-info.js';
 import type { QueryEmbedding } from '../../embedding/search-embedding.js';
-import type { QueryFeaturesResult } from '../../inference/tasks/search-query-features.task.js';
 import { QueryImageError, type QueryImage } from '../../http/query-image.js';
 import type { RequestBody } from '../../http/request-body.js';
 import { ImageDecodeError, type RgbPixels } from '../../images/image-decoder.js';
@@ -121,7 +120,7 @@ export class SearchQueryService {
     }
   }
 
-  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number, rerank: boolean): Promise<QueryEmbedding & { mirrored?: Uint8Array }> {
+  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number, rerank: boolean): Promise<QueryEmbedding & { picture?: RgbPixels }> {
     let rgb: RgbPixels;
     try {
       rgb = await this.deps.decoder.rgb(bytes, { maxSide: QUERY_MAX_SIDE, ...(params.loc ? { crop: params.loc } : {}) });
@@ -132,11 +131,11 @@ export class SearchQueryService {
     try {
       // The query's local features (re-ranking) are extracted beside its embedding, on another thread when one is free.
       const options = { priority: 'interactive' as const, accountId };
-      const [embedding, local] = await Promise.all([
+      const [embedding, features] = await Promise.all([
         this.deps.inference.run<QueryEmbedding>('search-query-embed', { rgb, scenario, features: false }, options),
-        rerank ? this.deps.inference.run<QueryFeaturesResult>('search-query-features', { rgb }, options) : null,
+        rerank ? this.deps.inference.run<Uint8Array>('search-query-features', { rgb }, options) : null,
       ]);
-      return local ? { ...embedding, ...local } : embedding;
+      return features ? { ...embedding, features, picture: rgb } : embedding;
     } catch (err) {
       if (err instanceof InferenceTaskError && (err.code === 'image_decode_failed' || err.code === 'invalid_embed_input')) {
         throw new ApiError('invalidData', `image cannot be decoded: ${err.message}`);
