@@ -4,11 +4,12 @@
  *
  * 1. Query latency on a 100,000-image service: an uploaded 640×480 JPEG, count=20, sequential calls, straight
  *    to the cn-east backend (edge signature added by the bench) and through the edge, each with geometric
- *    re-ranking on and off (`rerank=0`), interleaved call by call; and the index bytes per image. The 100k
+ *    re-ranking on and off (`rerank=0`), interleaved call by call; the index bytes per image; and where the
+ *    re-ranking time goes, stage by stage (rerank-stages.ts). The 100k
  *    records are synthetic: rows and 256-d vectors (clustered like real catalogues, see
  *    vectors/synthetic-vectors.ts) written straight into PostgreSQL by a bench-only helper, because embedding
- *    100k real images would take hours on two cores; each record carries the real ORB keypoints of one of 32
- *    generated photos (one of them the query's picture), so re-ranking does its real work. Everything after that is the product's own path: the
+ *    100k real images would take hours on two cores; each record carries the real ORB keypoints of one of ten
+ *    real pictures, so re-ranking does its real work. Everything after that is the product's own path: the
  *    backend builds its HNSW index from the stored embeddings, saves it, and loads it after a restart.
  * 2. Indexing throughput: a 2,000-image set (distinct generated 640×480 JPEGs on a loopback server) added
  *    as one CSV to a set that has a service, timed until the service reports n_indexed = 2000
@@ -35,6 +36,7 @@ import { SyntheticVectors } from '../src/vectors/synthetic-vectors.js';
 import { opencv } from '../src/analysis/logo/opencv-runtime.js';
 import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures } from '../src/embedding/local-features.js';
 import { RERANK } from '../src/embedding/rerank-score.js';
+import { realPictures, rerankStages } from './rerank-stages.js';
 
 const SIZE = Number(process.env.IRIS_BENCH_SEARCH_SIZE ?? 100_000);
 const QUERIES = Number(process.env.IRIS_BENCH_QUERIES ?? 100);
@@ -101,13 +103,13 @@ function expectOk(reply: Reply, what: string): Record<string, unknown> {
 }
 
 /**
- * Real ORB features (as indexing stores them) of generated 640×480 photos, one of them the query's picture:
- * synthetic records carry these in turn, so re-ranking reads, unpacks and verifies real keypoints.
+ * Real ORB features (as indexing stores them) of ten real pictures: synthetic records carry these in turn, so
+ * re-ranking reads, unpacks and verifies real keypoints (the query, a generated photo, is none of them: every
+ * candidate is verified, none decisively — the full cost).
  */
-async function featurePool(size = 32): Promise<Buffer[]> {
+async function featurePool(): Promise<Buffer[]> {
   const { cv } = await opencv();
-  return Array.from({ length: size }, (_, i) => {
-    const rgb = photoPixels(640, 480, i + 1);
+  return (await realPictures()).map((rgb) => {
     const packed = packLocalFeatures(extractLocalFeatures(cv, rgb, LOCAL_FEATURES.indexSide, LOCAL_FEATURES.indexFeatures));
     return Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength);
   });
@@ -293,6 +295,14 @@ async function queryLatency(platform: Platform, dataDir: string): Promise<void> 
   );
   const bytes = await indexBytes(platform.databaseUrls['cn-east'], SIZE, fileMB);
   printTable(['index bytes per image', 'bytes'], bytes);
+
+  const pool = new pg.Pool({ connectionString: platform.databaseUrls['cn-east'], max: 2 });
+  try {
+    const ids = await pool.query<{ record_id: string }>('SELECT record_id FROM search_index_items WHERE service_id = $1 ORDER BY random() LIMIT 10', [serviceId]);
+    await rerankStages({ pool, serviceId, pipeline: pipelineOf(SCENARIO), recordIds: ids.rows.map((r) => Number(r.record_id)) });
+  } finally {
+    await pool.end();
+  }
 }
 
 /** Bytes each indexed image costs: its vector and local features in PostgreSQL, its share of the saved HNSW file. */
