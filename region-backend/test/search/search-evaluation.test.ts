@@ -20,8 +20,9 @@ describe('search service self-evaluation', () => {
   let server: ImageServer;
   let serviceId: string;
   let otherServiceId: string;
-  // A turn of one second: the evaluation hands over between turns, as it does on a busy backend.
-  const start = () => startSearchBackend({ ...env, env: { IRIS_SEARCH_POLL_MS: '300', IRIS_EVALUATION_TURN_SECONDS: '1' } });
+  // A turn of one second: the evaluation hands over between turns, as it does on a busy backend; one
+  // evaluation at a time per account.
+  const start = () => startSearchBackend({ ...env, env: { IRIS_SEARCH_POLL_MS: '300', IRIS_EVALUATION_TURN_SECONDS: '1', IRIS_EVALUATIONS_PER_ACCOUNT: '1' } });
   const get = async (id = serviceId) => (await backend.call({ method: 'GET', url: path(id) })).json() as SearchEvaluationObject;
 
   beforeAll(async () => {
@@ -51,9 +52,11 @@ describe('search service self-evaluation', () => {
     expect(started.statusCode, started.body).toBe(200);
     expect(started.json()).toMatchObject({ state: 'queued', sample_size: 4, edits: ['crop50', 'grey', 'thumb128'], progress: { done: 0, total: 12 } });
 
-    // One evaluation at a time per service.
+    // One evaluation at a time per service, and (here) one per account.
     const again = await backend.call({ method: 'POST', url: path(serviceId), payload: {} });
     expect([again.statusCode, again.json().error_code]).toEqual([403, 3012]);
+    const another = await backend.call({ method: 'POST', url: path(otherServiceId), payload: { sample_size: 2 } });
+    expect([another.statusCode, another.json().error_code]).toEqual([403, 3012]);
 
     // Stopped midway: what was answered stays, the rest is done by the next process.
     await waitFor(get, (e) => e.progress.done >= 3, 120_000);
