@@ -62,8 +62,8 @@ async function timeMsAsync(fn: () => Promise<unknown>): Promise<number> {
 export async function rerankStages(stored?: { pool: pg.Pool; serviceId: string; pipeline: string; recordIds: number[] }): Promise<void> {
   const { cv } = await opencv();
   const photos = await realPictures();
-  // The source (a 640-px screenshot) is the 4th candidate.
-  const ordered = [0, 1, 2, 8, 3, 4, 5, 6, 7, 9].map((i) => photos[i]!);
+  // The source (a photo of the collage whose 60 % crop verifies with the most inliers) is the 4th candidate.
+  const ordered = [0, 1, 2, 4, 3, 5, 6, 7, 8, 9].map((i) => photos[i]!);
   const packed = ordered.map((p) => packLocalFeatures(extractLocalFeatures(cv, p, LOCAL_FEATURES.indexSide, LOCAL_FEATURES.indexFeatures)));
   const source = ordered[3]!;
   const crop = { left: Math.round(source.width * 0.2), top: Math.round(source.height * 0.2), width: Math.round(source.width * 0.6), height: Math.round(source.height * 0.6) };
@@ -75,6 +75,7 @@ export async function rerankStages(stored?: { pool: pg.Pool; serviceId: string; 
   const q = queryLocalFeatures(cv, query);
   const other = queryLocalFeatures(cv, unrelated);
   const verified = verifyCandidates(q, candidates);
+  if (!verified[3]) throw new Error('rerank stages: the query does not verify its source; the table would measure nothing');
   const decisive = (verified[3]?.inliers ?? 0) >= VERIFY.decisiveInliers;
   const rows: (string | number)[][] = [
     [`ORB on the query (${query.width}×${query.height}, described at ≤ 640 px, ≤ 700 keypoints)`, timeMs(() => queryLocalFeatures(cv, query))],
@@ -82,7 +83,7 @@ export async function rerankStages(stored?: { pool: pg.Pool; serviceId: string; 
     [`verifying 10 candidates, the 4th the source (${decisive ? 'decisive: stops there' : 'not decisive: all 10'})`, timeMs(() => verifyCandidates(q, candidates))],
     ['the same, always verifying all 10', timeMs(() => verifyCandidates(q, candidates, { ...VERIFY, decisiveInliers: 0 }))],
     ['verifying 10 candidates, none the source', timeMs(() => verifyCandidates(other, candidates))],
-    [`mirror-image pass (only when nothing verifies and the best vector score ≥ ${RERANK.mirrorMinScore}): ORB on the mirror + verifying 10`, timeMs(() => verifyMirrored(queryLocalFeatures(cv, unrelated, true), candidates))],
+    [`mirror-image pass (only when nothing verifies and the best vector score ≥ ${RERANK.mirrorMinScore}): ORB on the mirror image of a ${unrelated.width}×${unrelated.height} query + verifying 10`, timeMs(() => verifyMirrored(queryLocalFeatures(cv, unrelated, true), candidates))],
   ];
   if (stored) rows.push(['reading 10 candidates\' features from PostgreSQL', await timeMsAsync(() => itemFeatures(stored.pool, stored.serviceId, stored.pipeline, stored.recordIds))]);
   console.log(`Re-ranking stages, one thread, median of ${RUNS} (the source verified with ${verified[3]?.inliers ?? 0} inliers):\n`);
