@@ -3,7 +3,7 @@
  * self-evaluation (or, with --status, only reads the latest one); --wait draws a progress bar until it ends
  * and prints the report as a table.
  */
-import { SearchEvaluation, type SearchEvaluationObject } from '@iris/shared';
+import type { SearchEvaluationObject } from '@iris/shared';
 import type { IrisClient } from './client.js';
 import { t, type Lang } from './messages.js';
 import { watch } from './progress.js';
@@ -36,10 +36,10 @@ export function reportText(e: SearchEvaluationObject, lang: Lang): string {
 export async function evaluate(client: IrisClient, serviceId: string, opts: EvaluateOptions): Promise<{ value: SearchEvaluationObject; text: string }> {
   const lang = client.config.lang;
   const params = { service_id: serviceId };
-  const read = () => client.call('getSearchEvaluation', { params }, SearchEvaluation);
+  const read = () => client.call('getSearchEvaluation', { params });
   let evaluation = opts.status
     ? await read()
-    : await client.call('startSearchEvaluation', { params, json: { ...(opts['sample-size'] ? { sample_size: opts['sample-size'] } : {}), ...(opts.edits ? { edits: opts.edits } : {}) } }, SearchEvaluation);
+    : await client.call('startSearchEvaluation', { params, json: { ...(opts['sample-size'] ? { sample_size: opts['sample-size'] } : {}), ...(opts.edits ? { edits: opts.edits } : {}) } });
   if (opts.wait && !finished(evaluation)) {
     evaluation = await watch(
       lang === 'zh' ? '评估中' : 'evaluating',
