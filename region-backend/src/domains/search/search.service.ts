@@ -62,24 +62,7 @@ export class SearchQueryService {
     const params = parseSearchParams(texts, input.product);
     const image = await this.image(input.query);
 
-    const preprocessStarted = performance.now();
-    const query = await this.embed(image.bytes, params, service.scenario, input.accountId);
-    const preprocessMs = performance.now() - preprocessStarted;
-
-    const searchStarted = performance.now();
-    const candidates = await this.deps.indexes
-      .use(service, (store) => this.selectAll(store, service, query.vectors, params, input.product))
-      .catch((err: unknown) => {
-        throw err instanceof ServiceGoneError ? new ApiError('serviceNotFound', 'search service does not exist') : err;
-      });
-    const selected = await rerank(candidates, query.features, {
-      pool: this.deps.pool,
-      inference: this.deps.inference,
-      service,
-      candidates: this.deps.rerankCandidates,
-      accountId: input.accountId,
-    });
-    const searchMs = performance.now() - searchStarted;
+    const { selected, preprocessMs, searchMs } = await this.search(service, image.bytes, params, input.product, input.accountId);
 
     const page = input.product ? selected.slice(params.page * params.count, (params.page + 1) * params.count) : selected.slice(0, params.count);
     return {
@@ -99,6 +82,34 @@ export class SearchQueryService {
     };
   }
 
+  /**
+   * Records of the service best matching a query image, best first, as customers' searches rank them (the
+   * service's self-evaluation): ids only, no response shaping.
+   */
+  async rankRecords(accountId: number, serviceId: string, bytes: Uint8Array, count: number): Promise<Selected[]> {
+    const service = await findServiceState(this.deps.pool, accountId, serviceId);
+    if (!service) throw new ApiError('serviceNotFound', 'search service does not exist');
+    const params = parseSearchParams({ count: String(count) }, false);
+    return (await this.search(service, bytes, params, false, accountId)).selected.slice(0, count);
+  }
+
+  /** Embeds the query, searches the index, re-ranks: the ranked hits and the time of each step. */
+  private async search(service: ServiceState, bytes: Uint8Array, params: SearchParams, product: boolean, accountId: number) {
+    const preprocessStarted = performance.now();
+    const candidates = params.rerank ? this.deps.rerankCandidates : 0;
+    const query = await this.embed(bytes, params, service.scenario, accountId, candidates > 0);
+    const preprocessMs = performance.now() - preprocessStarted;
+
+    const searchStarted = performance.now();
+    const hits = await this.deps.indexes
+      .use(service, (store) => this.selectAll(store, service, query.vectors, params, product))
+      .catch((err: unknown) => {
+        throw err instanceof ServiceGoneError ? new ApiError('serviceNotFound', 'search service does not exist') : err;
+      });
+    const selected = await rerank(hits, query, { pool: this.deps.pool, inference: this.deps.inference, service, candidates, accountId });
+    return { selected, preprocessMs, searchMs: performance.now() - searchStarted };
+  }
+
   private async image(query: QueryImageInput): Promise<QueryImage> {
     try {
       return await this.deps.acquireImage(query);
@@ -110,7 +121,7 @@ export class SearchQueryService {
     }
   }
 
-  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number): Promise<QueryEmbedding> {
+  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number, rerank: boolean): Promise<QueryEmbedding & { picture?: RgbPixels }> {
     let rgb: RgbPixels;
     try {
       rgb = await this.deps.decoder.rgb(bytes, { maxSide: QUERY_MAX_SIDE, ...(params.loc ? { crop: params.loc } : {}) }, 'interactive', accountId);
@@ -119,7 +130,13 @@ export class SearchQueryService {
       throw err;
     }
     try {
-      return await this.deps.inference.run<QueryEmbedding>('search-query-embed', { rgb, scenario }, { priority: 'interactive', accountId });
+      // The query's local features (re-ranking) are extracted beside its embedding, on another thread when one is free.
+      const options = { priority: 'interactive' as const, accountId };
+      const [embedding, features] = await Promise.all([
+        this.deps.inference.run<QueryEmbedding>('search-query-embed', { rgb, scenario, features: false }, options),
+        rerank ? this.deps.inference.run<Uint8Array>('search-query-features', { rgb }, options) : null,
+      ]);
+      return features ? { ...embedding, features, picture: rgb } : embedding;
     } catch (err) {
       if (err instanceof InferenceTaskError && (err.code === 'image_decode_failed' || err.code === 'invalid_embed_input')) {
         throw new ApiError('invalidData', `image cannot be decoded: ${err.message}`);

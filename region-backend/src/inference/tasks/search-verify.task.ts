@@ -1,16 +1,21 @@
-import { verifyCandidates, type Verification } from '../../embedding/geometric-verify.js';
-import { unpackLocalFeatures } from '../../embedding/local-features.js';
+import { opencv } from '../../analysis/logo/opencv-runtime.js';
+import { verifyCandidates, verifyMirrored, type Verification } from '../../embedding/geometric-verify.js';
+import { queryLocalFeatures, unpackLocalFeatures } from '../../embedding/local-features.js';
+import type { Rgb } from '../runtime/pixels.js';
 
 export interface SearchVerifyPayload {
   /** packLocalFeatures bytes of the query. */
   query: Uint8Array;
+  /** The decoded query: when given, its mirror image is matched instead of `query` (a mirrored copy). */
+  mirrorOf?: Rgb | null;
   /** Of each candidate; null where none are stored. */
   candidates: (Uint8Array | null)[];
 }
 
 /** `search-verify`: geometric verification of search candidates against the query (null = not verified). */
-export default function searchVerifyTask(payload: unknown): (Verification | null)[] {
-  const { query, candidates } = payload as SearchVerifyPayload;
-  const q = unpackLocalFeatures(query);
-  return verifyCandidates(q, candidates.map((c) => (c ? unpackLocalFeatures(c) : null)));
+export default async function searchVerifyTask(payload: unknown): Promise<(Verification | null)[]> {
+  const { query, mirrorOf, candidates } = payload as SearchVerifyPayload;
+  const stored = candidates.map((c) => (c ? unpackLocalFeatures(c) : null));
+  if (mirrorOf) return verifyMirrored(queryLocalFeatures((await opencv()).cv, mirrorOf, true), stored);
+  return verifyCandidates(unpackLocalFeatures(query), stored);
 }
