@@ -53,8 +53,8 @@ export async function embedForQuery(request: EmbedRequest): Promise<QueryEmbeddi
   const decoded = await decodeEmbedInput(request);
   const views = queryViews(request.scenario);
   const box = contentBox(decoded.rgb);
-  const vectors = [await vectorOfViews(decoded.rgb, views)];
-  if (box) vectors.push(await vectorOfViews(await cropRgb(decoded.rgb, box), views));
+  const vectors = [await vectorOfViews(decoded.rgb, views, request.embedder)];
+  if (box) vectors.push(await vectorOfViews(await cropRgb(decoded.rgb, box), views, request.embedder));
   const { cv } = await opencv();
   const side = Math.min(LOCAL_FEATURES.querySide, Math.max(LOCAL_FEATURES.queryMinSide, decoded.rgb.width, decoded.rgb.height));
   const features = packLocalFeatures(extractLocalFeatures(cv, decoded.rgb, side, LOCAL_FEATURES.queryFeatures));

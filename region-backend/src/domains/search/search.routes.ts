@@ -11,6 +11,7 @@ export const searchRoutes: FastifyPluginAsync = async (app) => {
     pool: app.db.pool,
     inference: app.inference,
     indexes: app.searchIndexes,
+    embedders: app.searchEmbedders,
     decoder: app.decoder,
     rerankCandidates: app.config.search.rerankCandidates,
     acquireImage: (body) => acquireQueryImage(app, body),

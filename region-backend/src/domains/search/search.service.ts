@@ -7,7 +7,7 @@
  */
 import type pg from 'pg';
 import { ApiError, joinTags, secondsText } from '@iris/shared';
-import { EMBEDDING_VERSION } from '../../embedding/embedding-info.js';
+import { embedderIdOf, type EmbedderRef } from '../../embedding/embedder-identity.js';
 import type { QueryEmbedding } from '../../embedding/search-embedding.js';
 import { QueryImageError, type QueryImage } from '../../http/query-image.js';
 import type { RequestBody } from '../../http/request-body.js';
@@ -16,6 +16,7 @@ import type { ImageDecoderPool } from '../../inference/image-decoder-pool.js';
 import { InferenceTaskError, type InferencePool } from '../../inference/inference-pool.js';
 import { matchesTags } from '../../vectors/tag-filter.js';
 import type { VectorHit, VectorStore } from '../../vectors/vector-store.js';
+import type { EmbedderRegistry } from '../search-services/embedder-registry.js';
 import { findServiceState, type ServiceState } from '../search-services/search-service.repo.js';
 import { ServiceGoneError, type ServiceIndexes } from '../search-services/service-indexes.js';
 import { hasKeywords, inPriceRange, productFilter } from './product-filter.js';
@@ -33,6 +34,8 @@ export interface SearchDeps {
   pool: pg.Pool;
   inference: InferencePool;
   indexes: ServiceIndexes;
+  /** Which model made each pipeline's vectors: queries run the one of the index that answers them. */
+  embedders: EmbedderRegistry;
   decoder: ImageDecoderPool;
   /** Best candidates verified geometrically per query (0: no re-ranking). */
   rerankCandidates: number;
@@ -62,19 +65,31 @@ export class SearchQueryService {
     const image = await this.image(input.body);
 
     const preprocessStarted = performance.now();
-    const query = await this.embed(image.bytes, params, service.scenario, input.accountId);
-    const preprocessMs = performance.now() - preprocessStarted;
+    // While an index is rebuilt under a new embedder, the old index answers: embed with its model.
+    const pipeline = this.deps.indexes.servingPipeline(service);
+    let query = await this.embed(image.bytes, params, service.scenario, input.accountId, await this.deps.embedders.embedderOf(pipeline));
+    let preprocessMs = performance.now() - preprocessStarted;
 
     const searchStarted = performance.now();
+    let answered = pipeline;
     const candidates = await this.deps.indexes
-      .use(service, (store) => this.selectAll(store, service, query.vectors, params, input.product))
+      .use(service, async (store, used) => {
+        if (used !== pipeline) {
+          // The new index came into service meanwhile: the query is embedded again with its model.
+          const again = performance.now();
+          query = await this.embed(image.bytes, params, service.scenario, input.accountId, await this.deps.embedders.embedderOf(used));
+          preprocessMs += performance.now() - again;
+          answered = used;
+        }
+        return this.selectAll(store, service, query.vectors, params, input.product);
+      })
       .catch((err: unknown) => {
         throw err instanceof ServiceGoneError ? new ApiError('serviceNotFound', 'search service does not exist') : err;
       });
     const selected = await rerank(candidates, query.features, {
       pool: this.deps.pool,
       inference: this.deps.inference,
-      service,
+      service: { ...service, pipeline: answered },
       candidates: this.deps.rerankCandidates,
       accountId: input.accountId,
     });
@@ -93,7 +108,8 @@ export class SearchQueryService {
       preprocess_time: secondsText(preprocessMs),
       searchtime: secondsText(searchMs),
       time: secondsText(performance.now() - input.startedAt),
-      ver: EMBEDDING_VERSION,
+      // The embedder of the index that answered (the built-in pipeline's version, or an operator embedder's id).
+      ver: embedderIdOf(answered),
       ...(input.product ? { page: params.page, count: params.count } : {}),
     };
   }
@@ -109,7 +125,7 @@ export class SearchQueryService {
     }
   }
 
-  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number): Promise<QueryEmbedding> {
+  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number, embedder: EmbedderRef): Promise<QueryEmbedding> {
     let rgb: RgbPixels;
     try {
       rgb = await this.deps.decoder.rgb(bytes, { maxSide: QUERY_MAX_SIDE, ...(params.loc ? { crop: params.loc } : {}) });
@@ -118,7 +134,8 @@ export class SearchQueryService {
       throw err;
     }
     try {
-      return await this.deps.inference.run<QueryEmbedding>('search-query-embed', { rgb, scenario }, { priority: 'interactive', accountId });
+      const payload = { rgb, scenario, ...(embedder.manifestPath ? { embedder } : {}) };
+      return await this.deps.inference.run<QueryEmbedding>('search-query-embed', payload, { priority: 'interactive', accountId });
     } catch (err) {
       if (err instanceof InferenceTaskError && (err.code === 'image_decode_failed' || err.code === 'invalid_embed_input')) {
         throw new ApiError('invalidData', `image cannot be decoded: ${err.message}`);
