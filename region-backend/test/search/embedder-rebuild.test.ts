@@ -99,22 +99,28 @@ describe('changing the image embedder', () => {
     expect(progress.n_indexed).toBe(N);
     expect(progress.indexed_ratio).toBeGreaterThan(0);
     expect(progress.indexed_ratio).toBeLessThan(1);
+    // Records added during the rebuild reach the serving index and are embedded for the new one too.
+    const more = multipart({ urls_to_add: { filename: 'b.csv', content: [N, N + 1].map((n) => `${urlOf(n)},m${n},t`).join('\n') } });
+    expect((await second.call({ method: 'POST', url: `/image_sets/_0000014/${setId}`, body: more.payload, headers: more.headers })).status).toBe(200);
+    await waitFor(() => view(second, serviceId), (s) => s.n_indexed === N + 2, 120_000);
     await second.kill('SIGKILL');
-    const killedAt = (await state(serviceId)).n_rebuilt;
-    expect(killedAt).toBeLessThan(N);
+    const killed = await state(serviceId);
+    expect(killed.next_pipeline).toBe(during.next_pipeline);
+    expect(killed.n_rebuilt).toBeLessThan(N + 2);
 
     const third = await child({ IRIS_MODEL_OVERRIDES: overrides });
     await waitFor(() => state(serviceId), (s) => s.next_pipeline === null && s.pipeline.startsWith(`${onnxId}/`), 180_000);
     const after = await view(third, serviceId);
-    expect(after).toMatchObject({ n_indexed: N, indexed_ratio: 1 });
+    expect(after).toMatchObject({ n_indexed: N + 2, indexed_ratio: 1 });
     // Now the new index answers (once this process has built it), with the new model.
     const switched = await waitFor(() => search(third, serviceId, 9), (r) => r.ver === onnxId, 60_000);
     expect(switched.results[0]!.url).toBe(urlOf(9));
     expect(switched.results[0]!.score).toBeGreaterThan(0.9);
+    expect((await search(third, serviceId, N + 1)).results[0]!.url).toBe(urlOf(N + 1));
 
     // Both indexes complete, one embedding per image and embedder (what the killed process committed was kept).
     const counts = await db.query<{ pipeline: string; n: number }>('SELECT pipeline, count(*)::int AS n FROM image_embeddings GROUP BY pipeline ORDER BY pipeline');
-    expect(counts.rows.map((r) => [r.pipeline.split('/')[0], r.n]).sort()).toEqual([[EMBEDDING_VERSION, N], [onnxId, N]].sort());
+    expect(counts.rows.map((r) => [r.pipeline.split('/')[0], r.n]).sort()).toEqual([[EMBEDDING_VERSION, N + 2], [onnxId, N + 2]].sort());
     const recorded = await db.query('SELECT id, dim FROM search_embedders');
     expect(recorded.rows).toEqual([{ id: onnxId, dim: 48 }]);
     await third.kill('SIGTERM');
