@@ -190,8 +190,14 @@ export class SearchIndexer {
     const live = changes.filter((c) => !c.deleted && c.status === 'downloaded' && c.blob_key);
     const keys = [...new Set(live.map((c) => c.blob_key!))];
     const embedded = await this.ensureEmbeddings(keys, service, service.pipeline);
-    // During a rebuild, new images are embedded for the index being built too.
-    if (service.next_pipeline) await this.ensureEmbeddings(keys, service, service.next_pipeline);
+    // During a rebuild, new images are embedded for the index being built too. A failure there (a new model
+    // that does not run) must not hold back the index that serves: the rebuild step retries those images.
+    if (service.next_pipeline) {
+      await this.ensureEmbeddings(keys, service, service.next_pipeline).catch((err: unknown) => {
+        if (this.closing) throw err;
+        this.deps.log.warn({ serviceId: service.id, err }, 'embedding new images for the index being rebuilt failed: the rebuild retries them');
+      });
+    }
     const upserts: ItemUpsert[] = [];
     for (const c of live) {
       if (embedded.has(c.blob_key!)) upserts.push({ record_id: c.id, blob_key: c.blob_key!, tags: c.tags, price: c.price, keywords: c.keywords });
