@@ -5,12 +5,14 @@
  *   IRIS_EDGE_URL     edge address (default http://127.0.0.1:8787)
  *   IRIS_ADMIN_TOKEN  admin token (default: the contents of $IRIS_DATA_DIR/admin-token, IRIS_DATA_DIR = .iris)
  *
- * Exit codes: 0 done, 1 the edge refused the call, 2 usage error, 3 edge unreachable or no admin token.
+ * Exit codes: 0 done, 1 the edge refused the call, 2 usage error, 3 edge unreachable or no admin token, 4 an
+ * answer off the contract.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { QUOTA_FIELDS } from '@iris/shared';
+import { checkAnswer, ContractViolation, findOperation } from '@iris/shared/client';
 import { DATA_GROUPS } from './cli/data-commands.js';
 import { DATA_USAGE, runDataCli } from './cli/data-cli.js';
 
@@ -50,7 +52,7 @@ Operator
                                             call a backend's operator route /admin/<path>
 
 Environment: IRIS_EDGE_URL (default http://127.0.0.1:8787), IRIS_ADMIN_TOKEN (default: .iris/admin-token).
-Exit codes: 0 ok, 1 refused by the edge, 2 usage error, 3 edge unreachable or no admin token.`;
+Exit codes: 0 ok, 1 refused by the edge, 2 usage error, 3 edge unreachable or no admin token, 4 an answer off the contract.`;
 
 class UsageError extends Error {}
 class SetupError extends Error {}
@@ -199,6 +201,9 @@ async function main(argv: string[]): Promise<number> {
     } catch {
       // not JSON: print as text
     }
+    // Answers of the admin API are parsed with the contract's admin schemas: a drift is a platform defect (exit 4).
+    const operation = findOperation(call.method, `/admin${call.path}`);
+    if (operation) checkAnswer(operation, res.status, body);
     if (!res.ok) {
       console.error(JSON.stringify({ status: res.status, error: body }, null, 2));
       return 1;
@@ -219,6 +224,9 @@ if (invokedDirectly) {
       if (err instanceof UsageError) {
         console.error(`iris: ${err.message}\n\n${USAGE}`);
         process.exitCode = 2;
+      } else if (err instanceof ContractViolation) {
+        console.error(`iris: the answer does not match the API contract (a platform defect): ${err.message}`);
+        process.exitCode = 4;
       } else if (err instanceof SetupError || (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
         console.error(`iris: ${(err as Error).message}`);
         process.exitCode = err instanceof SetupError ? 3 : 2;

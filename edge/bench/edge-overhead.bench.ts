@@ -3,15 +3,18 @@
  * of a loopback backend that answers at once: the backend alone, a bare forwarding Worker (the floor: same
  * wrangler dev, no D1, no checks), then through the edge for a plain authenticated call, a signed call (HMAC
  * + nonce write), a by-id call (registry check), an analysis call (grant check), a create (reserve, forward,
- * confirm) and a 10 MB multipart upload; with the D1 round trips each call made (the edge reports them with
- * EDGE_REPORT_D1_QUERIES=1). Sequential calls, then 8 concurrent plain calls through the bare Worker and
- * the edge. Goal (issue 12): edge overhead ≤ 1.2 × bare-Worker overhead, ≥ 3 × 106 calls/s at 8.
+ * confirm) and multipart uploads of 64 KB, 1 MB and 10 MB; with the D1 round trips each call made (the edge
+ * reports them with EDGE_REPORT_D1_QUERIES=1). Uploads go through the edge twice, streamed
+ * (EDGE_STREAM_MIN_BYTES=1) and buffered (a second edge with EDGE_STREAM_MIN_BYTES above any upload), which
+ * is how the default threshold was chosen; then the peak memory (RSS high-water mark of each workerd process,
+ * /proc VmHWM) while 4 uploads of 10 MB are in flight. Sequential calls, then 8 concurrent plain calls through
+ * the bare Worker and the edge. Goal (issue 12): edge overhead ≤ 1.2 × bare-Worker overhead.
  *
  *   npm run bench -- edge-overhead          (IRIS_BENCH_CALLS=200 by default)
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -96,6 +99,45 @@ async function measure(calls: number, fn: () => Promise<Response>, sample: Sampl
   return sample;
 }
 
+/** Pids of `pid`'s descendants named `name` (the workerd process under a wrangler dev). */
+function descendants(pid: number, name: string): number[] {
+  const parent = new Map<number, number>();
+  const comm = new Map<number, string>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      parent.set(Number(entry), Number(stat.slice(close + 2).split(' ')[1]));
+      comm.set(Number(entry), stat.slice(stat.indexOf('(') + 1, close));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const found: number[] = [];
+  for (const [child] of parent) {
+    let p: number | undefined = child;
+    while (p && p !== pid) p = parent.get(p);
+    if (p === pid && comm.get(child) === name) found.push(child);
+  }
+  return found;
+}
+
+function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(match?.[1] ?? NaN);
+}
+
+/** Peak RSS growth (MB, summed over its workerd processes) of a wrangler dev while `inFlight` calls of `fn` run at once, twice. */
+async function peakMemory(child: ChildProcess, inFlight: number, fn: () => Promise<Response>): Promise<number> {
+  const pids = descendants(child.pid!, 'workerd');
+  if (!pids.length) return NaN;
+  const before = pids.map((pid) => statusKb(pid, 'VmRSS'));
+  for (const pid of pids) writeFileSync(`/proc/${pid}/clear_refs`, '5'); // resets the high-water mark to the current RSS
+  for (let round = 0; round < 2; round++) await Promise.all(Array.from({ length: inFlight }, () => measure(1, fn)));
+  return pids.reduce((sum, pid, i) => sum + statusKb(pid, 'VmHWM') - before[i]!, 0) / 1024;
+}
+
 const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : NaN);
 
 /** Starts `wrangler dev` for a config and waits until `readyPath` answers. */
@@ -123,9 +165,10 @@ export default async function run(): Promise<void> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'iris-edge-bench-'));
   const backend = await startBackend();
   const backendUrl = `http://127.0.0.1:${backend.port}`;
-  const [port, barePort] = [await freePort(), await freePort()];
+  const [port, barePort, bufferedPort] = [await freePort(), await freePort(), await freePort()];
   let edge: ChildProcess | undefined;
   let bare: ChildProcess | undefined;
+  let buffered: ChildProcess | undefined;
   try {
     execFileSync(WRANGLER, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', dataDir, '--config', 'wrangler.toml'], { cwd: ROOT, env, stdio: 'ignore' });
     const vars = {
@@ -147,12 +190,15 @@ export default async function run(): Promise<void> {
     writeFileSync(edgeConfig, toml);
     const bareConfig = path.join(dataDir, 'bare-forward.toml');
     writeFileSync(bareConfig, `name = "iris-bare-forward"\nmain = ${JSON.stringify(path.join(ROOT, 'edge/bench/bare-forward.worker.ts'))}\ncompatibility_date = "2026-03-01"\n`);
-    [edge, bare] = await Promise.all([
-      startWrangler(edgeConfig, port, dataDir, vars, '/admin/health'),
+    // Both edges share one local D1 (same persist folder): the account and key work on either.
+    [edge, bare, buffered] = await Promise.all([
+      startWrangler(edgeConfig, port, dataDir, { ...vars, EDGE_STREAM_MIN_BYTES: '1' }, '/admin/health'),
       startWrangler(bareConfig, barePort, path.join(dataDir, 'bare'), { BACKEND_URL: backendUrl }, '/healthz'),
+      startWrangler(edgeConfig, bufferedPort, dataDir, { ...vars, EDGE_STREAM_MIN_BYTES: '1000000000' }, '/admin/health'),
     ]);
     const edgeUrl = `http://127.0.0.1:${port}`;
     const bareUrl = `http://127.0.0.1:${barePort}`;
+    const bufferedUrl = `http://127.0.0.1:${bufferedPort}`;
 
     const adminHeaders = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
     const account = (await (await fetch(`${edgeUrl}/admin/accounts`, { method: 'POST', headers: adminHeaders, body: '{"name":"bench"}' })).json()) as { id: number };
@@ -160,12 +206,23 @@ export default async function run(): Promise<void> {
     await fetch(`${edgeUrl}/admin/accounts/${account.id}/quotas`, { method: 'PUT', headers: adminHeaders, body: JSON.stringify({ image_sets: 100_000 }) });
     const auth = { 'x-ca-version': '1', 'x-ca-accesskeyid': key.key_id };
     const created = (await (await fetch(`${edgeUrl}/image_sets/_0000014`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"name":"b"}' })).json()) as { id: string };
-    const upload = new Uint8Array(10 * 1024 * 1024).fill(97);
-    const multipart = () => {
-      const form = new FormData();
-      form.append('urls_to_add', new Blob([upload]), 'urls.csv');
-      return form;
+    const multipart = (size: number) => {
+      const upload = new Uint8Array(size).fill(97);
+      return () => {
+        const form = new FormData();
+        form.append('urls_to_add', new Blob([upload]), 'urls.csv');
+        return form;
+      };
     };
+    const uploadTo = (base: string, body: () => FormData) => () => fetch(`${base}/image_sets/_0000014/${created.id}`, { method: 'POST', headers: auth, body: body() });
+    const uploads = Math.max(10, Math.round(CALLS / 10));
+    const uploadCases: [string, number, () => Promise<Response>][] = [];
+    for (const [label, size] of [['64 KB', 64 * 1024], ['1 MB', 1024 * 1024], ['10 MB', 10 * 1024 * 1024]] as const) {
+      const body = multipart(size);
+      uploadCases.push([`edge, streamed: ${label} multipart upload`, uploads, uploadTo(edgeUrl, body)]);
+      uploadCases.push([`edge, buffered: ${label} multipart upload`, uploads, uploadTo(bufferedUrl, body)]);
+      uploadCases.push([`bare Worker: ${label} multipart upload`, uploads, uploadTo(bareUrl, body)]);
+    }
 
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
     const plain = () => fetch(`${edgeUrl}/get_image_sets/_0000014`, { headers: auth });
@@ -178,15 +235,23 @@ export default async function run(): Promise<void> {
       ['edge: by-id call (registry check)', CALLS, () => fetch(`${edgeUrl}/image_sets/_0000014/${created.id}`, { headers: auth })],
       ['edge: analysis call (grant check)', CALLS, () => fetch(`${edgeUrl}/detect/_0000049`, { method: 'POST', headers: auth })],
       ['edge: create (reserve, forward, confirm)', CALLS, () => fetch(`${edgeUrl}/image_sets/_0000014`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"name":"b"}' })],
-      ['edge: 10 MB multipart upload', Math.max(5, Math.round(CALLS / 20)), () => fetch(`${edgeUrl}/image_sets/_0000014/${created.id}`, { method: 'POST', headers: auth, body: multipart() })],
-      ['bare Worker: 10 MB multipart upload', Math.max(5, Math.round(CALLS / 20)), () => fetch(`${bareUrl}/image_sets/_0000014/${created.id}`, { method: 'POST', headers: auth, body: multipart() })],
+      ...uploadCases,
     ];
+    // Memory first, while no upload has grown a workerd heap yet (a heap keeps its pages once grown).
+    const tenMb = multipart(10 * 1024 * 1024);
+    const memoryRows: (string | number)[][] = [];
+    for (const [label, child, base] of [['edge, streamed', edge, edgeUrl], ['edge, buffered', buffered, bufferedUrl], ['bare Worker', bare, bareUrl]] as const) {
+      await measure(2, uploadTo(base, multipart(64 * 1024))); // warm: key cache, code paths
+      const peak = await peakMemory(child, 4, uploadTo(base, tenMb));
+      memoryRows.push([label, 4, peak, peak / 4]);
+    }
+
     await measure(20, plain); // warm-up: the isolate caches fill here
     await measure(20, barePlain);
     await measure(5, cases[4]![2]);
     await measure(5, cases[5]![2]);
     // Round-robin: every round makes one call of each case, so that the load of a shared machine falls on
-    // all cases alike (uploads every 20th round).
+    // all cases alike (uploads every 10th round).
     const samples = cases.map((): Sample => ({ times: [], d1: [] }));
     for (let round = 0; round < CALLS; round++) {
       for (const [i, [, calls, fn]] of cases.entries()) {
@@ -202,6 +267,8 @@ export default async function run(): Promise<void> {
       rows.push([name, times.length, median(times), percentile(times, 95), percentile(times, 99), d1.length ? mean(d1) : '—']);
     }
     printTable(['call', 'calls', 'median ms', 'p95 ms', 'p99 ms', 'D1 queries/call'], rows);
+
+    printTable(['10 MB uploads, 4 in flight (2 rounds, before any other upload)', 'in flight', 'workerd peak RSS growth MB', 'MB per upload'], memoryRows);
 
     const floor = medians['backend alone (no Worker)']!;
     const bareAdds = medians['bare forwarding Worker (floor)']! - floor;
@@ -236,6 +303,7 @@ export default async function run(): Promise<void> {
   } finally {
     edge?.kill('SIGTERM');
     bare?.kill('SIGTERM');
+    buffered?.kill('SIGTERM');
     await new Promise((r) => backend.server.close(r));
     await new Promise((r) => setTimeout(r, 500));
     rmSync(dataDir, { recursive: true, force: true });

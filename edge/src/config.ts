@@ -24,10 +24,14 @@ export interface EdgeConfig {
   rateLimitPeriodSeconds: number;
   /** Add `x-iris-d1-queries` (D1 round trips of the call) to public API answers: benchmarks and tests. */
   reportD1Queries: boolean;
+  /** Multipart uploads with a Content-Length of at least this many bytes stream to the backend. */
+  streamMinBytes: number;
 }
 
 export const DEFAULT_MAX_SKEW_SECONDS = 900;
 export const DEFAULT_BACKEND_TIMEOUT_MS = 120_000;
+/** Smaller bodies are read whole, which is faster for them (docs/edge.md, "Streamed uploads"). */
+export const DEFAULT_STREAM_MIN_BYTES = 1024 * 1024;
 
 const regionId = z.enum(REGIONS as [RegionId, ...RegionId[]]);
 const regionLists = z.record(regionId, z.array(z.string().min(1)));
@@ -117,6 +121,7 @@ function parseConfig(env: Bindings): EdgeConfig {
     cacheTtlMs: nonNegativeNumber('EDGE_CACHE_TTL_MS', env.EDGE_CACHE_TTL_MS, DEFAULT_CACHE_TTL_MS),
     rateLimitPeriodSeconds: positiveNumber('RATE_LIMIT_PERIOD_SECONDS', env.RATE_LIMIT_PERIOD_SECONDS, 60),
     reportD1Queries: ['1', 'true', 'yes'].includes(String(env.EDGE_REPORT_D1_QUERIES ?? '').toLowerCase()),
+    streamMinBytes: nonNegativeNumber('EDGE_STREAM_MIN_BYTES', env.EDGE_STREAM_MIN_BYTES, DEFAULT_STREAM_MIN_BYTES),
   };
 }
 

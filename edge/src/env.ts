@@ -27,6 +27,8 @@ export interface Bindings {
   KEY_RATE_LIMITER?: RateLimit;
   /** Period of KEY_RATE_LIMITER in seconds (Retry-After of a 429); must match wrangler.toml. Default 60. */
   RATE_LIMIT_PERIOD_SECONDS?: string | number;
+  /** Multipart uploads of at least this many bytes (Content-Length) stream to the backend (default 1048576). */
+  EDGE_STREAM_MIN_BYTES?: string | number;
   /** `1`: answer with `x-iris-d1-queries` (D1 round trips of the call). */
   EDGE_REPORT_D1_QUERIES?: string;
 }

@@ -4,31 +4,80 @@
  * tests in the Workers runtime can assert on the forwarded request. A test steers a response with the
  * `x-test-backend` request header (the edge forwards client headers): see `respond()`. Registry checks
  * (`/internal/registry/{kind}/{id}`) find every id except those starting with `gone`.
+ * Bodies are checked against the signed binding as the real backend does (length, and SHA-256 when
+ * bound): a mismatch answers 401/9004. Multipart bodies are also read by busboy (`busboy_fields`). A call
+ * with an `x-test-probe: <id>` header leaves its outcome for `GET /__probe/<id>` (unsigned):
+ * `complete`, `refused` (length or hash differs from the signed one) or `aborted` (the connection broke).
  */
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import Busboy from '@fastify/busboy';
 import type { TestProject } from 'vitest/node';
 import { verifyInternal } from '@iris/shared';
 
+const probes = new Map<string, { state: 'complete' | 'refused' | 'aborted'; length: number }>();
+
 export const SECRETS = { 'cn-east': 'test-secret-cn-east', 'ap-southeast': 'test-secret-ap-southeast' } as const;
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
+function readBody(req: IncomingMessage, probe: string | undefined): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
+    let length = 0;
+    let ended = false;
+    const aborted = () => {
+      if (ended) return;
+      ended = true;
+      if (probe) probes.set(probe, { state: 'aborted', length });
+      reject(new Error('request aborted'));
+    };
+    req.on('data', (c: Buffer) => {
+      chunks.push(c);
+      length += c.length;
+    });
+    req.on('end', () => {
+      ended = true;
+      resolve(Buffer.concat(chunks));
+    });
+    req.on('error', aborted);
+    req.on('close', aborted);
+  });
+}
+
+/** Text fields as busboy (the real backend's parser) reads them; null when it fails the body. */
+function busboyFields(body: Buffer, contentType: string): Promise<[string, string][] | null> {
+  return new Promise((resolve) => {
+    const fields: [string, string][] = [];
+    try {
+      const bb = new Busboy({ headers: { 'content-type': contentType }, limits: { fieldSize: 1024 * 1024, fields: 256, parts: 256 } });
+      bb.on('field', (name: string, value: string) => fields.push([name, value]));
+      bb.on('file', (_field: string, file: NodeJS.ReadableStream) => file.resume());
+      bb.on('error', () => resolve(null));
+      bb.on('finish', () => resolve(fields));
+      bb.end(body);
+    } catch {
+      resolve(null);
+    }
   });
 }
 
 async function respond(region: keyof typeof SECRETS, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readBody(req);
   const header = (name: string) => {
     const v = req.headers[name];
     return Array.isArray(v) ? v[0] : v;
   };
+  const probe = header('x-test-probe');
+  const body = await readBody(req, probe);
   const verification = await verifyInternal(SECRETS[region], { method: req.method ?? '', pathWithQuery: req.url ?? '', header });
   const context = verification.ok ? verification.context : undefined;
+  const sha256 = createHash('sha256').update(body).digest('hex');
+  const bound = context && (body.length !== (context.body?.length ?? 0) || (context.body?.sha256 !== undefined && context.body.sha256 !== sha256));
+  if (probe) probes.set(probe, { state: bound ? 'refused' : 'complete', length: body.length });
+  if (bound) {
+    res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error_code: 9004, message: 'body differs from the signed one' }));
+    return;
+  }
+  const contentType = header('content-type') ?? '';
   const echo = {
     request_id: context?.requestId ?? 'unverified',
     backend: region,
@@ -39,7 +88,11 @@ async function respond(region: keyof typeof SECRETS, req: IncomingMessage, res: 
     method: req.method,
     url: req.url,
     headers: req.headers,
-    body_base64: body.toString('base64'),
+    body_length: body.length,
+    body_sha256: sha256,
+    // Large uploads are compared by length and hash.
+    body_base64: body.length > 1024 * 1024 ? '' : body.toString('base64'),
+    busboy_fields: contentType.toLowerCase().startsWith('multipart/form-data') ? await busboyFields(body, contentType) : undefined,
   };
   // Readiness is open (no signature), like the real backend's.
   if (req.url === '/readyz') {
@@ -104,7 +157,13 @@ export interface FakeBackends {
 export async function startFakeBackends(): Promise<FakeBackends> {
   const servers = (['cn-east', 'ap-southeast'] as const).map((region) =>
     createServer((req, res) => {
+      const probed = /^\/__probe\/([\w-]+)$/.exec(req.url ?? '');
+      if (probed) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(probes.get(probed[1]!) ?? { state: 'none' }));
+        return;
+      }
       respond(region, req, res).catch((err: unknown) => {
+        if (res.destroyed) return;
         res.writeHead(500, { 'content-type': 'text/plain' });
         res.end(String(err));
       });

@@ -104,7 +104,12 @@ export interface BackendEcho {
   method: string;
   url: string;
   headers: Record<string, string>;
+  body_length: number;
+  body_sha256: string;
+  /** Empty for bodies over 1 MB (compare length and hash). */
   body_base64: string;
+  /** Text fields of a multipart body as busboy reads them (null: busboy fails the body). */
+  busboy_fields?: [string, string][] | null;
 }
 
 export function echoBytes(echo: BackendEcho): Uint8Array {

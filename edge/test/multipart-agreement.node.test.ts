@@ -7,6 +7,21 @@ import Busboy from '@fastify/busboy';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { boundaryOf, multipartTextFields } from '../src/http/multipart.js';
+import { MultipartFieldStream } from '../src/http/multipart-stream.js';
+
+/** The streaming reader's fields for `body` cut at `cuts` (chunk boundaries anywhere, empty chunks included). */
+function streamedFields(body: Uint8Array, boundary: string, cuts: number[]): [string, string][] {
+  const reader = new MultipartFieldStream(boundary);
+  let from = 0;
+  for (const cut of [...cuts.map((c) => c % (body.length + 1))].sort((a, b) => a - b)) {
+    reader.push(body.subarray(from, Math.max(from, cut)));
+    from = Math.max(from, cut);
+  }
+  reader.push(body.subarray(from));
+  return reader.end();
+}
+
+const cuts = fc.array(fc.nat(), { maxLength: 12 });
 
 /** Text fields as the backend sees them, in order (files drained); null when it refuses the body. */
 function busboyFields(body: Buffer, contentType: string): Promise<[string, string][] | null> {
@@ -83,7 +98,7 @@ function encode(parts: Part[], b: string, preamble: string): Buffer {
 describe('multipart: the edge reads what the backend reads', () => {
   it('agrees on generated bodies (names, values with BOM/CRLF, disposition types, file rules, charsets)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(part, { maxLength: 8 }), boundary, fc.constantFrom('', 'preamble\r\n'), fc.boolean(), async (parts, b, preamble, quoteBoundary) => {
+      fc.asyncProperty(fc.array(part, { maxLength: 8 }), boundary, fc.constantFrom('', 'preamble\r\n'), fc.boolean(), cuts, async (parts, b, preamble, quoteBoundary, at) => {
         if (parts.some((p) => p.value.includes(`--${b}`))) return; // the body itself would be ambiguous for any parser
         const type = `multipart/form-data; boundary=${quoteBoundary ? `"${b}"` : b}`;
         const body = encode(parts, b, preamble);
@@ -91,6 +106,7 @@ describe('multipart: the edge reads what the backend reads', () => {
         const backend = await busboyFields(body, type);
         expect(backend).not.toBeNull();
         expect(edge).toEqual(backend);
+        expect(streamedFields(new Uint8Array(body), boundaryOf(type)!, at)).toEqual(backend);
       }),
       { numRuns: 300 },
     );
@@ -99,7 +115,7 @@ describe('multipart: the edge reads what the backend reads', () => {
   it('agrees on raw byte noise around well-formed parts (truncation, padding, LF-only lines)', async () => {
     const noise = fc.constantFrom('', ' ', '\n', '\r', '\r\n', '--', 'x', '\r\n\r\n', '\t');
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(fieldName, fieldValue, noise, noise), { maxLength: 5 }), fc.nat({ max: 400 }), async (parts, cut) => {
+      fc.asyncProperty(fc.array(fc.tuple(fieldName, fieldValue, noise, noise), { maxLength: 5 }), fc.nat({ max: 400 }), cuts, async (parts, cut, at) => {
         const b = 'XyZ123';
         let text = '';
         for (const [name, value, before, after] of parts) text += `--${b}${before}\r\nContent-Disposition: form-data; name="${name}"${after}\r\n\r\n${value}\r\n`;
@@ -109,6 +125,7 @@ describe('multipart: the edge reads what the backend reads', () => {
         const backend = await busboyFields(Buffer.from(body), type);
         if (backend === null) return; // the backend refuses the whole request (400): nothing is acted on
         expect(multipartTextFields(new Uint8Array(body), b)).toEqual(backend);
+        expect(streamedFields(new Uint8Array(body), b, at)).toEqual(backend);
       }),
       { numRuns: 300 },
     );

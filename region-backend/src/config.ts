@@ -5,6 +5,7 @@ import os from 'node:os';
 import { z } from 'zod';
 import { REGIONS } from '@iris/shared';
 import { loadBatchConfig, type BatchConfig } from './domains/batch/batch-config.js';
+import { loadBlobGcConfig, type BlobGcConfig } from './domains/blob-gc/blob-gc-config.js';
 import { loadTrainingConfig, type TrainingConfig } from './domains/custom-training/training-config.js';
 import { loadDownloadConfig, type DownloadConfig } from './domains/downloads/download-config.js';
 import { loadSearchConfig, type SearchConfig } from './domains/search-services/search-config.js';
@@ -78,6 +79,8 @@ export interface BackendConfig {
   /** Download limits, pixel limit, stored-copy size and blob directory (images/image-config.ts). */
   images: ImageConfig;
   downloads: DownloadConfig;
+  /** Blob garbage collection (domains/blob-gc/blob-gc-config.ts). */
+  blobGc: BlobGcConfig;
   search: SearchConfig;
   batch: BatchConfig;
   training: TrainingConfig;
@@ -133,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig 
     dbConnectTimeoutMs: e.IRIS_DB_CONNECT_TIMEOUT_SECONDS * 1000,
     images: loadImageConfig(env, path.resolve(e.IRIS_DATA_DIR, 'regions', e.IRIS_REGION), e.IRIS_ALLOW_PRIVATE_URLS),
     downloads: loadDownloadConfig(env),
+    blobGc: loadBlobGcConfig(env),
     search: loadSearchConfig(env),
     batch: loadBatchConfig(env),
     training: loadTrainingConfig(env),

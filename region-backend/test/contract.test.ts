@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import {
   BatchServicesResponse,
   CustomService,
+  CustomServiceResponse,
   DataSet,
   DataSetList,
   DataSetResponse,
@@ -119,5 +120,12 @@ describe('answers match the response schemas', () => {
       message: 'too few images', validation_accuracy: 0.91234, label_counts: { cat: 50 }, progress: 1, stage: 'failed',
     };
     expectExactly(CustomService, customServiceObject(service as never));
+    // One service's answer carries the confusion matrix (null until trained); list results leave it out.
+    const trained = { ...service, status: 'running', stage: 'done', confusion_matrix: { labels: ['cat', 'dog'], counts: [[9, 1], [2, 8]] } };
+    expectExactly(CustomServiceResponse, customServiceObject(trained as never, 'r1'));
+    expect(customServiceObject(trained as never, 'r1').confusion_matrix).toEqual(trained.confusion_matrix);
+    expect(customServiceObject(trained as never)).not.toHaveProperty('confusion_matrix');
+    expectExactly(CustomServiceResponse, customServiceObject(service as never, 'r2'));
+    expect(customServiceObject(service as never, 'r2').confusion_matrix).toBeNull();
   });
 });

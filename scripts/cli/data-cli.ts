@@ -1,13 +1,14 @@
 /** `iris <data command>`: parses flags, resolves the profile, runs the command, prints text or JSON. */
 import { parseArgs } from 'node:util';
-import { ApiCallError, createClient } from './client.js';
+import { ApiCallError, ContractViolation, createClient } from './client.js';
 import { runDataCommand, UsageError, type CommandOptions } from './data-commands.js';
 import { resolveProfile } from './profile.js';
 
 export const DATA_USAGE = `Data commands (an access key from --key, IRIS_ACCESS_KEY_ID, a profile file, or .iris/dev-account.json)
   sets create <name> [--description <d>]        create an image set
   sets add <image_set_id> <urls.csv>            upload url,meta,tags rows; live download progress
-  sets failures <image_set_id>                  failed downloads with the reason (last_error)
+  sets failures <set_id> [--kind product_sets|training_sets]
+                                                failed downloads with the reason (last_error)
   sets ls                                       list image sets with their counts
   products create <name>                        create a product set
   products add <product_set_id> <products.jsonl>
@@ -46,6 +47,7 @@ export async function runDataCli(argv: string[]): Promise<number> {
       watch: { type: 'boolean' },
       out: { type: 'string' },
       'timeout-seconds': { type: 'string' },
+      kind: { type: 'string' },
     },
   });
   const client = createClient(resolveProfile(values));
@@ -54,6 +56,10 @@ export async function runDataCli(argv: string[]): Promise<number> {
     console.log(values.json ? JSON.stringify(outcome.value, null, 2) : outcome.text);
     return 0;
   } catch (err) {
+    if (err instanceof ContractViolation) {
+      console.error(`iris: the answer does not match the API contract (a platform defect): ${err.message}`);
+      return 4;
+    }
     if (err instanceof ApiCallError) {
       console.error(values.json ? JSON.stringify({ status: err.status, error: err.body }, null, 2) : `iris: ${err.message}`);
       return 1;

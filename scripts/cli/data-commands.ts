@@ -3,25 +3,8 @@
  * Each answers a value (printed as JSON with --json) and a human summary.
  */
 import { createWriteStream } from 'node:fs';
-import { z } from 'zod';
-import {
-  BatchServicesResponse,
-  ClassifyResponse,
-  ColorResponse,
-  CustomServiceResponse,
-  DataSetList,
-  DataSetResponse,
-  DetectResponse,
-  OkResponse,
-  ProductSetResponse,
-  SearchResponse,
-  SearchServiceResponse,
-  SetRecordPage,
-  TaggingResponse,
-  TaskDetailsResponse,
-  TaskSummaryResponse,
-  setRecordOperations,
-} from '@iris/shared';
+import type { z } from 'zod';
+import type { ColorResponse, TaggingResponse } from '@iris/shared';
 import type { CallInput, IrisClient } from './client.js';
 import { drawBoxes, imageBytes, type DrawnBox } from './draw.js';
 import { t, type Lang } from './messages.js';
@@ -43,6 +26,15 @@ export interface CommandOptions {
   out?: string;
   json?: boolean;
   'timeout-seconds'?: string;
+  kind?: string;
+}
+
+const SET_KINDS = ['image_sets', 'product_sets', 'training_sets'] as const;
+/** `--kind` of `sets failures`: image sets unless told otherwise. */
+function setKind(opts: CommandOptions): (typeof SET_KINDS)[number] {
+  const kind = opts.kind ?? 'image_sets';
+  if (!(SET_KINDS as readonly string[]).includes(kind)) throw new UsageError(`--kind must be one of ${SET_KINDS.join(', ')}`);
+  return kind as (typeof SET_KINDS)[number];
 }
 
 export interface Outcome {
@@ -67,21 +59,21 @@ const timeoutMs = (opts: CommandOptions) => (opts['timeout-seconds'] ? Number(op
 async function sets(client: IrisClient, lang: Lang, action: string | undefined, args: string[], opts: CommandOptions): Promise<Outcome> {
   switch (action) {
     case 'create': {
-      const set = await client.call('createImageSet', { json: { name: need(args[0], '<name>'), description: opts.description ?? '' } }, DataSetResponse);
+      const set = await client.call('createImageSet', { json: { name: need(args[0], '<name>'), description: opts.description ?? '' } });
       return { value: set, text: `${t(lang, 'created')} ${set.id} (${set.name})` };
     }
     case 'ls': {
-      const list = await client.call('listImageSets', {}, DataSetList);
+      const list = await client.call('listImageSets', {});
       const rows = list.results.map((s) => `${s.id}  ${s.name.padEnd(16)}  ${s.status.padEnd(14)}  ${s.n_downloaded}/${s.n_items} (${s.n_failed} failed)`);
       return { value: list.results, text: rows.join('\n') };
     }
     case 'add': {
       const id = need(args[0], '<image_set_id>');
-      await client.call('postImageSet', { params: { image_set_id: id }, multipart: { files: { urls_to_add: need(args[1], '<csv>') } } }, DataSetResponse);
+      await client.call('postImageSet', { params: { image_set_id: id }, multipart: { files: { urls_to_add: need(args[1], '<csv>') } } });
       const set = await watch(
         t(lang, 'downloading'),
         async () => {
-          const s = await client.call('getImageSet', { params: { image_set_id: id } }, DataSetResponse);
+          const s = await client.call('getImageSet', { params: { image_set_id: id } });
           return { value: s, progress: { done: s.n_downloaded + s.n_failed, total: s.n_items, finished: s.status === 'downloaded' || s.n_items === 0, note: s.n_failed ? `(${s.n_failed} failed)` : '' } };
         },
         { quiet: opts.json, timeoutMs: timeoutMs(opts) },
@@ -89,8 +81,8 @@ async function sets(client: IrisClient, lang: Lang, action: string | undefined, 
       return { value: set, text: `${set.id}: ${set.n_downloaded} downloaded, ${set.n_failed} failed, ${set.n_items} images` };
     }
     case 'failures': {
-      const id = need(args[0], '<image_set_id>');
-      const page = await client.call(setRecordOperations[0]!, { params: { kind: 'image_sets', id }, query: { status: 'failed', count: 100 } }, SetRecordPage);
+      const id = need(args[0], '<set_id>');
+      const page = await client.call('listSetRecords', { params: { kind: setKind(opts), id }, query: { status: 'failed', count: 100 } });
       const rows = page.results.map((r) => `${r.url}\n    ${r.last_error ?? ''}`);
       return { value: page.results, text: page.results.length ? `${t(lang, 'failedDownloads')}: ${page.total}\n${rows.join('\n')}` : t(lang, 'noFailures') };
     }
@@ -104,13 +96,13 @@ async function services(client: IrisClient, lang: Lang, action: string | undefin
     const setId = need(args[0], '<set_id>');
     const body = { json: { name: opts.name ?? 'search', scenario: opts.scenario ?? 'general' } };
     const service = opts.product
-      ? await client.call('createProductSetService', { params: { product_set_id: setId }, ...body }, SearchServiceResponse)
-      : await client.call('createImageSetService', { params: { image_set_id: setId }, ...body }, SearchServiceResponse);
+      ? await client.call('createProductSetService', { params: { product_set_id: setId }, ...body })
+      : await client.call('createImageSetService', { params: { image_set_id: setId }, ...body });
     return { value: service, text: `${t(lang, 'created')} ${service.id} (${service.scenario})` };
   }
   if (action === 'status') {
     const id = need(args[0], '<service_id>');
-    const get = () => client.call('getSearchServices', { params: { service_id: id } }, SearchServiceResponse);
+    const get = () => client.call('getSearchServices', { params: { service_id: id } });
     const service = opts.watch
       ? await watch(
           t(lang, 'indexing'),
@@ -128,18 +120,16 @@ async function services(client: IrisClient, lang: Lang, action: string | undefin
 
 async function search(client: IrisClient, args: string[], opts: CommandOptions): Promise<Outcome> {
   const [service, image] = [need(args[0], '<service_id>'), need(args[1], '<image>')];
-  const answer = await client.call('search', { params: { service_id: service }, ...imageInput(image, { count: opts.count, loc: opts.loc, tags: opts.tags }) }, SearchResponse);
+  const answer = await client.call('search', { params: { service_id: service }, ...imageInput(image, { count: opts.count, loc: opts.loc, tags: opts.tags }) });
   if (opts.draw) await drawBoxes(await imageBytes(image), [{ box: answer.loc, label: 'query' }], opts.draw);
   const rows = answer.results.map((r, i) => `${String(i + 1).padStart(3)}  ${r.score.toFixed(3)}  ${r.url}${r.metadata ? `  ${r.metadata}` : ''}`);
   return { value: answer, text: rows.join('\n') };
 }
 
-const ANALYSIS = { detect: DetectResponse, classify: z.union([ClassifyResponse, TaggingResponse]), color: ColorResponse } as const;
-
-async function analyse(client: IrisClient, kind: keyof typeof ANALYSIS, args: string[], opts: CommandOptions): Promise<Outcome> {
+async function analyse(client: IrisClient, kind: 'detect' | 'classify' | 'color', args: string[], opts: CommandOptions): Promise<Outcome> {
   const [service, image] = [need(args[0], '<service_id>'), need(args[1], '<image>')];
   const fields = kind === 'color' ? { granularity: opts.granularity ?? 'major', return_type: opts['return-type'] ?? 'basic' } : kind === 'classify' ? { count: opts.count } : {};
-  const answer = await client.call(kind, { params: { service_id: service }, ...imageInput(image, fields) }, ANALYSIS[kind]);
+  const answer = await client.call(kind, { params: { service_id: service }, ...imageInput(image, fields) });
   let drawn: DrawnBox[] = [];
   let lines: string[] = [];
   if ('boxes_detected' in answer) {
@@ -160,19 +150,19 @@ async function analyse(client: IrisClient, kind: keyof typeof ANALYSIS, args: st
 
 async function batch(client: IrisClient, lang: Lang, action: string | undefined, args: string[], opts: CommandOptions): Promise<Outcome> {
   if (action === 'services') {
-    const list = await client.call('listBatchServices', {}, BatchServicesResponse);
+    const list = await client.call('listBatchServices', {});
     return { value: list.data, text: list.data.join('\n') };
   }
   if (action !== 'run') throw new UsageError('batch run <service_id> <urls.txt> [--wait] [--out results.jsonl] | batch services');
   const [service, urls] = [need(args[0], '<service_id>'), need(args[1], '<urls.txt>')];
-  const prepared = await client.call('prepareBatchTask', { multipart: { fields: { service_id: service }, files: { urls } } }, TaskSummaryResponse);
+  const prepared = await client.call('prepareBatchTask', { multipart: { fields: { service_id: service }, files: { urls } } });
   const taskId = prepared.data.task_id;
-  await client.call('applyBatchTask', { form: { task_id: taskId } }, TaskSummaryResponse);
+  await client.call('applyBatchTask', { form: { task_id: taskId } });
   if (!opts.wait) return { value: prepared.data, text: `${t(lang, 'created')} ${taskId} (${prepared.data.total} images)` };
   const task = await watch(
     t(lang, 'batch'),
     async () => {
-      const info = await client.call('getBatchTask', { params: { task_id: taskId } }, TaskDetailsResponse);
+      const info = await client.call('getBatchTask', { params: { task_id: taskId } });
       const d = info.data;
       return { value: d, progress: { done: d.success ?? 0, total: d.total, finished: ['SUCCESS', 'FAILURE', 'REVOKED'].includes(d.state), note: d.state } };
     },
@@ -188,12 +178,12 @@ async function batch(client: IrisClient, lang: Lang, action: string | undefined,
 
 async function train(client: IrisClient, lang: Lang, args: string[], opts: CommandOptions): Promise<Outcome> {
   const setId = need(args[0], '<training_set_id>');
-  const created = await client.call('createCustomService', { params: { training_set_id: setId }, json: { name: opts.name ?? 'classifier', scenario: 'classifier', description: opts.description ?? '' } }, CustomServiceResponse);
+  const created = await client.call('createCustomService', { params: { training_set_id: setId }, json: { name: opts.name ?? 'classifier', scenario: 'classifier', description: opts.description ?? '' } });
   if (!opts.watch) return { value: created, text: `${t(lang, 'created')} ${created.id} (${created.status})` };
   const service = await watch(
     t(lang, 'training'),
     async () => {
-      const s = await client.call('getCustomService', { params: { service_id: created.id } }, CustomServiceResponse);
+      const s = await client.call('getCustomService', { params: { service_id: created.id } });
       return { value: s, progress: { done: Math.round(s.progress * 100), total: 100, finished: s.status === 'running' || s.status === 'failed' || s.status === 'deleted', note: s.stage } };
     },
     { quiet: opts.json, intervalMs: 2000, timeoutMs: timeoutMs(opts) },
@@ -204,12 +194,12 @@ async function train(client: IrisClient, lang: Lang, args: string[], opts: Comma
 
 async function products(client: IrisClient, lang: Lang, action: string | undefined, args: string[], opts: CommandOptions): Promise<Outcome> {
   if (action === 'create') {
-    const set = await client.call('createProductSet', { json: { name: need(args[0], '<name>'), description: opts.description ?? '' } }, ProductSetResponse);
+    const set = await client.call('createProductSet', { json: { name: need(args[0], '<name>'), description: opts.description ?? '' } });
     return { value: set, text: `${t(lang, 'created')} ${set.id} (${set.name})` };
   }
   if (action !== 'add') throw new UsageError('products create <name> | products add <product_set_id> <products.jsonl>');
   const id = need(args[0], '<product_set_id>');
-  const answer = await client.call('postProducts', { params: { product_set_id: id }, multipart: { files: { products_to_add: need(args[1], '<jsonl>') } } }, OkResponse);
+  const answer = await client.call('postProducts', { params: { product_set_id: id }, multipart: { files: { products_to_add: need(args[1], '<jsonl>') } } });
   return { value: answer, text: `${id}: ${answer.ok ? t(lang, 'done') : 'refused'}` };
 }
 

@@ -69,6 +69,15 @@ describe('iris (data commands)', () => {
     expect(added.stdout).toContain(`${setId}: 6 downloaded, 2 failed, 8 images`);
     const listed = await iris('sets', 'ls');
     expect(listed.stdout).toMatch(new RegExp(`${setId}\\s+cli-set\\s+downloaded\\s+6/8 \\(2 failed\\)`));
+    // Why they failed: the failed records with their reason (last_error), read through the typed client.
+    const failures = await iris('sets', 'failures', setId, '--json');
+    expect(failures.code, failures.stderr).toBe(0);
+    const failed = JSON.parse(failures.stdout) as { url: string; status: string; last_error: string }[];
+    expect(failed.map((r) => r.url).sort()).toEqual([`${imageBase}/broken.jpg`, `${imageBase}/gone.jpg`]);
+    for (const record of failed) expect(record.last_error, record.url).toMatch(/\S/);
+    const text = await iris('sets', 'failures', setId);
+    expect(text.stdout).toContain(`${imageBase}/gone.jpg`);
+    expect((await iris('sets', 'failures', setId, '--kind', 'nonsense')).code).toBe(2);
   });
 
   it('builds a search service, watches indexing, searches and draws the query region', async () => {

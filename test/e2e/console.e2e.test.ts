@@ -2,7 +2,8 @@
  * The web console in a real headless browser (Debian's chromium through playwright-core) against the whole
  * platform: sign in, create a set from an uploaded CSV and watch it reach `downloaded` (thumbnails through the
  * authenticated thumbnail route, the failed record with its reason), search with a drawn `loc`, detect faces
- * and see the boxes on the canvas, switch to Chinese. Screenshots of every page go to docs/console/.
+ * and see the boxes on the canvas, train a classifier and see its confusion matrix, try it on a picture, switch
+ * to Chinese. Screenshots of every page go to docs/console/.
  * Also: the thumbnail and record routes refuse another account's sets, at the edge.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import type { Page } from 'playwright-core';
 import { faceRow } from '../../region-backend/src/analysis/detect/testing/sample-images.js';
 import { photoJpeg } from '../../region-backend/src/images/test-images.fixture.js';
 import { packageFile } from '../../region-backend/src/inference/runtime/tfjs.js';
+import { shapeImage } from '../../region-backend/src/domains/custom-training/testing/shape-images.js';
 import { startImageServer, type ImageServer } from '../../region-backend/test/support/image-server.js';
 import { waitUntil } from '../../region-backend/test/support/wait-for.js';
 import { launchBrowser, type Browser } from './browser.js';
@@ -105,6 +107,8 @@ describe('web console in a real browser', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Data sets', level: 1 }).waitFor();
     expect(await page.evaluate("sessionStorage.getItem('iris.key')")).toBe(platform.devAccount.key_id);
+    // The answers were checked with the contract, loaded in its own chunk on the first call.
+    expect(await page.evaluate("performance.getEntriesByType('resource').some((e) => /[/]console[/]assets[/]client-[^/]+[.]js$/.test(e.name))")).toBe(true);
   });
 
   it('creates an image set from an uploaded CSV and shows it reach downloaded, with thumbnails and the failed record', async () => {
@@ -216,6 +220,90 @@ describe('web console in a real browser', () => {
     expect(pixel.slice(0, 3)).toEqual([0, 224, 160]);
     await shot('analysis');
   });
+
+  it('trains a classifier from the Training page, shows its confusion matrix and tries it on a picture', async () => {
+    // Three labels × 50 generated pictures (the specification's minimum), 10 of each held out for validation;
+    // a fifth of the pictures labelled square are discs, so the matrix has mistakes to show.
+    const families = ['disc', 'square', 'stripes'] as const;
+    const rows: string[] = [];
+    for (const label of families)
+      for (let i = 0; i < 50; i++) {
+        const family = label === 'square' && i % 5 === 0 ? 'disc' : label;
+        const picture = `/shapes/${label}/${i}.jpg`;
+        images.set(picture, await shapeImage(family, label === family ? i : 100 + i));
+        rows.push(`${images.url(picture)},${label}`);
+      }
+    const created = await platform.call('/custom_training/_0000194/training_sets', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'shapes', description: 'discs and stripes' }),
+    });
+    const trainingSet = ((await created.json()) as { id: string }).id;
+    const labelled = new FormData();
+    labelled.append('urls_to_add', new Blob([rows.join('\n')], { type: 'text/csv' }), 'labels.csv');
+    expect((await platform.call(`/custom_training/_0000194/training_sets/${trainingSet}/images`, { method: 'POST', body: labelled })).status).toBe(200);
+
+    await page.goto(`${platform.edgeUrl}/console/#/training`);
+    const form = page.getByRole('region', { name: 'Train a classifier' });
+    await form.getByLabel('Training set').selectOption(trainingSet);
+    await form.getByLabel('Name').fill('shapes e2e');
+    await form.getByRole('button', { name: 'Create' }).click();
+    const card = page.locator('article[data-service-id]', { hasText: 'shapes e2e' });
+    await card.waitFor();
+    const serviceId = (await card.getAttribute('data-service-id'))!;
+    // The page follows the run (it polls while the service is pending or preparing) until it is running.
+    await page.locator(`article[data-service-id="${serviceId}"][data-status="running"]`).waitFor({ timeout: 240_000 });
+    const matrix = card.locator('table.confusion-matrix');
+    await matrix.waitFor();
+
+    // The table is the API's matrix: a row per true label, a column per predicted label, recall per row.
+    const api = (await (await platform.call(`/custom_training/_0000194/services/${serviceId}`)).json()) as {
+      validation_accuracy: number;
+      confusion_matrix: { labels: string[]; counts: number[][] };
+    };
+    expect(api.confusion_matrix.labels).toEqual([...families]);
+    const total = api.confusion_matrix.counts.flat().reduce((a, b) => a + b, 0);
+    expect(total).toBe(30);
+    const correct = api.confusion_matrix.counts.reduce((sum, row, i) => sum + row[i]!, 0);
+    expect(api.validation_accuracy).toBeCloseTo(correct / total, 4);
+    expect(await matrix.getAttribute('data-total')).toBe('30');
+    expect(await matrix.getAttribute('data-correct')).toBe(String(correct));
+    expect(await matrix.locator('thead th[scope="col"]').allTextContents()).toEqual(['True ↓ / predicted →', 'disc', 'square', 'stripes', 'Recall']);
+    expect(await matrix.locator('tbody th[scope="row"]').allTextContents()).toEqual(['disc', 'square', 'stripes']);
+    const cells: number[][] = [];
+    for (const tr of await matrix.locator('tbody tr').all()) cells.push((await tr.locator('td.cell').allTextContents()).map(Number));
+    expect(cells).toEqual(api.confusion_matrix.counts);
+    const recall = api.confusion_matrix.counts.map((row, i) => `${((100 * row[i]!) / row.reduce((a, b) => a + b, 0)).toFixed(1)}%`);
+    expect(await matrix.locator('td.recall').allTextContents()).toEqual(recall);
+    expect(await card.locator('.accuracy').textContent()).toBe(`${(api.validation_accuracy * 100).toFixed(1)}%`);
+    // The field is described in the edge's OpenAPI document.
+    type Document = { paths: Record<string, { get: { responses: { 200: { content: { 'application/json': { schema: { properties: object } } } } } } }> };
+    const openapi = (await (await fetch(`${platform.edgeUrl}/openapi.json`)).json()) as Document;
+    expect(openapi.paths['/custom_training/_0000194/services/{service_id}']!.get.responses[200].content['application/json'].schema.properties).toHaveProperty('confusion_matrix');
+    // The matrix region is reachable from the keyboard (it scrolls when labels are many).
+    await card.locator('.confusion').focus();
+    expect(await page.evaluate("document.activeElement?.getAttribute('role')")).toBe('region');
+
+    // Try the classifier on a picture it has not seen.
+    await card.getByRole('button', { name: 'Try the classifier' }).click();
+    await page.locator(`#try-${serviceId}-file`).setInputFiles({ name: 'q.jpg', mimeType: 'image/jpeg', buffer: await shapeImage('stripes', 500) });
+    await page.locator(`#try-${serviceId}-run`).click();
+    const first = card.locator('.classifier-answer li').first();
+    await first.waitFor({ timeout: 60_000 });
+    expect(await first.getAttribute('data-category')).toBe('stripes');
+    await shot('training-classifier');
+
+    // The matrix in Chinese.
+    await page.locator('#language').selectOption('zh');
+    await card.locator('table.confusion-matrix caption', { hasText: '混淆矩阵' }).waitFor();
+    expect(await matrix.locator('thead th[scope="col"]').last().textContent()).toBe('召回率');
+    expect(await matrix.locator('tfoot th').textContent()).toBe('精确率');
+    await shot('training-zh');
+    await page.locator('#language').selectOption('en');
+    // The training set is among the data sets, downloaded (and the next test opens the Training page afresh).
+    await page.goto(`${platform.edgeUrl}/console/#/sets`);
+    await page.locator(`tr[data-set-id="${trainingSet}"] .set-status[data-status="downloaded"]`).waitFor();
+  }, 300_000);
 
   it('shows the other pages and switches to Chinese', async () => {
     // A training set with two labels, both far below the 50 usable images a classifier needs: highlighted.

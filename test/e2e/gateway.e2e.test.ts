@@ -34,6 +34,14 @@ describe('the platform end to end: edge → backends → PostgreSQL', () => {
 
     const listed = (await (await platform.call('/get_image_sets/_0000014')).json()) as { results: { id: string }[] };
     expect(listed.results.map((r) => r.id)).toContain(set.id);
+
+    // The contract's typed client: answers parsed by the operation's response schema.
+    const typed = await platform.api.call('getImageSet', { params: { image_set_id: String(set.id) } });
+    expect(typed).toMatchObject({ id: set.id, status: 'not-downloaded', n_items: 0 });
+    const all = await platform.api.call('listImageSetsAlias');
+    expect(all.results.map((r) => r.id)).toContain(set.id);
+    const failures = await platform.api.call('listSetRecords', { params: { kind: 'image_sets', id: String(set.id) }, query: { status: 'failed' } });
+    expect(failures).toMatchObject({ total: 0, n_failed: 0, results: [] });
   });
 
   it('keeps accounts apart: another account gets 403/1002 for the set', async () => {

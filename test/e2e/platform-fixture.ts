@@ -3,14 +3,28 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { answerBody, checkAnswer, createApiClient, findOperation, type ApiClient } from '@iris/shared/client';
 import { freePort } from '../../region-backend/src/db/embedded-postgres.js';
 import { startPlatform, type Platform } from '../../scripts/platform.js';
 
 export interface PlatformFixture extends Platform {
   dataDir: string;
-  /** Calls the edge with the development account's key. */
+  /** Calls the edge with the development account's key; an answer off the contract fails the test. */
   call(pathAndQuery: string, init?: RequestInit & { host?: string; keyId?: string }): Promise<Response>;
   admin(method: string, url: string, body?: unknown): Promise<Record<string, unknown>>;
+  /** The contract's typed client with the development account's key. */
+  api: ApiClient;
+}
+
+/**
+ * Checks an answer of the edge against the contract (success schema, or the error shape of its family)
+ * when the call is a contract operation; the test fails with a ContractViolation otherwise.
+ */
+export async function checkedAnswer(method: string, pathAndQuery: string, res: Response): Promise<Response> {
+  const operation = findOperation(method, pathAndQuery);
+  if (!operation || res.status === 304) return res;
+  checkAnswer(operation, res.status, answerBody(await res.clone().text()));
+  return res;
 }
 
 function requestWithHost(url: URL, host: string, method: string, headers: Headers, body?: string | Buffer): Promise<Response> {
@@ -48,15 +62,17 @@ export async function startPlatformFixture(options: { env?: Record<string, strin
   return {
     ...platform,
     dataDir,
-    call: (pathAndQuery, init = {}) => {
+    api: createApiClient({ baseUrl: platform.edgeUrl, headers: () => ({ 'x-ca-accesskeyid': platform.devAccount.key_id, 'x-ca-version': '1' }) }),
+    call: async (pathAndQuery, init = {}) => {
       const { host, keyId, ...rest } = init;
       const headers = new Headers(rest.headers);
       if (!headers.has('x-ca-accesskeyid')) headers.set('x-ca-accesskeyid', keyId ?? platform.devAccount.key_id);
       if (!headers.has('x-ca-version')) headers.set('x-ca-version', '1');
       const url = new URL(pathAndQuery, platform.edgeUrl);
       // Region routing is by Host header; fetch() always sends the URL's host, so use node:http for others.
-      if (host) return requestWithHost(url, `${host}:${url.port}`, rest.method ?? 'GET', headers, rest.body as string | Buffer | undefined);
-      return fetch(url, { ...rest, headers });
+      const method = rest.method ?? 'GET';
+      const res = host ? await requestWithHost(url, `${host}:${url.port}`, method, headers, rest.body as string | Buffer | undefined) : await fetch(url, { ...rest, headers });
+      return checkedAnswer(method, url.pathname, res);
     },
     admin: async (method, url, body) => {
       const res = await fetch(`${platform.edgeUrl}${url}`, {
@@ -65,6 +81,9 @@ export async function startPlatformFixture(options: { env?: Record<string, strin
         ...(body ? { body: JSON.stringify(body) } : {}),
       });
       const text = await res.text();
+      const operation = findOperation(method, url);
+      if (!operation) throw new Error(`admin ${method} ${url} is not an operation of the contract`);
+      checkAnswer(operation, res.status, answerBody(text));
       if (!res.ok) throw new Error(`admin ${method} ${url}: ${res.status} ${text}`);
       return JSON.parse(text) as Record<string, unknown>;
     },

@@ -1,9 +1,21 @@
 /**
  * Every call of the console goes through the public API of the region that served it (same origin), with
  * the signed-in access key's headers, or through the admin API with the operator's token: the console has
- * no powers of its own.
+ * no powers of its own. Every answer of a contract operation is checked against the contract (its response
+ * schema, or the error shape of its family): an answer off the contract is an error, never silently shown.
  */
+import type * as ContractClient from '@iris/shared/client';
 import { session, type Lang } from '../session.js';
+
+/** The contract's check, in its own chunk loaded on the first call: the first load stays small. */
+let contract: Promise<typeof ContractClient> | undefined;
+
+async function checkContract(method: string, path: string, status: number, body: unknown): Promise<void> {
+  contract ??= import('@iris/shared/client');
+  const { checkAnswer, findOperation } = await contract;
+  const operation = findOperation(method, path);
+  if (operation && status !== 304) checkAnswer(operation, status, body);
+}
 
 export class ApiCallError extends Error {
   constructor(
@@ -42,8 +54,11 @@ async function send(path: string, method: string, headers: Headers, body: Body):
   return fetch(path, { method, headers, body: payload ?? null });
 }
 
-async function parse<T>(res: Response): Promise<T> {
-  if (res.status === 204) return {} as T;
+async function parse<T>(res: Response, method: string, path: string): Promise<T> {
+  if (res.status === 204) {
+    await checkContract(method, path, 204, null);
+    return {} as T;
+  }
   const text = await res.text();
   let body: unknown = null;
   try {
@@ -51,6 +66,7 @@ async function parse<T>(res: Response): Promise<T> {
   } catch {
     throw new ApiCallError(res.status, undefined, text.slice(0, 200) || `HTTP ${res.status}`);
   }
+  await checkContract(method, path, res.status, body);
   const b = (body ?? {}) as Fields;
   const data = (b.data ?? {}) as Fields;
   if (!res.ok || b.is_error === 1 || data.is_err === 1) throw errorFrom(res.status, body);
@@ -63,18 +79,21 @@ export function keyHeaders(keyId = session.keyId() ?? ''): Headers {
 
 /** A public API call with the signed-in key. */
 export async function api<T>(path: string, method = 'GET', body?: Body, keyId?: string): Promise<T> {
-  return parse<T>(await send(path, method, keyHeaders(keyId), body));
+  return parse<T>(await send(path, method, keyHeaders(keyId), body), method, path);
 }
 
 /** A public API call whose answer is kept raw (the analysis playground shows error bodies too). */
 export async function apiRaw(path: string, method: string, body: Body): Promise<{ status: number; json: unknown }> {
   const res = await send(path, method, keyHeaders(), body);
   const text = await res.text();
+  let json: unknown = text;
   try {
-    return { status: res.status, json: JSON.parse(text) };
+    json = JSON.parse(text);
   } catch {
-    return { status: res.status, json: text };
+    // shown as text
   }
+  await checkContract(method, path, res.status, json);
+  return { status: res.status, json };
 }
 
 /** Bytes of an authenticated resource (thumbnails, batch results) as an object URL. */
@@ -87,7 +106,7 @@ export async function apiBlobUrl(path: string): Promise<string> {
 /** An admin API call with the operator's bearer token. */
 export async function admin<T>(path: string, method = 'GET', body?: Body): Promise<T> {
   const headers = new Headers({ authorization: `Bearer ${session.adminToken() ?? ''}` });
-  return parse<T>(await send(`/admin${path}`, method, headers, body));
+  return parse<T>(await send(`/admin${path}`, method, headers, body), method, `/admin${path}`);
 }
 
 export function form(fields: Record<string, string | Blob | undefined>): FormData {

@@ -1,15 +1,38 @@
-/** Training: training sets with label counts (labels short of 50 usable images highlighted), classifiers, trying one. */
+/**
+ * Training: training sets with label counts (labels short of 50 usable images highlighted), classifiers with
+ * status, progress, validation accuracy and confusion matrix, trying one on a picture.
+ */
 import { useState } from 'preact/hooks';
 import { api, form } from '../api/client.js';
 import { listSets, SET_PATHS } from '../api/sets.js';
 import type { CustomService, DataSet, LabelCount } from '../api/types.js';
 import { ErrorNote, Field, ProgressBar, Section } from '../components/bits.js';
+import { ConfusionMatrix, type ConfusionMatrixData } from '../components/confusion-matrix.js';
 import { useAction, useLoad } from '../components/hooks.js';
 import { ImagePicker, type PickedImage } from '../components/image-picker.js';
 import { useI18n } from '../i18n/i18n.js';
 import { href } from '../router.js';
+import './training.css';
 
 const MIN_PER_LABEL = 50;
+const SERVICES = '/custom_training/_0000194/services';
+
+/** One service's answer also carries the Iris extension `confusion_matrix` (not in list results). */
+type ServiceDetail = CustomService & { confusion_matrix?: ConfusionMatrixData | null };
+
+const accuracyText = (value: number | null) => (value === null ? '—' : `${(value * 100).toFixed(1)}%`);
+
+/** The confusion matrix of a trained service, read from the service's own answer. */
+function TrainedDetails({ service }: { service: CustomService }) {
+  const detail = useLoad(() => api<ServiceDetail>(`${SERVICES}/${service.id}`), [service.id, service.status]);
+  const matrix = detail.data?.confusion_matrix;
+  return (
+    <div>
+      <ErrorNote error={detail.error} />
+      {matrix && matrix.labels.length > 0 && <ConfusionMatrix matrix={matrix} id={`confusion-${service.id}`} />}
+    </div>
+  );
+}
 
 function Labels({ set }: { set: DataSet }) {
   const { t } = useI18n();
@@ -32,7 +55,7 @@ function Labels({ set }: { set: DataSet }) {
 function TryClassifier({ service }: { service: CustomService }) {
   const { t } = useI18n();
   const [image, setImage] = useState<PickedImage>();
-  const [results, setResults] = useState<{ label?: string; name?: string; score?: number; probability?: number }[]>();
+  const [results, setResults] = useState<{ category: string; score: number }[]>();
   const action = useAction();
   return (
     <div class="try">
@@ -40,11 +63,12 @@ function TryClassifier({ service }: { service: CustomService }) {
       {image && <img class="thumb" src={image.src} alt={t('picture')} />}
       <button
         type="button"
+        id={`try-${service.id}-run`}
         disabled={!image || action.busy}
         onClick={() =>
           void action.run(async () => {
             if (!image) return;
-            const answer = await api<{ results: typeof results }>(`/custom_training/${service.id}`, 'POST', form(image.file ? { search: image.file } : { url: image.url }));
+            const answer = await api<{ results: { category: string; score: number }[] }>(`/custom_training/${service.id}`, 'POST', form(image.file ? { search: image.file } : { url: image.url }));
             setResults(answer.results);
           })
         }
@@ -53,10 +77,10 @@ function TryClassifier({ service }: { service: CustomService }) {
       </button>
       <ErrorNote error={action.error} />
       {results && (
-        <ol>
+        <ol class="classifier-answer" aria-label={t('classifierAnswer')}>
           {results.map((r, i) => (
-            <li key={i}>
-              {r.label ?? r.name} <span class="muted">{(r.score ?? r.probability ?? 0).toFixed(3)}</span>
+            <li key={i} data-category={r.category}>
+              {r.category} <span class="muted">{(r.score * 100).toFixed(1)}%</span>
             </li>
           ))}
         </ol>
@@ -69,7 +93,7 @@ export function TrainingPage() {
   const { t, status } = useI18n();
   const sets = useLoad(() => listSets('training_sets'), [], 3000, (list) => list.some((s) => s.status !== 'downloaded'));
   const services = useLoad(
-    () => api<{ results: CustomService[] }>('/custom_training/_0000194/services').then((r) => r.results),
+    () => api<{ results: CustomService[] }>(SERVICES).then((r) => r.results),
     [],
     3000,
     (list) => list.some((s) => s.status === 'pending' || s.status === 'preparing'),
@@ -128,12 +152,13 @@ export function TrainingPage() {
         <ErrorNote error={services.error} />
         {services.data?.length === 0 && <p class="muted">{t('none')}</p>}
         {services.data?.map((s) => (
-          <article key={s.id} class="sub">
+          <article key={s.id} class="sub" data-service-id={s.id} data-status={s.status}>
             <h3>
               {s.name} <span class="muted mono">{s.id}</span>
             </h3>
             <p>
-              {t('status')}: <strong>{status(s.status)}</strong> · {t('stage')}: {s.stage ?? '—'} · {t('accuracy')}: {s.validation_accuracy === null ? '—' : `${(s.validation_accuracy * 100).toFixed(1)}%`}
+              {t('status')}: <strong>{status(s.status)}</strong> · {t('stage')}: {s.stage ? status(s.stage) : '—'} · {t('accuracy')}:{' '}
+              <strong class="accuracy">{accuracyText(s.validation_accuracy)}</strong>
             </p>
             <ProgressBar label={`${s.name} ${t('progress')}`} total={1} parts={[{ value: s.progress ?? 0, kind: 'info' }]} />
             {s.message && <p class="error">{s.message}</p>}
@@ -146,6 +171,7 @@ export function TrainingPage() {
                 ))}
               </ul>
             )}
+            {s.status === 'running' && <TrainedDetails service={s} />}
             {s.status === 'running' && (
               <button type="button" onClick={() => setTrying(trying === s.id ? undefined : s.id)} aria-expanded={trying === s.id}>
                 {t('trySvc')}

@@ -1,6 +1,6 @@
 /** `/admin/accounts`: accounts, their keys, quotas and service grants. */
 import { Hono, type Context } from 'hono';
-import { ApiError, QUOTA_FIELDS, SERVICES, serviceById } from '@iris/shared';
+import { ApiError, CreateAccountBody, CreateKeyBody, QUOTA_FIELDS, QuotasBody, SERVICES, serviceById } from '@iris/shared';
 import { findKeyRow, insertKeyRow, listKeyRows, updateKeyRow } from '../accounts/access-key.repo.js';
 import { convertLegacyKeys, sealedKeyRow } from '../accounts/key-store.service.js';
 import { keyHash, openSecret } from '../accounts/secret-box.js';
@@ -12,7 +12,7 @@ import { database, type Database } from '../db/database.js';
 import type { AppEnv } from '../env.js';
 import { json } from '../http/responses.js';
 import { accountJson, keyJson, quotasJson } from './admin.mappers.js';
-import { createAccountBody, createKeyBody, parseAccountId, parseBody, quotasBody } from './admin.schemas.js';
+import { parseAccountId, parseBody } from './admin.schemas.js';
 import { generateKeyId, generateSecret } from './credentials.js';
 import { REVOCATION_HEADER, revokeQueuedWork } from './revocation.service.js';
 
@@ -74,7 +74,7 @@ export const accountAdminRoutes = new Hono<AppEnv>()
   .get('/', async (c) => json({ results: (await listAccounts(database(c.env.DB))).map(accountJson) }))
   .post('/', async function createAccount(c) {
     const db = database(c.env.DB);
-    const body = await parseBody(c.req.raw, createAccountBody);
+    const body = await parseBody(c.req.raw, CreateAccountBody);
     if (body.id !== undefined && (await findAccount(db, body.id))) throw new ApiError([409, 1111], `account ${body.id} already exists`);
     return json(accountJson(await insertAccount(db, body)), 201);
   })
@@ -94,7 +94,7 @@ export const accountAdminRoutes = new Hono<AppEnv>()
   .post('/:id/keys', async function ensureKey(c) {
     const db = database(c.env.DB);
     const account = await requireAccount(db, c);
-    const body = await parseBody(c.req.raw, createKeyBody);
+    const body = await parseBody(c.req.raw, CreateKeyBody);
     const master = c.env.SECRETS_MASTER_KEY;
     if (body.key_id) await convertLegacyKeys(db, master, { keyId: body.key_id });
     const existing = body.key_id ? await findKeyRow(db, await keyHash(body.key_id)) : undefined;
@@ -122,7 +122,7 @@ export const accountAdminRoutes = new Hono<AppEnv>()
   .on(['PUT', 'PATCH'], '/:id/quotas', async function updateQuotas(c) {
     const db = database(c.env.DB);
     const account = await requireAccount(db, c);
-    const body = await parseBody(c.req.raw, quotasBody);
+    const body = await parseBody(c.req.raw, QuotasBody);
     const changes = Object.fromEntries(QUOTA_FIELDS.filter((f) => body[f.api] !== undefined).map((f) => [f.key, body[f.api]]));
     const quotas = await setQuotas(db, account.id, changes);
     forgetAccount(account.id);

@@ -1,6 +1,6 @@
 /** `/admin/keys/{key_id}`: one access key, whatever its account (found by the hash of its id). */
 import { Hono, type Context } from 'hono';
-import { ApiError } from '@iris/shared';
+import { ApiError, UpdateKeyBody } from '@iris/shared';
 import { findKeyRow, updateKeyRow } from '../accounts/access-key.repo.js';
 import { convertLegacyKeys } from '../accounts/key-store.service.js';
 import { keyHash } from '../accounts/secret-box.js';
@@ -10,7 +10,7 @@ import type { AccessKey } from '../db/schema.js';
 import type { AppEnv } from '../env.js';
 import { json } from '../http/responses.js';
 import { keyJson } from './admin.mappers.js';
-import { parseBody, updateKeyBody } from './admin.schemas.js';
+import { parseBody } from './admin.schemas.js';
 
 function found(key: AccessKey | undefined, keyId: string) {
   if (!key) throw new ApiError('notFound', `access key ${keyId} does not exist`);
@@ -32,7 +32,7 @@ export const keyAdminRoutes = new Hono<AppEnv>()
   .post('/:keyId/disable', (c) => changeKey(c, c.req.param('keyId'), { enabled: false }))
   .post('/:keyId/enable', (c) => changeKey(c, c.req.param('keyId'), { enabled: true }))
   .patch('/:keyId', async function patchKey(c) {
-    const body = await parseBody(c.req.raw, updateKeyBody);
+    const body = await parseBody(c.req.raw, UpdateKeyBody);
     return changeKey(c, c.req.param('keyId'), {
       ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
       ...(body.signature_required !== undefined ? { signatureRequired: body.signature_required } : {}),

@@ -51,27 +51,45 @@ export function accessKey(): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** Reads the raw body (every method) for signature checks, parameter lookups and forwarding. */
+/** Reads the raw body (every method) for signature checks, parameter lookups and forwarding; large uploads stream. */
 export function requestBody(): MiddlewareHandler<AppEnv> {
   return async function requestBody(c, next) {
-    c.set('body', await readRequestBody(c.req.raw));
+    c.set('body', await readRequestBody(c.req.raw, MAX_BODY_BYTES, c.get('config').streamMinBytes));
     await next();
   };
 }
 
+/**
+ * Checks the caller's signature. A streamed upload's fields are known only once it has passed: its check
+ * holds back the end of the forwarded body (streamed-upload.ts), and no answer leaves before the verdict,
+ * so a call with a bad signature answers the signature error whatever the route would have said.
+ */
 export function signature(): MiddlewareHandler<AppEnv> {
   return async function signature(c, next) {
     const credential = c.get('credential');
+    const body = c.get('body');
     if (c.req.header('x-ca-signature') !== undefined || credential.signatureRequired) {
-      await verifyRequestSignature(c.get('db'), {
+      const call = {
         keyId: credential.keyHash,
         secret: credential.secret,
         headers: c.req.raw.headers,
-        body: c.get('body'),
+        body,
         maxSkewSeconds: c.get('config').maxSkewSeconds,
-      });
+        now: Date.now(),
+      };
+      if (body.streams) body.upload!.requireBeforeEnd(body.upload!.fields.then(() => verifyRequestSignature(c.get('db'), call)));
+      else await verifyRequestSignature(c.get('db'), call);
     }
     c.set('caller', { accountId: credential.accountId, keyId: credential.keyId, quotas: credential.quotas });
-    await next();
+    if (!body.upload) return next();
+    let failure: unknown;
+    try {
+      await next();
+    } catch (err) {
+      failure = err;
+    }
+    if (!body.upload.started) await body.upload.discard();
+    await body.upload.verdict();
+    if (failure) throw failure;
   };
 }

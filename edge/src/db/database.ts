@@ -55,9 +55,24 @@ function countedSession(session: D1DatabaseSession, counter: D1Counter): D1Datab
 
 /**
  * The database of one public API call: a D1 session (Sessions API: reads may be served by a nearby read
- * replica, writes always go to the primary, and the call sees its own writes), counted.
+ * replica, writes always go to the primary, and the call sees its own writes), counted. Opened on first
+ * use: a warm call served from the isolate cache makes no D1 round trip and so builds no session and no
+ * drizzle instance (building one walks the whole schema).
  */
 export function sessionDatabase(d1: D1Database, counter: D1Counter): Database {
-  const session = typeof d1.withSession === 'function' ? d1.withSession('first-unconstrained') : (d1 as unknown as D1DatabaseSession);
-  return drizzle(countedSession(session, counter) as unknown as D1Database, { schema }) as Database;
+  let db: Database | undefined;
+  const open = (): Database => {
+    if (!db) {
+      const session = typeof d1.withSession === 'function' ? d1.withSession('first-unconstrained') : (d1 as unknown as D1DatabaseSession);
+      db = drizzle(countedSession(session, counter) as unknown as D1Database, { schema }) as Database;
+    }
+    return db;
+  };
+  return new Proxy({} as Database, {
+    get(_target, prop) {
+      const real = open();
+      const value = Reflect.get(real, prop, real) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(real) : value;
+    },
+  });
 }

@@ -5,6 +5,7 @@
  */
 import { ApiError, signInternal, type ForwardContext, type RegionId } from '@iris/shared';
 import type { RegionBackend } from '../config.js';
+import type { StreamedUpload } from '../http/streamed-upload.js';
 import { normaliseBackendResponse, type BackendAnswer } from './backend-response.js';
 import { http1Request } from './http1-client.js';
 
@@ -24,7 +25,8 @@ export interface ForwardRequest {
   pathWithQuery: string;
   /** The caller's request headers (copied except hop-by-hop, x-iris-* and Cloudflare's cf-* headers). */
   headers: Headers;
-  body: Uint8Array | null;
+  /** Exact bytes (bound by length and SHA-256), or an upload streamed on (bound by its length and the nonce). */
+  body: Uint8Array | StreamedUpload | null;
   accountId: number;
   context: ForwardContext;
   /** Public host and scheme of the call, passed on as x-forwarded-host / x-forwarded-proto. */
@@ -62,12 +64,14 @@ export async function forwardToBackend(req: ForwardRequest): Promise<BackendAnsw
   }
   const method = req.method.toUpperCase();
   const headers = forwardHeaders(req);
+  const upload = req.body instanceof Uint8Array || req.body === null ? undefined : req.body;
+  const bytes = upload ? null : (req.body as Uint8Array | null);
   const signed = await signInternal(backend.secret, {
     method,
     pathWithQuery: target.pathname + target.search,
     accountId: req.accountId,
     context: req.context,
-    body: req.body,
+    body: upload ? { length: upload.length } : bytes,
   });
   for (const [name, value] of Object.entries(signed)) headers.set(name, value);
 
@@ -77,13 +81,24 @@ export async function forwardToBackend(req: ForwardRequest): Promise<BackendAnsw
     timedOut = true;
     controller.abort();
   }, req.timeoutMs);
+  // A failed check of a streamed upload (its signature) aborts the call and is the answer.
+  let refusal: unknown;
+  upload?.verdict().catch((err: unknown) => {
+    refusal = err;
+    controller.abort();
+  });
   try {
-    const bodyOnGet = (method === 'GET' || method === 'HEAD') && req.body !== null;
+    const bodyOnGet = (method === 'GET' || method === 'HEAD') && bytes !== null;
+    const body = method === 'GET' || method === 'HEAD' ? null : (upload?.forward() ?? bytes);
     const res = bodyOnGet
-      ? await http1Request(target, { method, headers, body: req.body, signal: controller.signal })
-      : await fetch(target, { method, headers, body: method === 'GET' || method === 'HEAD' ? null : req.body, redirect: 'manual', signal: controller.signal });
-    return await normaliseBackendResponse(res);
+      ? await http1Request(target, { method, headers, body: bytes, signal: controller.signal })
+      : await fetch(target, { method, headers, body, redirect: 'manual', signal: controller.signal });
+    const answer = await normaliseBackendResponse(res);
+    // A backend may answer before the whole upload reached it (a refusal): the caller's checks still come first.
+    await upload?.verdict();
+    return answer;
   } catch (err) {
+    if (refusal) throw refusal;
     if (err instanceof ApiError) throw err;
     if (timedOut) throw new ApiError('backendTimeout', `region ${req.region} backend did not answer within ${req.timeoutMs} ms`);
     throw new ApiError('backendUnavailable', `region ${req.region} backend is unreachable`, undefined, err);

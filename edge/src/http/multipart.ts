@@ -13,13 +13,13 @@
 import { decodeBinary, firstParam, parseParams, type Param } from './header-params.js';
 
 /** The backend's MAX_BODY_PARTS (region-backend/src/http/input-limits.ts): more parts are refused there. */
-const MAX_FIELDS = 256;
-const MAX_FIELD_BYTES = 1024 * 1024;
-const MAX_HEADER_BYTES = 80 * 1024;
+export const MAX_FIELDS = 256;
+export const MAX_FIELD_BYTES = 1024 * 1024;
+export const MAX_HEADER_BYTES = 80 * 1024;
 const MAX_HEADER_PAIRS = 2000;
 const encoder = new TextEncoder();
 
-function binaryString(bytes: Uint8Array): string {
+export function binaryString(bytes: Uint8Array): string {
   let out = '';
   for (let i = 0; i < bytes.length; i += 8192) out += String.fromCharCode(...bytes.subarray(i, i + 8192));
   return out;
@@ -30,7 +30,7 @@ export function boundaryOf(contentType: string): string | undefined {
   return firstParam(parseParams(contentType), /^boundary$/i);
 }
 
-function indexOfBytes(haystack: Uint8Array, needle: Uint8Array, from: number): number {
+export function indexOfBytes(haystack: Uint8Array, needle: Uint8Array, from: number): number {
   const first = needle[0]!;
   let i = haystack.indexOf(first, from);
   while (i !== -1 && i + needle.length <= haystack.length) {
@@ -43,7 +43,7 @@ function indexOfBytes(haystack: Uint8Array, needle: Uint8Array, from: number): n
 }
 
 /** Dicer's HeaderParser: lower-case names, folded lines, first malformed line ends the block. */
-function parseHeaderBlock(block: string): Map<string, string[]> {
+export function parseHeaderBlock(block: string): Map<string, string[]> {
   const headers = new Map<string, string[]>();
   let name: string | undefined;
   let lineStart = 0;
@@ -81,13 +81,13 @@ function parseHeaderBlock(block: string): Map<string, string[]> {
 const key = (param: Param) => param[0] ?? '';
 const value = (param: Param) => param[1];
 
-interface PartInfo {
+export interface PartInfo {
   name: string;
   isFile: boolean;
   charset: string;
 }
 
-function partInfo(headers: Map<string, string[]>): PartInfo | undefined {
+export function partInfo(headers: Map<string, string[]>): PartInfo | undefined {
   let contentType: string | undefined;
   let charset: string | undefined;
   const typeHeader = headers.get('content-type')?.[0];

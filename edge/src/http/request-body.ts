@@ -2,27 +2,53 @@
  * The request body as the edge needs it: the exact bytes (forwarded unchanged) and, parsed on first use,
  * the text parameters of every form real clients send on any method: urlencoded, multipart text fields,
  * JSON. The JSON rule mirrors the backend's: a JSON content type, or a body that looks like JSON without
- * a form content type.
+ * a form content type. A large multipart upload is not read here but streamed (`upload`, streamed-upload.ts):
+ * its fields are known once it has passed.
  */
 import { ApiError, LIMITS } from '@iris/shared';
 import { boundaryOf, multipartTextFields } from './multipart.js';
+import { StreamedUpload } from './streamed-upload.js';
 
 /** 50 MB of upload plus room for the multipart envelope and text fields. */
 export const MAX_BODY_BYTES = LIMITS.uploadBytes + 2 * 1024 * 1024;
 
 const decoder = new TextDecoder();
 
+/** RFC 2046's longest boundary; a multipart body with a longer one is read whole. */
+const MAX_STREAM_BOUNDARY = 70;
+
 export class RequestBody {
   #form: [string, string][] | undefined;
   #json: { text: string; value: unknown } | null | undefined;
+  #bytes: Uint8Array | null;
 
   constructor(
-    /** Exact body bytes; null when the request has no body. */
-    readonly bytes: Uint8Array | null,
+    bytes: Uint8Array | null,
     readonly contentType: string,
     /** Query-string parameters, decoded, in order. */
     readonly query: [string, string][],
-  ) {}
+    /** A multipart upload streaming to the backend (then `bytes` is null until `readWhole`). */
+    readonly upload?: StreamedUpload,
+  ) {
+    this.#bytes = bytes;
+  }
+
+  /** Exact body bytes; null when the request has no body or its upload streams. */
+  get bytes(): Uint8Array | null {
+    return this.#bytes;
+  }
+
+  /** True while the body is a streamed upload that has not been read into memory. */
+  get streams(): boolean {
+    return this.upload !== undefined && this.#bytes === null;
+  }
+
+  /** Reads a streamed upload into memory (a route that needs body fields before forwarding). */
+  async readWhole(): Promise<void> {
+    if (!this.streams) return;
+    this.#bytes = await this.upload!.collect();
+    this.#form = undefined;
+  }
 
   get isMultipart(): boolean {
     return this.contentType.toLowerCase().startsWith('multipart/form-data');
@@ -67,6 +93,10 @@ export class RequestBody {
   }
 
   #parseForm(): [string, string][] {
+    if (this.streams) {
+      if (!this.upload!.readFields) throw new Error('the fields of a streamed upload are known once it has been read');
+      return this.upload!.readFields;
+    }
     if (!this.bytes) return [];
     if (this.isMultipart) {
       const boundary = boundaryOf(this.contentType);
@@ -110,8 +140,26 @@ export async function readBodyBytes(request: Request, limit = MAX_BODY_BYTES): P
   return bytes;
 }
 
-export async function readRequestBody(request: Request, limit = MAX_BODY_BYTES): Promise<RequestBody> {
-  const bytes = await readBodyBytes(request, limit);
+/**
+ * The body of a call: a multipart upload with a Content-Length of at least `streamMinBytes` (never on GET or
+ * HEAD) streams; anything else is read whole.
+ */
+export async function readRequestBody(request: Request, limit = MAX_BODY_BYTES, streamMinBytes = Infinity): Promise<RequestBody> {
   const query = [...new URL(request.url).searchParams];
-  return new RequestBody(bytes, request.headers.get('content-type') ?? '', query);
+  const contentType = request.headers.get('content-type') ?? '';
+  const declared = Number(request.headers.get('content-length') ?? NaN);
+  const boundary = contentType.toLowerCase().startsWith('multipart/form-data') ? boundaryOf(contentType) : undefined;
+  const streamable =
+    request.body !== null &&
+    request.method !== 'GET' &&
+    request.method !== 'HEAD' &&
+    Number.isSafeInteger(declared) &&
+    declared >= Math.max(1, streamMinBytes) &&
+    declared <= limit &&
+    boundary !== undefined &&
+    boundary.length > 0 &&
+    boundary.length <= MAX_STREAM_BOUNDARY;
+  if (streamable) return new RequestBody(null, contentType, query, new StreamedUpload(request.body!, declared, boundary!));
+  const bytes = await readBodyBytes(request, limit);
+  return new RequestBody(bytes, contentType, query);
 }

@@ -5,13 +5,13 @@ import { proxy } from './proxy.handler.js';
 const task = { owned: { kind: 'batch_task' } } as const;
 
 /**
- * `/batch/_1000001`: every task id (path, `task_id` field of apply, result downloads) must name a task of the
+ * `/batch/_1000001`: every task id (path, `task_id` field of apply read through the contract, result downloads) must name a task of the
  * caller in this region, else 400/400011. Prepare refuses a ready-made service the account is not granted
  * (403/2005). The daily task limit is the backend's (quotas travel in the context).
  */
 export const batchRoutes = new Hono<AppEnv>()
-  .post('/task/prepare', proxy({ create: { kind: 'batch_task' }, batchServiceField: 'service_id' }))
-  .all('/task/apply', proxy({ owned: { kind: 'batch_task', field: 'task_id' } }))
+  .post('/task/prepare', proxy({ operation: 'prepareBatchTask', create: { kind: 'batch_task' }, batchServiceField: 'service_id' }))
+  .all('/task/apply', proxy({ operation: 'applyBatchTask', owned: { kind: 'batch_task', field: 'task_id' } }))
   .all('/task/info/:id', proxy(task))
   .all('/task/revoke/:id', proxy(task))
   .all('/results/:id/*', proxy(task));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OPERATIONS } from '@iris/shared';
+import { ADMIN_OPERATIONS, OPERATIONS } from '@iris/shared';
 import { createApp } from '../app.js';
 import { call, callJson } from '../../test/helpers.js';
 import { regionServers } from './openapi.routes.js';
@@ -16,7 +16,7 @@ describe('/openapi.json and /docs', () => {
     expect(res.body.openapi).toBe('3.1.0');
     expect(res.body.servers.map((s) => s.url)).toEqual(['http://cn-east.localhost:8787', 'http://ap-southeast.localhost:8787']);
     const operations = Object.values(res.body.paths).flatMap((methods) => Object.values(methods).map((o) => o.operationId));
-    expect(operations.sort()).toEqual(OPERATIONS.map((o) => o.id).sort());
+    expect(operations.sort()).toEqual([...OPERATIONS, ...ADMIN_OPERATIONS].map((o) => o.id).sort());
   });
 
   it('names configured region hosts as servers', () => {
@@ -57,6 +57,31 @@ describe('edge routes and the contract', () => {
     const contract = OPERATIONS.flatMap((o) => [o.path, ...(o.route ? [o.route] : [])].map((path) => ({ method: o.method.toUpperCase(), path: pattern(path) })));
     const unknown = publicRoutes.filter((r) => !contract.some((o) => o.path.test(shape(r.path)) && (r.method === 'ALL' || r.method === o.method)));
     expect(unknown).toEqual([]);
+  });
+});
+
+describe('the admin API and the contract', () => {
+  const routes = createApp().routes.filter((r) => r.path.startsWith('/admin')).map((r) => ({ method: r.method, path: shape(r.path) }));
+  // `use()` middleware and the catch-all 404 are `ALL /admin/*`; the region forward is a wildcard per region.
+  const concrete = routes.filter((r) => r.method !== 'ALL');
+  const forwards = routes.filter((r) => r.method === 'ALL' && r.path !== '/admin/*');
+  const covers = (route: { method: string; path: string }, operation: (typeof ADMIN_OPERATIONS)[number]) => {
+    const path = shape(operation.path);
+    if (route.method === 'ALL') return route.path.endsWith('/*') && path.startsWith(route.path.slice(0, -1));
+    return route.method === operation.method.toUpperCase() && route.path === path;
+  };
+
+  it('has a schema for every admin route of the Worker', () => {
+    expect(concrete.length).toBeGreaterThan(10);
+    const without = concrete.filter((r) => !ADMIN_OPERATIONS.some((o) => covers(r, o)));
+    expect(without).toEqual([]);
+    for (const forward of forwards) expect(ADMIN_OPERATIONS.some((o) => covers(forward, o)), `${forward.path} has no operation`).toBe(true);
+  });
+
+  it('has a route for every admin schema', () => {
+    const without = ADMIN_OPERATIONS.filter((o) => !routes.some((r) => r.path !== '/admin/*' && covers(r, o))).map((o) => `${o.method} ${o.path}`);
+    expect(without).toEqual([]);
+    expect(ADMIN_OPERATIONS.every((o) => o.admin && o.path.startsWith('/admin/'))).toBe(true);
   });
 });
 

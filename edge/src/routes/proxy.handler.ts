@@ -4,10 +4,11 @@
  * turns live only when the backend confirms it, otherwise it is discarded.
  */
 import type { Context, Handler } from 'hono';
-import { ApiError, type ForwardContext, type ResourceKind } from '@iris/shared';
+import { ApiError, type ForwardContext, type OperationId, type ResourceKind } from '@iris/shared';
 import { grantedServices, requireBatchServiceGrant, requireServiceAccess } from '../accounts/service-access.service.js';
 import type { AppEnv } from '../env.js';
 import { forwardToBackend } from '../forward/forward.service.js';
+import { contractFields } from '../http/contract-fields.js';
 import { applyRegistryChanges, discardPending } from '../registry/registry.repo.js';
 import { requireOwned, reserveResource, type CreateRule, type Reconcile } from '../registry/ownership.service.js';
 
@@ -15,6 +16,8 @@ import { requireOwned, reserveResource, type CreateRule, type Reconcile } from '
 const PENDING_GRACE_MS = 60_000;
 
 export interface ProxyRule {
+  /** The contract operation whose request schema reads the body fields named below. */
+  operation?: OperationId;
   /** The call names a resource of this kind: by route parameter (default `id`) or by a body field. */
   owned?: { kind: ResourceKind; param?: string; field?: string };
   /** The call creates a resource: mint and reserve its id (within quota), pass it in the context. */
@@ -43,7 +46,7 @@ export function forwardCall(c: Context<AppEnv>, extra: Partial<ForwardContext> =
     method: c.req.method,
     pathWithQuery: c.get('forwardPath') + url.search,
     headers: c.req.raw.headers,
-    body: c.get('body').bytes,
+    body: c.get('body').streams ? c.get('body').upload! : c.get('body').bytes,
     accountId: caller.accountId,
     context: { requestId: c.get('requestId'), lang: c.get('lang'), quotas: caller.quotas, publicBase: publicBase(c, url), ...extra },
     publicUrl: url,
@@ -71,6 +74,12 @@ function reconcileWith(c: Context<AppEnv>): Reconcile {
   };
 }
 
+/** Body fields the edge checks, through the operation's request schema in the contract. */
+function readFields(c: Context<AppEnv>, rule: ProxyRule, names: string[]): Record<string, string> {
+  if (!rule.operation) throw new Error(`a proxy rule reading ${names.join(', ')} names no contract operation`);
+  return contractFields(c.get('body'), rule.operation, names);
+}
+
 export function proxy(rule: ProxyRule = {}): Handler<AppEnv> {
   return async function proxyToRegion(c) {
     const db = c.get('db');
@@ -81,16 +90,18 @@ export function proxy(rule: ProxyRule = {}): Handler<AppEnv> {
     // Fields the edge read from the body and checked travel in the signed context: the backend refuses a
     // request it reads differently, and re-checks services against the granted list.
     const checked: Partial<ForwardContext> = {};
-    const fields: Record<string, string> = {};
-    if (rule.analysisParam) await requireServiceAccess(db, config, scope, c.req.param(rule.analysisParam) ?? '');
-    if (rule.batchServiceField) {
-      fields[rule.batchServiceField] = c.get('body').param(rule.batchServiceField)?.trim() ?? '';
-      await requireBatchServiceGrant(db, config, scope, fields[rule.batchServiceField]!);
+    const names = [rule.batchServiceField, rule.owned?.field].filter((f): f is string => f !== undefined);
+    if (names.length && c.get('body').streams) {
+      // The field must be known before the call goes on (it travels in the signed context): read it whole.
+      await c.get('body').readWhole();
+      await c.get('body').upload!.verdict();
     }
+    const fields: Record<string, string> = names.length ? readFields(c, rule, names) : {};
+    if (rule.analysisParam) await requireServiceAccess(db, config, scope, c.req.param(rule.analysisParam) ?? '');
+    if (rule.batchServiceField) await requireBatchServiceGrant(db, config, scope, fields[rule.batchServiceField]!);
     if (rule.analysisParam || rule.batchServiceField) checked.services = await grantedServices(db, config, scope);
     if (rule.owned) {
-      const id = rule.owned.field ? c.get('body').param(rule.owned.field)?.trim() : c.req.param(rule.owned.param ?? 'id');
-      if (rule.owned.field) fields[rule.owned.field] = id ?? '';
+      const id = rule.owned.field ? fields[rule.owned.field] : c.req.param(rule.owned.param ?? 'id');
       await requireOwned(db, rule.owned.kind, id, scope, {
         pendingWindowMs: config.backendTimeoutMs + PENDING_GRACE_MS,
         reconcile: reconcileWith(c),

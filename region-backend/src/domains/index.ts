@@ -3,6 +3,7 @@ import type { Domain } from './domain.js';
 import { analysisDomain } from './analysis/analysis.routes.js';
 import { badCasesDomain } from './bad-cases/bad-case.routes.js';
 import { batchDomain } from './batch/batch.domain.js';
+import { blobGcDomain } from './blob-gc/blob-gc.domain.js';
 import { customTrainingDomain } from './custom-training/custom-training.domain.js';
 import { downloadsDomain } from './downloads/downloads.domain.js';
 import { imageSetsDomain } from './image-sets/image-set.routes.js';
@@ -14,4 +15,4 @@ import { registryDomain } from './registry/registry.routes.js';
 import { revocationDomain } from './revocation/revocation.routes.js';
 import { setRecordsDomain } from './set-records/set-records.routes.js';
 
-export const DOMAINS: Domain[] = [analysisDomain, badCasesDomain, downloadsDomain, imageSetsDomain, productSetsDomain, trainingSetsDomain, customTrainingDomain, ...SEARCH_DOMAINS, batchDomain, logosDomain, registryDomain, revocationDomain, setRecordsDomain];
+export const DOMAINS: Domain[] = [analysisDomain, badCasesDomain, blobGcDomain, downloadsDomain, imageSetsDomain, productSetsDomain, trainingSetsDomain, customTrainingDomain, ...SEARCH_DOMAINS, batchDomain, logosDomain, registryDomain, revocationDomain, setRecordsDomain];

@@ -77,6 +77,9 @@ export function registerInternalAuth(app: FastifyInstance, secret: string): void
     if (request.url === '/healthz' || request.url === '/livez' || !request.ctx) return payload;
     const bound = payload.pipe(new BoundBody(request.ctx.forward.body));
     payload.on('error', (err) => bound.destroy(err));
+    // The body may fail its binding before a handler reads it (a first chunk already too long): the error
+    // stays on the stream (`errored`) for the reader instead of escaping as an unhandled 'error' event.
+    bound.on('error', () => {});
     request.irisPayload = bound;
     return bound;
   });

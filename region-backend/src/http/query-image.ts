@@ -3,9 +3,10 @@
  * `image_url`) or an uploaded file (`search`, or `image`). Downloads go through the one SSRF-safe fetcher.
  * Failures carry a kind; each endpoint family maps kinds to its own error codes.
  */
+import { readFile } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
+import type { FilePart } from '@iris/shared';
 import { fetchImage, ImageFetchError } from '../images/image-fetcher.js';
-import type { RequestBody } from './request-body.js';
 
 export type QueryImageProblem = 'missing' | 'both' | 'download' | 'too-large';
 
@@ -30,15 +31,21 @@ const URL_FIELDS = ['url', 'image_url'];
 const FILE_FIELDS = ['search', 'image'];
 const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 
-export async function acquireQueryImage(app: FastifyInstance, body: RequestBody): Promise<QueryImage> {
-  const upload = FILE_FIELDS.map((f) => body.file(f)).find(Boolean);
-  const url = URL_FIELDS.map((f) => body.fields[f]?.trim()).find((v) => v);
+/** The request's input as the contract parsed it (`ImageInput`, `SearchQuery`, `ClassifierQuery`): text fields and file parts. */
+export type QueryImageInput = Readonly<Record<string, unknown>>;
+
+const isFilePart = (value: unknown): value is FilePart => typeof value === 'object' && value !== null && typeof (value as FilePart).path === 'string';
+
+export async function acquireQueryImage(app: FastifyInstance, input: QueryImageInput): Promise<QueryImage> {
+  // Only a file part is an upload (a text field named `search` is not an image).
+  const upload = FILE_FIELDS.map((f) => input[f]).find(isFilePart);
+  const url = URL_FIELDS.map((f) => input[f]).find((v): v is string => typeof v === 'string' && v.trim() !== '')?.trim();
   if (upload && url) throw new QueryImageError('both', 'give either url or an uploaded search image, not both');
   if (upload) {
     if (upload.size === 0) throw new QueryImageError('missing', 'the uploaded image is empty');
     if (upload.size > MAX_UPLOAD_BYTES) throw new QueryImageError('too-large', 'the uploaded image is larger than 20 MB');
-    const bytes = await body.bytes(upload.field);
-    return { bytes: new Uint8Array(bytes!), downloadMs: 0, source: 'upload' };
+    const bytes = await readFile(upload.path);
+    return { bytes: new Uint8Array(bytes), downloadMs: 0, source: 'upload' };
   }
   if (!url) throw new QueryImageError('missing', 'no query image: give url or upload search');
   const started = performance.now();

@@ -174,12 +174,21 @@ function readMultipart(request: FastifyRequest, stream: Readable, dir: string, m
       );
     });
     busboy.on('error', (err: Error) => reject(new ApiError('invalidData', `malformed multipart body: ${err.message}`)));
+    // The body is accepted only once it ended whole: a streamed upload is bound by its signed length, which
+    // is checked at its end, whatever the parser has seen by then (a closing delimiter, then an epilogue).
+    const ended = new Promise<void>((resolveEnd) => stream.once('end', resolveEnd));
     busboy.on('finish', () => {
-      Promise.all(writes).then(
+      stream.resume(); // read any rest to its end or its error
+      Promise.all([...writes, ended]).then(
         () => (failure ? reject(failure) : resolve({ fields, files })),
         (err: Error) => reject(failure ?? err),
       );
     });
+    // Refused before it was read (internal-auth.hook.ts binds it to the signed length), or gone.
+    if (stream.errored || stream.destroyed) {
+      reject(stream.errored ?? new ApiError('invalidData', 'the request body was aborted'));
+      return;
+    }
     stream.on('error', reject);
     stream.pipe(busboy);
   });

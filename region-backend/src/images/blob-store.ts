@@ -20,6 +20,8 @@ export interface BlobStore {
   delete(key: string): Promise<boolean>;
   /** A stream of the bytes (for serving large blobs without buffering), or null when absent. */
   stream?(key: string): Promise<NodeJS.ReadableStream | null>;
+  /** Every stored key and when it was last written (ListObjectsV2 on object storage). */
+  list?(): AsyncIterable<{ key: string; modifiedMs: number }>;
 }
 
 /** The content key of some bytes: lowercase hex SHA-256. Equal bytes share one blob. */
@@ -122,6 +124,20 @@ export class FileSystemBlobStore implements BlobStore {
     const file = this.pathOf(key);
     if (!(await this.has(key))) return null;
     return createReadStream(file);
+  }
+
+  async *list(): AsyncGenerator<{ key: string; modifiedMs: number }> {
+    const shards = (dir: string) => readdir(dir).then((names) => names.filter((n) => /^[a-z0-9]{2}$/.test(n)).sort(), () => [] as string[]);
+    for (const first of await shards(this.root)) {
+      for (const second of await shards(path.join(this.root, first))) {
+        const dir = path.join(this.root, first, second);
+        for (const name of (await readdir(dir).catch(() => [] as string[])).sort()) {
+          if (!KEY_PATTERN.test(name) || name.slice(0, 2) !== first || name.slice(2, 4) !== second) continue;
+          const info = await stat(path.join(dir, name)).catch(() => null);
+          if (info?.isFile()) yield { key: name, modifiedMs: info.mtimeMs };
+        }
+      }
+    }
   }
 
   /** Removes temporary files left by writers that died mid-write (older than `olderThanMs`). */

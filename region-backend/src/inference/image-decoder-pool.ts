@@ -6,6 +6,7 @@
  */
 import type { DecodedReference } from '../analysis/logo/reference-image.js';
 import type { DecodeOptions, RgbPixels, StoredImage } from '../images/image-decoder.js';
+import { isApiError } from '@iris/shared';
 import { IMAGE_DECODE_ERROR_KINDS, ImageDecodeError, type ImageDecodeErrorKind } from '../images/image-errors.js';
 import { InferencePool, InferenceTaskError, InferenceTimeoutError, type Priority } from './inference-pool.js';
 import type { ImageDecodePayload } from './tasks/image-decode.task.js';
@@ -33,6 +34,8 @@ function asDecodeError(err: unknown): unknown {
     return new ImageDecodeError('undecodable', `decoding the image took longer than ${err.timeoutMs / 1000} s`, { cause: err });
   }
   if (err instanceof Error && /closed/.test(err.message)) return err;
+  // The account's decode queue is full: the caller answers "busy" (503), the image is not at fault.
+  if (isApiError(err)) return err;
   // The thread crashed or ran out of memory on these bytes: the input's fault, the thread is replaced.
   return new ImageDecodeError('undecodable', 'the image could not be decoded', { cause: err });
 }
@@ -47,17 +50,21 @@ export class ImageDecoderPool {
     this.pool = new InferencePool(threads, { taskTimeoutMs: limits.timeoutMs });
   }
 
-  private async run<T>(payload: ImageDecodePayload, priority: Priority): Promise<T> {
+  private async run<T>(payload: ImageDecodePayload, priority: Priority, accountId?: number): Promise<T> {
     try {
-      return await this.pool.run<T>('image-decode', payload, { priority });
+      return await this.pool.run<T>('image-decode', payload, { priority, ...(accountId === undefined ? {} : { accountId }) });
     } catch (err) {
       throw asDecodeError(err);
     }
   }
 
-  /** 8-bit RGB, upright, first frame, optionally cropped (`loc`) and scaled down to `maxSide`. */
-  rgb(bytes: Uint8Array, options: Omit<DecodeOptions, 'maxPixels'> = {}, priority: Priority = 'interactive'): Promise<RgbPixels> {
-    return this.run({ op: 'rgb', bytes, options: { ...options, maxPixels: this.limits.maxPixels } }, priority);
+  /**
+   * 8-bit RGB, upright, first frame, optionally cropped (`loc`) and scaled down to `maxSide`. With the
+   * calling account, its decodes take turns with other accounts' within its share of the threads (one
+   * account's flood of uploads does not queue in front of another's call).
+   */
+  rgb(bytes: Uint8Array, options: Omit<DecodeOptions, 'maxPixels'> = {}, priority: Priority = 'interactive', accountId?: number): Promise<RgbPixels> {
+    return this.run({ op: 'rgb', bytes, options: { ...options, maxPixels: this.limits.maxPixels } }, priority, accountId);
   }
 
   /** The normalised JPEG copy kept in the blob store. */

@@ -26,8 +26,8 @@ export function createMetrics(region: string) {
     downloads: new Counter({ name: 'iris_downloads_total', help: 'Image downloads of data sets by outcome (ok, failed, retry) and reason', labelNames: ['outcome', 'reason'], registers: [registry] }),
     indexesLoaded: new Gauge({ name: 'iris_search_indexes_loaded', help: 'Search indexes held in memory', registers: [registry] }),
     indexVectors: new Gauge({ name: 'iris_search_index_vectors', help: 'Vectors per loaded search index', labelNames: ['service'], registers: [registry] }),
-    indexLoads: new Counter({ name: 'iris_search_index_loads_total', help: 'Search indexes loaded into memory (seen between scrapes)', registers: [registry] }),
-    indexEvictions: new Counter({ name: 'iris_search_index_evictions_total', help: 'Search indexes released from memory (seen between scrapes)', registers: [registry] }),
+    indexLoads: new Counter({ name: 'iris_search_index_loads_total', help: 'Search indexes loaded into memory (from their file or rebuilt)', registers: [registry] }),
+    indexEvictions: new Counter({ name: 'iris_search_index_evictions_total', help: 'Search indexes evicted from memory under the index memory budget', registers: [registry] }),
   };
 }
 

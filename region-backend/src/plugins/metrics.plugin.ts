@@ -45,20 +45,20 @@ async function refreshQueues(app: FastifyInstance, metrics: Metrics): Promise<vo
   }
 }
 
-/** Loaded indexes and their sizes; loads and evictions are counted as changes between two scrapes. */
+/** Loaded indexes and their sizes; loads and evictions from the index cache's own totals (none is missed between scrapes). */
 function indexTracker(app: FastifyInstance, metrics: Metrics) {
-  let previous = new Set<string>();
+  const counted = { loads: 0, evictions: 0 };
   return () => {
     if (!app.hasDecorator('searchIndexes')) return;
-    const loaded = new Set(app.searchIndexes.loaded);
-    metrics.indexesLoaded.set(loaded.size);
+    const indexes = app.searchIndexes;
+    const loaded = indexes.loaded;
+    metrics.indexesLoaded.set(loaded.length);
     metrics.indexVectors.reset();
-    for (const id of loaded) {
-      metrics.indexVectors.set({ service: id }, app.searchIndexes.describe(id)?.size ?? 0);
-      if (!previous.has(id)) metrics.indexLoads.inc();
-    }
-    for (const id of previous) if (!loaded.has(id)) metrics.indexEvictions.inc();
-    previous = loaded;
+    for (const id of loaded) metrics.indexVectors.set({ service: id }, indexes.describe(id)?.size ?? 0);
+    metrics.indexLoads.inc(indexes.loads - counted.loads);
+    metrics.indexEvictions.inc(indexes.evictions - counted.evictions);
+    counted.loads = indexes.loads;
+    counted.evictions = indexes.evictions;
   };
 }
 
@@ -81,6 +81,7 @@ export const metricsPlugin = fp(
     };
 
     const trackIndexes = indexTracker(app, metrics);
+    /** The text of a scrape (also what the `/metrics` listener answers). */
     const render = async (): Promise<string> => {
       const waiting = app.inference.waiting;
       metrics.inferenceWaiting.set({ priority: 'interactive' }, waiting.interactive);

@@ -99,6 +99,35 @@ describe('trainSoftmax', () => {
     expect(result.validationAccuracy).toBe(1);
   });
 
+  it('counts the selected model’s held-out predictions in a confusion matrix that agrees with the validation accuracy', () => {
+    // Overlapping classes, so the matrix has mistakes off its diagonal.
+    const { rows } = blobs([60, 45, 30], 6, 1.6, 12);
+    const { data } = assembleTrainingData(rows);
+    const result = trainSoftmax(data, { seed: 4, refit: false });
+    const confusion = result.confusion!;
+    expect(confusion.map((r) => r.length)).toEqual([3, 3, 3]);
+    const sum = (v: number[]) => v.reduce((a, b) => a + b, 0);
+    expect(confusion.map(sum)).toEqual(result.perClass.map((c) => c.validationImages));
+    expect(sum(confusion.map(sum))).toBe(result.validationImages);
+    expect(confusion.map((r, t) => r[t])).toEqual(result.perClass.map((c) => c.validationCorrect));
+    expect(sum(confusion.map((r, t) => r[t]!)) / result.validationImages).toBe(result.validationAccuracy);
+    expect(result.validationAccuracy).toBeLessThan(1);
+    // Without a refit the final model is the selected one: predicting the held-out images again gives the same matrix.
+    const again = confusion.map((r) => r.map(() => 0));
+    for (const g of stratifiedSplit(data.labels, 0.2, 4).validation) {
+      const predicted = argmax(classProbabilities(result.model, data.features, g * data.dim));
+      again[data.labels[g]!]![predicted]!++;
+    }
+    expect(again).toEqual(confusion);
+  });
+
+  it('has no confusion matrix without held-out images', () => {
+    const result = trainSoftmax(assembleTrainingData(blobs([1, 1], 3, 0.1, 13).rows).data, { seed: 1 });
+    expect(result.validationImages).toBe(0);
+    expect(result.validationAccuracy).toBeNull();
+    expect(result.confusion).toBeNull();
+  });
+
   it('refuses inconsistent input', () => {
     const ok = assembleTrainingData(blobs([3, 3], 2, 1, 6).rows).data;
     expect(() => trainSoftmax({ ...ok, classes: 1 })).toThrow(/two classes/);
@@ -132,6 +161,7 @@ describe('trainClassifier', () => {
       expect(parallel.labels).toEqual(['class-0', 'class-1', 'class-2']);
       expect(parallel.result.grid).toEqual(single.grid);
       expect(parallel.result.perClass).toEqual(single.perClass);
+      expect(parallel.result.confusion).toEqual(single.confusion);
       expect(Array.from(parallel.result.model.weights)).toEqual(Array.from(single.model.weights));
       expect(Array.from(parallel.result.model.bias)).toEqual(Array.from(single.model.bias));
     } finally {

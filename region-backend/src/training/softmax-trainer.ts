@@ -70,6 +70,12 @@ export interface TrainResult {
   model: LinearClassifier;
   /** Accuracy on the held-out images of the selected model (before any refit); null without validation images. */
   validationAccuracy: number | null;
+  /**
+   * The selected model's predictions on the held-out rows that validationAccuracy scores: confusion[t][p] counts
+   * rows of class t predicted as class p (so the diagonal over the total is validationAccuracy); null without
+   * validation images.
+   */
+  confusion: number[][] | null;
   validationLoss: number | null;
   perClass: LabelMetrics[];
   l2: number;
@@ -156,6 +162,8 @@ interface FitOutcome {
   loss: number;
   accuracy: number;
   correct: Int32Array;
+  /** classes × classes, row-major: true class × predicted class. */
+  confusion: Int32Array;
 }
 
 function logitsInto(z: Float64Array, state: FitState, x: Float32Array, row: number, dim: number): void {
@@ -171,9 +179,10 @@ function logitsInto(z: Float64Array, state: FitState, x: Float32Array, row: numb
   }
 }
 
-function evaluate(input: FitInput, state: FitState): { loss: number; accuracy: number; correct: Int32Array } {
+function evaluate(input: FitInput, state: FitState): { loss: number; accuracy: number; correct: Int32Array; confusion: Int32Array } {
   const z = new Float64Array(input.classes);
   const correct = new Int32Array(input.classes);
+  const confusion = new Int32Array(input.classes * input.classes);
   let loss = 0;
   let right = 0;
   for (const r of input.validationRows) {
@@ -183,13 +192,15 @@ function evaluate(input: FitInput, state: FitState): { loss: number; accuracy: n
     loss -= Math.log(Math.max(1e-12, z[y]!));
     let best = 0;
     for (let c = 1; c < z.length; c++) if (z[c]! > z[best]!) best = c;
+    const cell = y * input.classes + best;
+    confusion[cell] = confusion[cell]! + 1;
     if (best === y) {
       right++;
       correct[y] = correct[y]! + 1;
     }
   }
   const n = Math.max(1, input.validationRows.length);
-  return { loss: loss / n, accuracy: right / n, correct };
+  return { loss: loss / n, accuracy: right / n, correct, confusion };
 }
 
 const BETA1 = 0.9;
@@ -267,7 +278,9 @@ function fit(input: FitInput, options: TrainOptions, random: Random): FitOutcome
     }
   }
   if (best) return best;
-  const scored = input.validationRows.length ? evaluate(input, state) : { loss: NaN, accuracy: NaN, correct: new Int32Array(classes) };
+  const scored = input.validationRows.length
+    ? evaluate(input, state)
+    : { loss: NaN, accuracy: NaN, correct: new Int32Array(classes), confusion: new Int32Array(classes * classes) };
   return { state, epochs: planned, ...scored };
 }
 
@@ -350,6 +363,8 @@ export interface Candidate {
   epochs: number;
   /** Held-out images classified right, per class. */
   correct: number[];
+  /** Held-out images per true class (row) and predicted class (column), row-major. */
+  confusion: number[];
   model: LinearClassifier;
 }
 
@@ -371,7 +386,7 @@ export function fitCandidate(data: TrainingData, partial: Partial<TrainOptions>,
     options,
     seededRandom(options.seed ^ 0x9e3779b9),
   );
-  return { l2, loss: outcome.loss, accuracy: outcome.accuracy, epochs: outcome.epochs, correct: Array.from(outcome.correct), model: toModel(norm, outcome.state, p.dim, p.classes) };
+  return { l2, loss: outcome.loss, accuracy: outcome.accuracy, epochs: outcome.epochs, correct: Array.from(outcome.correct), confusion: Array.from(outcome.confusion), model: toModel(norm, outcome.state, p.dim, p.classes) };
 }
 
 /** The lowest validation loss (the first of equals, in grid order). */
@@ -411,6 +426,7 @@ export function summarise(data: TrainingData, partial: Partial<TrainOptions>, ca
   return {
     model,
     validationAccuracy: hasValidation ? chosen.accuracy : null,
+    confusion: hasValidation ? Array.from({ length: p.classes }, (_, t) => chosen.confusion.slice(t * p.classes, (t + 1) * p.classes)) : null,
     validationLoss: hasValidation ? chosen.loss : null,
     perClass,
     l2: chosen.l2,

@@ -3,9 +3,9 @@
  * and fast enough for small services (about 0.25 µs per item at 256 dimensions); the recall reference of the
  * benchmark. Same interface, persistence format and tag filtering as the HNSW store.
  */
-import { MutationGate } from './mutation-gate.js';
-import { StoreState, checkK, prepareItems, unitVector, type StoreOptions } from './store-state.js';
-import { loadStoreFiles, removeStoreFiles, saveStoreFiles } from './store-files.js';
+import { LocalVectorStore } from './local-vector-store.js';
+import { checkK, prepareItems, unitVector, type StoreOptions } from './store-state.js';
+import { loadStoreFiles, saveStoreFiles } from './store-files.js';
 import { Float32Slab } from './vector-slab.js';
 import type { TagFilter } from './tag-filter.js';
 import {
@@ -14,41 +14,16 @@ import {
   type VectorHit,
   type VectorItem,
   type VectorStore,
-  type VectorStoreMeta,
-  type VectorStoreStats,
+    type VectorStoreStats,
 } from './vector-store.js';
 
 const REBUILD_YIELD_ITEMS = 2000;
 
-export class ExactVectorStore implements VectorStore {
+export class ExactVectorStore extends LocalVectorStore<Float32Slab> implements VectorStore {
   readonly kind = 'exact' as const;
-  readonly shared = false;
-  readonly dimension: number;
-  private readonly state: StoreState<Float32Slab>;
-  private readonly gate: MutationGate;
-  private closed = false;
 
-  constructor(private readonly options: StoreOptions) {
-    if (!Number.isInteger(options.dimension) || options.dimension < 1) throw new RangeError('dimension must be a positive integer');
-    this.dimension = options.dimension;
-    this.state = new StoreState(options.dimension, options.embeddingVersion, new Float32Slab(options.dimension));
-    this.gate = new MutationGate(options.onError ?? ((err) => console.error('vector store: deferred change failed', err)));
-  }
-
-  get size(): number {
-    return this.state.size;
-  }
-
-  get meta(): VectorStoreMeta {
-    return { ...this.state.meta };
-  }
-
-  get dir(): string | undefined {
-    return this.options.dir;
-  }
-
-  has(id: number): boolean {
-    return this.state.directory.slot(id) !== undefined;
+  constructor(options: StoreOptions) {
+    super(options, (dimension) => new Float32Slab(dimension));
   }
 
   upsert(items: readonly VectorItem[], seq?: number): void {
@@ -91,7 +66,7 @@ export class ExactVectorStore implements VectorStore {
   async rebuild(items: AsyncIterable<VectorItem | readonly VectorItem[]>, seq: number): Promise<void> {
     this.assertOpen();
     await this.gate.exclusive(async () => {
-      this.state.reset(new Float32Slab(this.dimension));
+      this.state.reset(this.newSlab(this.dimension));
       let sinceYield = 0;
       for await (const batch of items) {
         const prepared = prepareItems(Array.isArray(batch) ? batch : [batch as VectorItem], this.dimension);
@@ -128,7 +103,7 @@ export class ExactVectorStore implements VectorStore {
     this.assertOpen();
     const dir = this.requireDir();
     return this.gate.exclusive(async () => {
-      this.state.reset(new Float32Slab(this.dimension));
+      this.state.reset(this.newSlab(this.dimension));
       const files = await loadStoreFiles(dir, {
         kind: this.kind,
         dimension: this.dimension,
@@ -138,7 +113,7 @@ export class ExactVectorStore implements VectorStore {
       try {
         await this.state.restore(files);
       } catch (err) {
-        this.state.reset(new Float32Slab(this.dimension));
+        this.state.reset(this.newSlab(this.dimension));
         return { status: 'corrupt', reason: (err as Error).message };
       }
       return { status: 'loaded', meta: this.meta, size: this.size };
@@ -157,27 +132,10 @@ export class ExactVectorStore implements VectorStore {
     };
   }
 
-  /** Nothing to re-read: this process holds the only copy. */
-  async refresh(): Promise<void> {}
-
-  async destroy(): Promise<void> {
-    await this.close();
-    if (this.options.dir) await removeStoreFiles(this.options.dir);
-  }
-
   async close(): Promise<void> {
     if (this.closed) return;
     await this.gate.idle();
     this.closed = true;
-    this.state.reset(new Float32Slab(this.dimension));
-  }
-
-  private requireDir(): string {
-    if (!this.options.dir) throw new Error('this vector store has no directory to save to or load from');
-    return this.options.dir;
-  }
-
-  private assertOpen(): void {
-    if (this.closed) throw new Error('vector store is closed');
+    this.state.reset(this.newSlab(this.dimension));
   }
 }

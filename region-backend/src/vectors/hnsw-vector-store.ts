@@ -11,10 +11,10 @@
  * - Persistence: see store-files.ts.
  */
 import hnswlib from 'hnswlib-node';
-import { MutationGate } from './mutation-gate.js';
+import { LocalVectorStore } from './local-vector-store.js';
 import { planFilteredSearch, type FilterPlan } from './search-planner.js';
 import { StoreState, checkK, prepareItems, unitVector, type PreparedItem, type SlotList, type StoreOptions } from './store-state.js';
-import { loadStoreFiles, removeStoreFiles, saveStoreFiles } from './store-files.js';
+import { loadStoreFiles, saveStoreFiles } from './store-files.js';
 import type { TagFilter } from './tag-filter.js';
 import { Int8Slab } from './vector-slab.js';
 import {
@@ -24,8 +24,7 @@ import {
   type VectorHit,
   type VectorItem,
   type VectorStore,
-  type VectorStoreMeta,
-  type VectorStoreStats,
+    type VectorStoreStats,
 } from './vector-store.js';
 
 type Graph = InstanceType<typeof hnswlib.HierarchicalNSW>;
@@ -64,42 +63,18 @@ export interface HnswStoreOptions extends StoreOptions {
   params?: Partial<HnswParams>;
 }
 
-export class HnswVectorStore implements VectorStore {
+export class HnswVectorStore extends LocalVectorStore<Int8Slab> implements VectorStore {
   readonly kind = 'hnsw' as const;
-  readonly shared = false;
-  readonly dimension: number;
   readonly params: HnswParams;
   private graph: Graph;
-  private state: StoreState<Int8Slab>;
-  private readonly gate: MutationGate;
-  private closed = false;
 
-  constructor(private readonly options: HnswStoreOptions) {
-    if (!Number.isInteger(options.dimension) || options.dimension < 1) throw new RangeError('dimension must be a positive integer');
-    this.dimension = options.dimension;
+  constructor(options: HnswStoreOptions) {
+    super(options, (dimension) => new Int8Slab(dimension));
     this.params = { ...DEFAULT_HNSW_PARAMS, ...options.params };
     for (const [key, value] of Object.entries(this.params)) {
       if (!Number.isInteger(value) || value < (key === 'rescore' ? 0 : 1)) throw new RangeError(`hnsw ${key} must be a positive integer`);
     }
-    this.state = new StoreState(this.dimension, options.embeddingVersion, new Int8Slab(this.dimension));
     this.graph = this.newGraph(this.params.initialCapacity);
-    this.gate = new MutationGate(options.onError ?? ((err) => console.error('vector store: deferred change failed', err)));
-  }
-
-  get size(): number {
-    return this.state.size;
-  }
-
-  get meta(): VectorStoreMeta {
-    return { ...this.state.meta };
-  }
-
-  get dir(): string | undefined {
-    return this.options.dir;
-  }
-
-  has(id: number): boolean {
-    return this.state.directory.slot(id) !== undefined;
   }
 
   upsert(items: readonly VectorItem[], seq?: number): void {
@@ -178,7 +153,7 @@ export class HnswVectorStore implements VectorStore {
       const live: number[] = [];
       this.state.directory.forEachLive((slot) => live.push(slot));
       const graph = this.newGraph(Math.max(live.length, this.params.initialCapacity));
-      const state = new StoreState(this.dimension, this.options.embeddingVersion, new Int8Slab(this.dimension));
+      const state = new StoreState(this.dimension, this.options.embeddingVersion, this.newSlab(this.dimension));
       const pause = pauser();
       for (let i = 0; i < live.length; i += INSERT_CHUNK) {
         const batch: PreparedItem[] = live.slice(i, i + INSERT_CHUNK).map((slot) => ({
@@ -262,19 +237,11 @@ export class HnswVectorStore implements VectorStore {
     };
   }
 
-  /** Nothing to re-read: this process holds the only copy. */
-  async refresh(): Promise<void> {}
-
-  async destroy(): Promise<void> {
-    await this.close();
-    if (this.options.dir) await removeStoreFiles(this.options.dir);
-  }
-
   async close(): Promise<void> {
     if (this.closed) return;
     await this.gate.idle();
     this.closed = true;
-    this.state.reset(new Int8Slab(this.dimension));
+    this.state.reset(this.newSlab(this.dimension));
     // Dropping the reference lets the addon free the native index when collected.
     this.graph = this.newGraph(1);
   }
@@ -322,16 +289,7 @@ export class HnswVectorStore implements VectorStore {
 
   private resetAll(): void {
     this.graph = this.newGraph(this.params.initialCapacity);
-    this.state.reset(new Int8Slab(this.dimension));
-  }
-
-  private requireDir(): string {
-    if (!this.options.dir) throw new Error('this vector store has no directory to save to or load from');
-    return this.options.dir;
-  }
-
-  private assertOpen(): void {
-    if (this.closed) throw new Error('vector store is closed');
+    this.state.reset(this.newSlab(this.dimension));
   }
 }
 

@@ -57,32 +57,35 @@ export async function startChildBackend(options: { databaseUrl: string; dataDir:
   return {
     base,
     process: child,
-    async call(input) {
-      const context: ForwardContext = {
-        requestId: newResourceId(16),
-        lang: 'en',
-        quotas: { ...DEFAULT_QUOTAS },
-        services: SERVICES.map((s) => s.id),
-        ...(input.resourceId ? { resourceId: input.resourceId } : {}),
-      };
-      const headers: Record<string, string> = { ...input.headers };
-      let body: Buffer | string | undefined;
-      if (input.body !== undefined && typeof input.body === 'object' && !Buffer.isBuffer(input.body)) {
-        body = JSON.stringify(input.body);
-        headers['content-type'] ??= 'application/json';
-      } else {
-        body = input.body;
-      }
-      Object.assign(headers, await signInternal(CHILD_SECRET, { method: input.method, pathWithQuery: input.url, accountId: input.accountId ?? 1, context, body }));
-      const res = await fetch(`${base}${input.url}`, { method: input.method, headers, ...(body !== undefined ? { body } : {}) });
-      const text = await res.text();
-      return { status: res.status, text, json: () => JSON.parse(text) as unknown };
-    },
+    call: (input) => callBackend(base, input),
     async kill(signal) {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;
     },
   };
+}
+
+/** One call to a backend at `base` signed as the edge signs it (for benches whose load runs in another process). */
+export async function callBackend(base: string, input: Parameters<ChildBackend['call']>[0]): ReturnType<ChildBackend['call']> {
+  const context: ForwardContext = {
+    requestId: newResourceId(16),
+    lang: 'en',
+    quotas: { ...DEFAULT_QUOTAS },
+    services: SERVICES.map((s) => s.id),
+    ...(input.resourceId ? { resourceId: input.resourceId } : {}),
+  };
+  const headers: Record<string, string> = { ...input.headers };
+  let body: Buffer | string | undefined;
+  if (input.body !== undefined && typeof input.body === 'object' && !Buffer.isBuffer(input.body)) {
+    body = JSON.stringify(input.body);
+    headers['content-type'] ??= 'application/json';
+  } else {
+    body = input.body;
+  }
+  Object.assign(headers, await signInternal(CHILD_SECRET, { method: input.method, pathWithQuery: input.url, accountId: input.accountId ?? 1, context, body }));
+  const res = await fetch(`${base}${input.url}`, { method: input.method, headers, ...(body !== undefined ? { body } : {}) });
+  const text = await res.text();
+  return { status: res.status, text, json: () => JSON.parse(text) as unknown };
 }
 
 /** A multipart body holding one file part (for callers outside vitest, which cannot import test-app.ts). */

@@ -24,7 +24,7 @@ describe('search index memory budget', () => {
     env = await searchEnvironment();
     images = (await searchImages()).slice(0, IMAGES);
     server = await serveImages(images);
-    backend = await startSearchBackend({ ...env, env: { IRIS_INDEX_MEMORY_MB: '1', IRIS_SEARCH_POLL_MS: '300', IRIS_SEARCH_INDEX_JOBS: '4' } });
+    backend = await startSearchBackend({ ...env, env: { IRIS_INDEX_MEMORY_MB: '1', IRIS_SEARCH_POLL_MS: '300', IRIS_SEARCH_INDEX_JOBS: '4', IRIS_METRICS_PORT: '0' } });
   }, 120_000);
   afterAll(async () => {
     await backend?.close();
@@ -86,6 +86,15 @@ describe('search index memory budget', () => {
       expect(indexes.describe(id)).toMatchObject({ origin: 'file', size: IMAGES });
       expect(indexes.memoryBytes).toBeLessThanOrEqual(BUDGET);
     }
+    // `/metrics` shows the same figures: loaded indexes and their sizes, loads and evictions.
+    const metrics = await (await fetch(`http://127.0.0.1:${backend.app.metricsAddress()!.port}/metrics`)).text();
+    const figure = (name: string) => Number(/^(\S+) (\S+)$/m.exec(metrics.split('\n').filter((l) => l.startsWith(name)).join('\n'))?.[2]);
+    expect(figure('iris_search_index_evictions_total')).toBe(indexes.evictions);
+    expect(figure('iris_search_index_loads_total')).toBe(indexes.loads);
+    expect(indexes.loads).toBeGreaterThanOrEqual(SERVICES);
+    expect(figure('iris_search_indexes_loaded')).toBe(indexes.loaded.length);
+    const vectorsLine = metrics.split('\n').find((l) => l.startsWith('iris_search_index_vectors{') && l.includes(`service="${evicted[0]}"`));
+    expect(vectorsLine).toMatch(new RegExp(`region="cn-east".* ${IMAGES}$`));
     console.log(`index memory: peak ${(peak / 1024).toFixed(0)} KiB of ${BUDGET / 1024} KiB, ${indexes.evictions} evictions, ${indexes.loaded.length} loaded`);
   }, 400_000);
 });

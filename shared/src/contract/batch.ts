@@ -8,6 +8,8 @@ const ok = <T extends z.ZodTypeAny>(data: T) => z.object({ data, is_error: z.lit
 export const BatchState = z.enum(['RECEIVED', 'PENDING', 'STARTED', 'SUCCESS', 'REVOKED', 'FAILURE']);
 export const PrepareTask = z.object({ service_id: z.string(), urls: upload.describe('one URL per line, at least two different URLs') }).passthrough();
 export const ApplyTask = z.object({ task_id: z.string() }).passthrough();
+export type PrepareTaskInput = z.output<typeof PrepareTask>;
+export type ApplyTaskInput = z.output<typeof ApplyTask>;
 export const ListTasks = z.object({ start: timestamp.optional(), end: timestamp.optional() }).passthrough();
 
 export const TaskSummary = z.object({

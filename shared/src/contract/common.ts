@@ -26,11 +26,13 @@ export interface FilePart {
   path: string;
   size: number;
 }
-const isUpload = (value: unknown): value is FilePart | string =>
+/** A file field's value: the stored part, or the file's text when a client sent it as a plain field. */
+export type Upload = FilePart | string;
+const isUpload = (value: unknown): value is Upload =>
   typeof value === 'string' || (typeof value === 'object' && value !== null && typeof (value as FilePart).path === 'string');
 
 /** An uploaded file (multipart file part); some clients send the file's text as a plain field instead. */
-export const upload = z.custom<FilePart | string>(isUpload, 'must be a file').openapi({ type: 'string', format: 'binary' });
+export const upload = z.custom<Upload>(isUpload, 'must be a file').openapi({ type: 'string', format: 'binary' });
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -71,9 +73,12 @@ export interface Operation {
   alsoNoContent?: boolean;
   /** Not sent through the access-key check (the document itself). */
   public?: boolean;
+  /** The operator API: the admin bearer token instead of an access key. */
+  admin?: boolean;
 }
 
-export const op = (operation: Operation): Operation => operation;
+/** An operation, keeping its literal id and schemas in the type (the typed client reads answers by id). */
+export const op = <const O extends Operation>(operation: O): O => operation;
 
 /** `{request_id, results: [...]}`, the list answer of the resource family. */
 export const listOf = <T extends z.ZodTypeAny>(item: T) => z.object({ request_id: requestId, results: z.array(item) });

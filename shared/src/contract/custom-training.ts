@@ -21,6 +21,8 @@ export const CreateCustomService = z
 export const RenameCustomService = z.object({ name: z.string() }).passthrough();
 
 export type CreateTrainingSetInput = z.output<typeof CreateTrainingSet>;
+export type AddTrainingDataInput = z.output<typeof AddTrainingData>;
+export type DeleteTrainingDataInput = z.output<typeof DeleteTrainingData>;
 export type ClearTrainingSetInput = z.output<typeof ClearTrainingSet>;
 export type CreateCustomServiceInput = z.output<typeof CreateCustomService>;
 export type RenameCustomServiceInput = z.output<typeof RenameCustomService>;
@@ -43,7 +45,17 @@ export const CustomService = z.object({
   progress: z.number().describe('Iris: share of the preparation done, 0..1'),
   stage: TrainingStage.describe('Iris: the step of preparation'),
 });
-export const CustomServiceResponse = CustomService.extend({ request_id: requestId });
+/** Iris extension on answers about one service (docs/custom-training.md, "Confusion matrix"). */
+export const ConfusionMatrix = z
+  .object({
+    labels: z.array(z.string()).describe('the labels, in the order of the rows and of the columns'),
+    counts: z.array(z.array(z.number().int())).describe('counts[t][p]: held-out images of label t the classifier predicted as label p'),
+  })
+  .describe('Iris: the held-out validation images by true label (row) and predicted label (column); the diagonal over the total is validation_accuracy');
+export const CustomServiceResponse = CustomService.extend({
+  confusion_matrix: ConfusionMatrix.nullable().describe('Iris: null until trained; left out of list results'),
+  request_id: requestId,
+});
 
 export const ClassifierQuery = ImageInput.extend({
   image_url: z.string().optional().describe('alias of url'),

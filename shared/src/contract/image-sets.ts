@@ -43,6 +43,9 @@ export const ImageSetPost = z.union([AddImage, AddImages, DeleteImages, ModifyIm
 export type CreateImageSetInput = z.output<typeof CreateImageSet>;
 export type ModifyImageSetInput = z.output<typeof ModifyImageSet>;
 export type AddImageInput = z.output<typeof AddImage>;
+export type AddImagesInput = z.output<typeof AddImages>;
+export type DeleteImagesInput = z.output<typeof DeleteImages>;
+export type ImageSetPostInput = z.output<typeof ImageSetPost>;
 
 export const imageSetOperations = [
   op({

@@ -2,6 +2,8 @@
  * The contract: one zod schema per request and response of every endpoint, grouped by domain. The backend
  * validates and serialises through it, the edge publishes `/openapi.json` from it, the CLI parses with it.
  */
+import type { z } from 'zod';
+import { adminOperations } from './admin.js';
 import { analysisOperations } from './analysis.js';
 import { badCaseOperations } from './bad-cases.js';
 import { batchOperations } from './batch.js';
@@ -27,6 +29,7 @@ export * from './bad-cases.js';
 export * from './platform.js';
 export * from './set-records.js';
 export * from './input.js';
+export * from './admin.js';
 
 export const OPERATIONS: readonly Operation[] = [
   ...imageSetOperations,
@@ -41,8 +44,31 @@ export const OPERATIONS: readonly Operation[] = [
   ...setRecordOperations,
 ];
 
+/** The operator API (`/admin`, bearer token): published in the document, kept out of the backend's route table. */
+export const ADMIN_OPERATIONS: readonly Operation[] = adminOperations;
+
+/** Every operation with its literal id and schemas, for typed calls. */
+type AnyOperation =
+  | (typeof imageSetOperations)[number]
+  | (typeof productSetOperations)[number]
+  | (typeof searchServiceOperations)[number]
+  | (typeof searchOperations)[number]
+  | (typeof customTrainingOperations)[number]
+  | (typeof analysisOperations)[number]
+  | (typeof batchOperations)[number]
+  | (typeof badCaseOperations)[number]
+  | (typeof platformOperations)[number]
+  | (typeof setRecordOperations)[number]
+  | (typeof adminOperations)[number];
+export type OperationId = AnyOperation['id'];
+export type OperationOf<Id extends OperationId> = Extract<AnyOperation, { id: Id }>;
+/** The parsed success answer of an operation (void for 204 No Content). */
+export type ResponseOf<Id extends OperationId> = OperationOf<Id>['response'] extends infer R extends z.ZodTypeAny ? z.output<R> : void;
+
+export function operationById<Id extends OperationId>(id: Id): OperationOf<Id>;
+export function operationById(id: string): Operation;
 export function operationById(id: string): Operation {
-  const found = OPERATIONS.find((o) => o.id === id);
+  const found = OPERATIONS.find((o) => o.id === id) ?? ADMIN_OPERATIONS.find((o) => o.id === id);
   if (!found) throw new Error(`no operation ${id} in the contract`);
   return found;
 }

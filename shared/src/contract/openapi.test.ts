@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- walking the generated JSON document */
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { describe, expect, it } from 'vitest';
-import { OPERATIONS } from './index.js';
+import { ADMIN_OPERATIONS, OPERATIONS } from './index.js';
 import { buildOpenApiDocument } from './openapi.js';
 
 const servers = [
@@ -22,9 +22,10 @@ describe('the OpenAPI document', () => {
 
   it('has every operation of the contract, once, with its method', () => {
     const document = buildOpenApiDocument({ servers });
-    const ids = new Set(OPERATIONS.map((o) => o.id));
-    expect(ids.size).toBe(OPERATIONS.length);
-    for (const operation of OPERATIONS) {
+    const all = [...OPERATIONS, ...ADMIN_OPERATIONS];
+    const ids = new Set(all.map((o) => o.id));
+    expect(ids.size).toBe(all.length);
+    for (const operation of all) {
       const entry = (document.paths?.[operation.path] as Record<string, { operationId?: string }> | undefined)?.[operation.method];
       expect(entry?.operationId, `${operation.method} ${operation.path}`).toBe(operation.id);
     }
@@ -43,5 +44,20 @@ describe('the OpenAPI document', () => {
     expect(document.paths['/batch/_1000001/results/{task_id}/{file}'].get['x-iris-extension']).toBe('iris');
     expect(document.paths['/image_sets/_0000014'].post['x-iris-extension']).toBeUndefined();
     expect(document.paths['/openapi.json'].get.security).toEqual([]);
+  });
+
+  it('describes the operator API as admin, behind the bearer token scheme', () => {
+    const document = buildOpenApiDocument({ servers }) as Record<string, any>;
+    expect(document.components.securitySchemes.adminToken).toMatchObject({ type: 'http', scheme: 'bearer' });
+    const adminPaths = Object.keys(document.paths).filter((p) => p.startsWith('/admin'));
+    expect(adminPaths).toEqual(expect.arrayContaining(['/admin/health', '/admin/accounts', '/admin/accounts/{id}/keys', '/admin/accounts/{id}/quotas', '/admin/accounts/{id}/grants/{service_id}', '/admin/keys/{key_id}', '/admin/regions/{region}/revocations']));
+    for (const path of adminPaths) {
+      for (const entry of Object.values(document.paths[path]) as Record<string, any>[]) {
+        expect(entry.security, path).toEqual([{ adminToken: [] }]);
+        expect(entry['x-iris-admin'], path).toBe(true);
+      }
+    }
+    expect(document.paths['/admin/accounts/{id}/quotas'].put.requestBody.content['application/json'].schema.properties).toHaveProperty('stored_bytes');
+    expect(document.paths['/search/{service_id}'].post['x-iris-admin']).toBeUndefined();
   });
 });

@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import { ERROR, type ErrorFamily } from '../errors.js';
 import type { BodyForm, Operation } from './common.js';
 import { AnalysisError, BatchError, ResourceError } from './error-shapes.js';
-import { OPERATIONS } from './index.js';
+import { ADMIN_OPERATIONS, OPERATIONS } from './index.js';
 
 const MEDIA: Record<BodyForm, string> = { json: 'application/json', form: 'application/x-www-form-urlencoded', multipart: 'multipart/form-data' };
 const ERROR_REF: Record<ErrorFamily, string> = { resource: 'ResourceError', analysis: 'AnalysisError', batch: 'BatchError' };
@@ -58,8 +58,10 @@ function routeConfig(operation: Operation, errorSchemas: Record<ErrorFamily, z.Z
     },
     responses,
     ...(operation.public ? { security: [] } : {}),
+    ...(operation.admin ? { security: [{ adminToken: [] }] } : {}),
   };
   if (operation.extension) config['x-iris-extension'] = operation.extension === 'iris' ? 'iris' : 'released-clients';
+  if (operation.admin) config['x-iris-admin'] = true;
   return config;
 }
 
@@ -76,7 +78,12 @@ export function buildOpenApiDocument(options: OpenApiOptions) {
     name: 'x-ca-accesskeyid',
     description: 'The account access key id. Send x-ca-version: 1 as well; requests carrying x-ca-signature are verified (see the README).',
   });
-  for (const operation of OPERATIONS) registry.registerPath(routeConfig(operation, errorSchemas));
+  registry.registerComponent('securitySchemes', 'adminToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The operator API (`x-iris-admin`): Authorization: Bearer <ADMIN_TOKEN> of the edge. Without ADMIN_TOKEN the admin API does not exist (404).',
+  });
+  for (const operation of [...OPERATIONS, ...ADMIN_OPERATIONS]) registry.registerPath(routeConfig(operation, errorSchemas));
 
   const generator = new OpenApiGeneratorV31(registry.definitions);
   return generator.generateDocument({
@@ -86,7 +93,7 @@ export function buildOpenApiDocument(options: OpenApiOptions) {
       version: options.version ?? '1',
       description:
         'Self-hosted image intelligence: data sets, search, custom training, ready-made analysis and batch tasks. ' +
-        `Operations marked x-iris-extension are not in the interface specification ("released-clients": forms the released client libraries use; "iris": Iris's own). Error shapes: ${Object.values(ERROR_REF).join(', ')}.`,
+        `Operations marked x-iris-extension are not in the interface specification ("released-clients": forms the released client libraries use; "iris": Iris's own); those marked x-iris-admin are the operator API (bearer token). Error shapes: ${Object.values(ERROR_REF).join(', ')}.`,
     },
     servers: options.servers,
     security: [{ accessKey: [] }],

@@ -40,6 +40,9 @@ export const ProductIds = z.object({ ids: z.union([z.array(z.string()), z.string
 export type CreateProductSetInput = z.output<typeof CreateProductSet>;
 export type ModifyProductSetInput = z.output<typeof ModifyProductSet>;
 export type AddProductInput = z.output<typeof AddProduct>;
+export type AddProductsInput = z.output<typeof AddProducts>;
+export type DeleteProductsFileInput = z.output<typeof DeleteProductsFile>;
+export type ProductsPostInput = z.output<typeof ProductsPost>;
 
 export const OkResponse = z.object({ ok: z.boolean(), request_id: requestId });
 

@@ -30,14 +30,14 @@ const tag = 'Search services';
 const byService = pathParams('service_id');
 
 /** List / get / rename / delete under one base (two bases exist: every service, product-set services). */
-function manage(base: string, label: string, idPrefix: string) {
+function manage<P extends string>(base: string, label: string, idPrefix: P) {
   const common = { servedBy: 'backend' as const, tag, extension: 'clients' as const, errors: 'resource' as const };
   return [
-    op({ ...common, id: `list${idPrefix}`, method: 'get', path: base, summary: `List ${label}`, response: listOf(SearchService) }),
-    op({ ...common, id: `get${idPrefix}`, method: 'get', path: `${base}/{service_id}`, summary: `Get one of the ${label}`, errorCodes: ['serviceNotFound'], params: byService, response: SearchServiceResponse }),
-    op({ ...common, id: `rename${idPrefix}`, method: 'put', path: `${base}/{service_id}`, summary: `Rename one of the ${label}`, errorCodes: ['serviceNotFound'], params: byService, body: { schema: RenameService, forms: ANY_FORM, required: true }, response: SearchServiceResponse }),
-    op({ ...common, id: `patch${idPrefix}`, method: 'patch', path: `${base}/{service_id}`, summary: `Rename one of the ${label}`, errorCodes: ['serviceNotFound'], params: byService, body: { schema: RenameService, forms: ANY_FORM, required: true }, response: SearchServiceResponse }),
-    op({ ...common, id: `delete${idPrefix}`, method: 'delete', path: `${base}/{service_id}`, summary: `Delete one of the ${label}`, errorCodes: ['serviceNotFound'], params: byService, response: null, status: 204 }),
+    op({ ...common, id: `list${idPrefix}` as const, method: 'get', path: base, summary: `List ${label}`, response: listOf(SearchService) }),
+    op({ ...common, id: `get${idPrefix}` as const, method: 'get', path: `${base}/{service_id}`, summary: `Get one of the ${label}`, errorCodes: ['serviceNotFound'], params: byService, response: SearchServiceResponse }),
+    op({ ...common, id: `rename${idPrefix}` as const, method: 'put', path: `${base}/{service_id}`, summary: `Rename one of the ${label}`, errorCodes: ['serviceNotFound'], params: byService, body: { schema: RenameService, forms: ANY_FORM, required: true }, response: SearchServiceResponse }),
+    op({ ...common, id: `patch${idPrefix}` as const, method: 'patch', path: `${base}/{service_id}`, summary: `Rename one of the ${label}`, errorCodes: ['serviceNotFound'], params: byService, body: { schema: RenameService, forms: ANY_FORM, required: true }, response: SearchServiceResponse }),
+    op({ ...common, id: `delete${idPrefix}` as const, method: 'delete', path: `${base}/{service_id}`, summary: `Delete one of the ${label}`, errorCodes: ['serviceNotFound'], params: byService, response: null, status: 204 }),
   ];
 }
 

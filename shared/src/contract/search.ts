@@ -20,6 +20,8 @@ export const ProductSearchQuery = SearchQuery.extend({
   max_price: numberText.optional(),
   page: intText.optional(),
 });
+export type SearchQueryInput = z.output<typeof SearchQuery>;
+export type ProductSearchQueryInput = z.output<typeof ProductSearchQuery>;
 
 const envelope = {
   is_err: z.literal(0),

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { ApiError, isApiError, serviceById } from '@iris/shared';
+import { ApiError, ImageInput, isApiError, serviceById } from '@iris/shared';
 import { analysisHandler, type AnalysisContext, type AnalysisHandler, type RgbImage } from '../../analysis/analysis-registry.js';
 import { registerAllAnalysisServices } from '../../analysis/services.js';
 import { ImageDecodeError, parseLoc } from '../../images/image-decoder.js';
+import { inputOf } from '../../http/contract.hook.js';
 import { acquireQueryImage, QueryImageError } from '../../http/query-image.js';
 import { readBody } from '../../http/request-body.js';
 import type { Domain } from '../domain.js';
@@ -43,7 +44,7 @@ export async function runAnalysis(
   }
   let rgb: RgbImage;
   try {
-    rgb = await app.decoder.rgb(input.bytes, { maxSide: ANALYSIS_MAX_SIDE, ...(loc ? { crop: loc } : {}) }, input.pool ? 'background' : 'interactive');
+    rgb = await app.decoder.rgb(input.bytes, { maxSide: ANALYSIS_MAX_SIDE, ...(loc ? { crop: loc } : {}) }, input.pool ? 'background' : 'interactive', input.accountId);
   } catch (err) {
     if (err instanceof ImageDecodeError) throw analysisError(env, err.kind === 'bad-crop' ? 'bad-loc' : 'undecodable', `image cannot be decoded: ${err.message}`);
     throw err;
@@ -78,7 +79,7 @@ async function handleAnalysis(app: FastifyInstance, request: FastifyRequest<{ Pa
   handler.validate?.(body.fields);
   let image;
   try {
-    image = await acquireQueryImage(app, body);
+    image = await acquireQueryImage(app, inputOf(request, ImageInput));
   } catch (err) {
     if (err instanceof QueryImageError) throw analysisError(handler.envelope, err.problem, err.message);
     throw err;

@@ -1,10 +1,9 @@
 /** The rules of batch tasks: prepare, apply (daily limit, one running task per service), revoke, info, list. */
-import { mkdir, rm, writeFile, copyFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
-import { ApiError, DEFAULT_QUOTAS, isApiError, parseTime, type Lang, type Quotas } from '@iris/shared';
+import { ApiError, DEFAULT_QUOTAS, isApiError, parseTime, type Lang, type PrepareTaskInput, type Quotas } from '@iris/shared';
 import { inTransaction } from '../../db/transaction.js';
-import type { RequestBody } from '../../http/request-body.js';
 import { ImageDecodeError } from '../../images/image-errors.js';
 import type { BatchConfig } from './batch-config.js';
 import { rateFunction } from './batch-estimates.js';
@@ -58,26 +57,27 @@ export class BatchTaskService {
     return path.join(this.deps.filesDir, taskId);
   }
 
-  async prepare(caller: Caller, taskId: string, body: RequestBody): Promise<BatchTaskRow> {
-    const serviceId = body.fields.service_id?.trim();
+  /** `input`: the prepare body as the contract parsed it (service_id, the urls file, the service's own parameters). */
+  async prepare(caller: Caller, taskId: string, input: PrepareTaskInput): Promise<BatchTaskRow> {
+    const serviceId = input.service_id.trim();
     if (!serviceId) throw new ApiError('batchServiceIdMissing', 'service_id is required');
-    if (!body.has('urls')) throw new ApiError('batchUrlsMissing', 'urls (a file with one URL per line) is required');
     const resolved = await this.deps.services.resolve(caller.accountId, serviceId);
     if (!resolved.ok) throw resolved.error;
-    const params = this.serviceParams(body.fields, resolved.service.defaults);
+    const texts = Object.fromEntries(Object.entries(input).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+    const params = this.serviceParams(texts, resolved.service.defaults);
     try {
       resolved.service.validate(params);
     } catch (err) {
       if (isApiError(err) || err instanceof ImageDecodeError) throw new ApiError('badRequest', `invalid parameter for ${serviceId}: ${err.message}`);
       throw err;
     }
-    const bytes = (await body.bytes('urls'))!;
+    const upload = input.urls;
+    const bytes = typeof upload === 'string' ? Buffer.from(upload, 'utf8') : await readFile(upload.path);
     const lines = parseBatchUrls(bytes, this.deps.config.maxUrls);
 
     const dir = this.taskDir(taskId);
     await mkdir(dir, { recursive: true });
-    const upload = body.file('urls');
-    if (upload) await copyFile(upload.path, path.join(dir, INPUT_FILE));
+    if (typeof upload !== 'string') await copyFile(upload.path, path.join(dir, INPUT_FILE));
     else await writeFile(path.join(dir, INPUT_FILE), bytes);
     try {
       return await inTransaction(this.deps.pool, (client) => insertTask(client, { id: taskId, accountId: caller.accountId, serviceId, params, lang: caller.lang }, lines));

@@ -3,7 +3,8 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError, isAnalysisServiceId } from '@iris/shared';
+import { ApiError, ApplyTask, PrepareTask, isAnalysisServiceId } from '@iris/shared';
+import { inputOf } from '../../http/contract.hook.js';
 import { requireGrantedService } from '../../http/edge-checks.js';
 import { readBody } from '../../http/request-body.js';
 import { mintedId, reportRegistry } from '../../http/request-context.js';
@@ -27,17 +28,16 @@ export async function batchRoutes(app: FastifyInstance, deps: { tasks: BatchTask
   app.get(`${BASE}/services`, async (request) => ok(request, await services.list(request.ctx.accountId)));
 
   app.post(`${BASE}/task/prepare`, async (request, reply) => {
-    const parsed = await body(request);
-    const serviceId = parsed.fields.service_id?.trim() ?? '';
+    const input = inputOf(request, PrepareTask);
+    const serviceId = input.service_id.trim();
     if (isAnalysisServiceId(serviceId)) requireGrantedService(request, serviceId, app.config.region, 'batchServiceUnknown');
-    const row = await tasks.prepare(caller(request), mintedId(request), parsed);
+    const row = await tasks.prepare(caller(request), mintedId(request), input);
     reportRegistry(reply, { live: [row.id] });
     return ok(request, taskSummary(row, await tasks.viewContext(request.ctx.forward.publicBase)));
   });
 
   app.post(`${BASE}/task/apply`, async (request) => {
-    const { fields } = await body(request);
-    const row = await tasks.apply(caller(request), fields.task_id?.trim());
+    const row = await tasks.apply(caller(request), inputOf(request, ApplyTask).task_id.trim());
     return ok(request, taskSummary(row, await tasks.viewContext(request.ctx.forward.publicBase)));
   });
 

@@ -118,7 +118,7 @@ export class ClassifierInference {
   /** Class probabilities of an image (interactive priority on an interactive pool; batch passes a background view). */
   async predict(served: ServedModel, image: Uint8Array): Promise<ClassifierPrediction> {
     // The one decode path (format probe, pixel limit, time limit); the model thread only sees pixels.
-    const rgb = await this.deps.decoder.rgb(image, { maxSide: PREDICT_MAX_SIDE }, this.deps.decodePriority ?? 'interactive');
+    const rgb = await this.deps.decoder.rgb(image, { maxSide: PREDICT_MAX_SIDE }, this.deps.decodePriority ?? 'interactive', served.accountId);
     return this.deps.inference.run<ClassifierPrediction>('classifier-predict', { rgb, model: served.model, ...featurePayload(served.features) }, { priority: 'interactive', accountId: served.accountId });
   }
 

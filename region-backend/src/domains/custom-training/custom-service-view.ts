@@ -1,6 +1,6 @@
 /** Response mapping of custom training services: the specification's fields plus training details. */
 import { formatTime } from '@iris/shared';
-import type { CustomServiceRow, CustomServiceStatus, TrainingStage } from './custom-service.repo.js';
+import type { ConfusionMatrix, CustomServiceRow, CustomServiceStatus, TrainingStage } from './custom-service.repo.js';
 
 export interface CustomServiceObject {
   id: string;
@@ -22,12 +22,17 @@ export interface CustomServiceObject {
   progress: number;
   /** Iris: the step of preparation: queued, downloading, embedding, training, done or failed. */
   stage: TrainingStage;
+  /**
+   * Iris: held-out validation images by true label (row) and predicted label (column); null until trained.
+   * Only in answers about one service (left out of list results: it grows with labels²).
+   */
+  confusion_matrix?: ConfusionMatrix | null;
   request_id?: string;
 }
 
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 
-/** The service object; `requestId` is left out inside list results. */
+/** The service object; `requestId` and the confusion matrix are left out inside list results. */
 export function customServiceObject(row: CustomServiceRow, requestId?: string): CustomServiceObject {
   return {
     id: row.id,
@@ -44,6 +49,6 @@ export function customServiceObject(row: CustomServiceRow, requestId?: string): 
     label_counts: row.label_counts ?? {},
     progress: round(row.progress, 3),
     stage: row.stage,
-    ...(requestId !== undefined ? { request_id: requestId } : {}),
+    ...(requestId !== undefined ? { confusion_matrix: row.confusion_matrix ?? null, request_id: requestId } : {}),
   };
 }

@@ -4,6 +4,12 @@ import type { Queryable } from '../data-sets/set.repo.js';
 export type CustomServiceStatus = 'pending' | 'preparing' | 'running' | 'failed' | 'deleted';
 export type TrainingStage = 'queued' | 'downloading' | 'embedding' | 'training' | 'done' | 'failed';
 
+/** Held-out validation images by true label (row) and predicted label (column), both in the order of `labels`. */
+export interface ConfusionMatrix {
+  labels: string[];
+  counts: number[][];
+}
+
 export interface CustomServiceRow {
   id: string;
   account_id: number;
@@ -20,6 +26,8 @@ export interface CustomServiceRow {
   run_failures: number;
   created_at: Date;
   updated_at: Date;
+  /** Read for one service only (findCustomService), never for lists: it grows with labels². */
+  confusion_matrix?: ConfusionMatrix | null;
 }
 
 const COLUMNS = `id, account_id, name, description, scenario, training_set_id, status, stage, progress, message,
@@ -41,7 +49,7 @@ export async function insertCustomService(
 
 /** One service of an account, deleted ones included (the service layer decides what they answer). */
 export async function findCustomService(db: Queryable, accountId: number, id: string): Promise<CustomServiceRow | null> {
-  const result = await db.query<CustomServiceRow>(`SELECT ${COLUMNS} FROM custom_services WHERE account_id = $1 AND id = $2`, [accountId, id]);
+  const result = await db.query<CustomServiceRow>(`SELECT ${COLUMNS}, confusion_matrix FROM custom_services WHERE account_id = $1 AND id = $2`, [accountId, id]);
   return result.rows[0] ?? null;
 }
 
@@ -153,14 +161,14 @@ export async function completeCustomService(
   db: Queryable,
   id: string,
   model: Omit<StoredModel, 'trained_at'>,
-  outcome: { validationAccuracy: number | null; labelCounts: Record<string, number> },
+  outcome: { validationAccuracy: number | null; labelCounts: Record<string, number>; confusion: ConfusionMatrix | null },
 ): Promise<boolean> {
   const updated = await db.query(
     `UPDATE custom_services
      SET status = 'running', stage = 'done', progress = 1, message = NULL, run_failures = 0,
-         validation_accuracy = $2, label_counts = $3, updated_at = now()
+         validation_accuracy = $2, label_counts = $3, confusion_matrix = $4, updated_at = now()
      WHERE id = $1 AND status IN ('pending', 'preparing')`,
-    [id, outcome.validationAccuracy, JSON.stringify(outcome.labelCounts)],
+    [id, outcome.validationAccuracy, JSON.stringify(outcome.labelCounts), outcome.confusion ? JSON.stringify(outcome.confusion) : null],
   );
   if (!updated.rowCount) return false;
   await db.query(

@@ -3,7 +3,7 @@
  * (`POST /custom_training/{service_id}`, answered in the classify envelope, errors in the analysis shape).
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { ApiError, CreateCustomService, RenameCustomService } from '@iris/shared';
+import { ApiError, ClassifierQuery, CreateCustomService, RenameCustomService } from '@iris/shared';
 import { inputOf } from '../../http/contract.hook.js';
 import { acquireQueryImage, QueryImageError } from '../../http/query-image.js';
 import { readBody } from '../../http/request-body.js';
@@ -60,7 +60,7 @@ export function customTrainingRoutes(deps: { services: CustomServiceService; inf
       const topk = parseTopk(body.fields.topk, deps.defaultTopk);
       let image;
       try {
-        image = await acquireQueryImage(app, body);
+        image = await acquireQueryImage(app, inputOf(request, ClassifierQuery));
       } catch (err) {
         if (err instanceof QueryImageError) throw analysisError('classify', err.problem, err.message);
         throw err;

@@ -105,6 +105,38 @@ describe('custom training', () => {
     expect(final.validation_accuracy).toBeGreaterThanOrEqual(0.9);
     expect(final.progress).toBe(1);
     expect(final.stage).toBe('done');
+    // Every held-out image in the row of its label: 10 per label (20 % of 50), nearly all on the diagonal.
+    expect(final.confusion_matrix!.labels).toEqual(FAMILIES);
+    expect(final.confusion_matrix!.counts.map((row) => row.reduce((a, b) => a + b, 0))).toEqual([10, 10, 10]);
+    expect(created.confusion_matrix).toBeNull();
+  }, 300_000);
+
+  it('stores the confusion matrix of the validation split: counts sum to the validation size and agree with the accuracy', async () => {
+    // Discs and squares labelled a or b alternately (a classifier cannot tell them apart), stripes c. The
+    // images' features are already stored, so only the fitting runs.
+    const rows = [...urlsByFamily.disc!, ...urlsByFamily.square!].map((url, i) => [url, i % 2 ? 'b' : 'a'] as [string, string]);
+    const setId = await trainingSet([...rows, ...urlsByFamily.stripes!.map((url) => [url, 'c'] as [string, string])]);
+    const { id } = await createService(setId, { name: 'mixed', scenario: 'classifier' });
+    const { final } = await waitFor(id, (s) => s.status === 'running' || s.status === 'failed');
+    expect(final.status).toBe('running');
+    const { labels, counts } = final.confusion_matrix!;
+    expect(labels).toEqual(['a', 'b', 'c']);
+    const sum = (v: number[]) => v.reduce((a, b) => a + b, 0);
+    const report = (await backend.app.db.pool.query('SELECT report FROM custom_service_models WHERE service_id = $1', [id])).rows[0].report;
+    expect(sum(counts.map(sum))).toBe(report.validation_images);
+    expect(counts.map(sum)).toEqual([10, 10, 10]);
+    expect(counts.map((row, t) => row[t])).toEqual(labels.map((l) => report.per_label[l].validationCorrect));
+    expect(final.validation_accuracy).toBeCloseTo(sum(counts.map((row, t) => row[t]!)) / sum(counts.map(sum)), 4);
+    // a and b are confused with each other, never with c; c is always right.
+    expect(counts[0]![1]! + counts[1]![0]!).toBeGreaterThan(0);
+    expect([counts[0]![2], counts[1]![2], counts[2]![0], counts[2]![1]]).toEqual([0, 0, 0, 0]);
+    // Stored with the service: the list leaves it out, the service's own answer carries it.
+    const list = (await call('GET', '/custom_training/_0000194/services')).json() as { results: CustomServiceObject[] };
+    expect(list.results.find((s) => s.id === id)).not.toHaveProperty('confusion_matrix');
+    const stored = await backend.app.db.pool.query('SELECT confusion_matrix FROM custom_services WHERE id = $1', [id]);
+    expect(stored.rows[0].confusion_matrix).toEqual({ labels, counts });
+    await call('DELETE', `/custom_training/_0000194/services/${id}`);
+    expect((await call('DELETE', `/custom_training/_0000194/training_sets/${setId}`)).statusCode).toBe(200);
   }, 300_000);
 
   it('answers pending at creation even when a worker starts the run at once', async () => {

@@ -200,7 +200,7 @@ export class TrainingRunner {
             per_label: Object.fromEntries(classes.map((label, i) => [label, result.perClass[i]])),
           },
         },
-        { validationAccuracy: result.validationAccuracy, labelCounts },
+        { validationAccuracy: result.validationAccuracy, labelCounts, confusion: result.confusion && { labels: classes, counts: result.confusion } },
       );
       await client.query('COMMIT');
       if (!stored) return 'gone';

@@ -5,8 +5,7 @@
  */
 import { Readable } from 'node:stream';
 import type pg from 'pg';
-import { ApiError } from '@iris/shared';
-import type { RequestBody } from '../../http/request-body.js';
+import { ApiError, type Upload } from '@iris/shared';
 import { BulkFileError, csvRows, isHeaderRow, type CsvRow } from './bulk-rows.js';
 import { deleteRecordsByUrl, upsertRecords, withLockedSet, type LockedSet, type RecordInput } from './record.repo.js';
 import { RecordFieldError, recordUrl } from './record-rules.js';
@@ -16,11 +15,10 @@ import { openUploadStream } from './upload-stream.js';
 
 const BATCH_SIZE = 500;
 
-/** The bulk file of a request: a file part, or (some clients) the file's text sent as a plain field. */
-export async function openBulkSource(body: RequestBody, field: string): Promise<Readable> {
-  const file = body.file(field);
-  if (file) return openUploadStream(file.path);
-  return Readable.from([Buffer.from(body.fields[field] ?? '', 'utf8')]);
+/** The bulk file of a request: a file part (streamed from its temp file), or (some clients) the file's text sent as a plain field. */
+export async function openBulkSource(file: Upload): Promise<Readable> {
+  if (typeof file !== 'string') return openUploadStream(file.path);
+  return Readable.from([Buffer.from(file, 'utf8')]);
 }
 
 /** Maps parsed rows to values; a field error becomes a file error naming the line. Null results are skipped. */
@@ -79,18 +77,17 @@ export interface BulkScope {
 }
 
 /**
- * Adds (or updates) the records of a CSV file field, all or nothing; new URLs are queued for download.
+ * Adds (or updates) the records of a CSV file, all or nothing; new URLs are queued for download.
  * False when the set does not exist.
  */
 export async function addRecordsFromFile(
   deps: { pool: pg.Pool; downloads: { enqueue(setId: string): Promise<void> } },
   scope: BulkScope,
-  body: RequestBody,
-  field: string,
+  file: Upload,
   toRecord: (row: CsvRow, index: number) => RecordInput | null,
 ): Promise<boolean> {
   await assertStoredBytes(deps.pool, scope.accountId, scope.quotas);
-  const source = await openBulkSource(body, field);
+  const source = await openBulkSource(file);
   let pending = 0;
   let done;
   try {
@@ -111,11 +108,11 @@ export function urlToDelete(row: CsvRow, index: number): string | null {
 }
 
 /**
- * Deletes the records whose URLs the first column of a CSV file field lists, all or nothing. False when the
+ * Deletes the records whose URLs the first column of a CSV file lists, all or nothing. False when the
  * set does not exist.
  */
-export async function deleteRecordsFromFile(pool: pg.Pool, scope: BulkScope, body: RequestBody, field: string): Promise<boolean> {
-  const source = await openBulkSource(body, field);
+export async function deleteRecordsFromFile(pool: pg.Pool, scope: BulkScope, file: Upload): Promise<boolean> {
+  const source = await openBulkSource(file);
   try {
     const done = await applyBulkFile(pool, scope, mapRows(csvRows(source), urlToDelete), async (tx, batch) => {
       await deleteRecordsByUrl(tx, batch);

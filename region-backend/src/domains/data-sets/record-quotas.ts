@@ -33,9 +33,19 @@ export async function assertRecordQuotas(db: Queryable, accountId: number, setId
   }
 }
 
-/** Throws 403/3010 once the account's stored images reach its byte quota (checked before an add starts). */
+/**
+ * Throws 403/3010 once the account's stored images reach its byte quota (checked before an add starts), and
+ * remembers the quota for the downloads the add queues (they check it again before storing each image).
+ */
 export async function assertStoredBytes(db: Queryable, accountId: number, quotas: RecordQuotas | undefined): Promise<void> {
-  if (quotas && (await storedBytes(db, accountId)) >= quotas.storedBytes) {
+  if (!quotas) return;
+  await db.query(
+    `INSERT INTO account_stored_bytes_quota (account_id, stored_bytes) VALUES ($1, $2)
+     ON CONFLICT (account_id) DO UPDATE SET stored_bytes = EXCLUDED.stored_bytes, updated_at = now()
+     WHERE account_stored_bytes_quota.stored_bytes IS DISTINCT FROM EXCLUDED.stored_bytes`,
+    [accountId, quotas.storedBytes],
+  );
+  if ((await storedBytes(db, accountId)) >= quotas.storedBytes) {
     throw new ApiError('storedBytesQuota', `the account's stored images reached ${quotas.storedBytes} bytes`);
   }
 }

@@ -4,6 +4,7 @@
  * reader that remembers the last seq it saw never misses a change committed later.
  */
 import type pg from 'pg';
+import { holdCachedBlobs, rememberUrlBlob } from '../blob-gc/blob-refs.repo.js';
 import { assertRecordQuotas, type RecordQuotas } from './record-quotas.js';
 import type { Queryable, SetKind } from './set.repo.js';
 
@@ -97,16 +98,19 @@ function asJson(rows: RecordInput[]): string {
  */
 export async function upsertRecords(tx: LockedSet, accountId: number, rows: RecordInput[]): Promise<{ inserted: number; pending: number }> {
   if (!rows.length) return { inserted: 0, pending: 0 };
+  const unique = lastByKey(rows);
+  // Cached images copied into records stay stored until this transaction commits (blob collection waits).
+  await holdCachedBlobs(tx.client, accountId, unique.map((r) => r.url));
   const result = await tx.client.query<{ inserted: boolean; status: string }>(
     `INSERT INTO data_set_records AS r (set_id, url, product_id, meta, tags, label, price, keywords, status, blob_key, width, height)
      SELECT $1, v.url, v.product_id, v.meta, v.tags, v.label, v.price, v.keywords,
             CASE WHEN b.blob_key IS NULL THEN 'pending' ELSE 'downloaded' END, b.blob_key, b.width, b.height
      FROM jsonb_to_recordset($3::jsonb) AS v(url text, meta text, tags text[], label text, product_id text, price text, keywords text)
-     LEFT JOIN url_blobs b ON b.account_id = $2 AND b.url = v.url
+     LEFT JOIN (url_blobs b JOIN stored_blobs sb ON sb.blob_key = b.blob_key AND sb.state = 'live') ON b.account_id = $2 AND b.url = v.url
      ON CONFLICT (set_id, record_key) WHERE deleted_at IS NULL
      DO UPDATE SET meta = EXCLUDED.meta, tags = EXCLUDED.tags, label = EXCLUDED.label, price = EXCLUDED.price, keywords = EXCLUDED.keywords
      RETURNING (xmax = 0) AS inserted, status`,
-    [tx.setId, accountId, asJson(lastByKey(rows))],
+    [tx.setId, accountId, asJson(unique)],
   );
   let inserted = 0;
   let pending = 0;
@@ -131,9 +135,13 @@ export async function updateProductAttributes(tx: LockedSet, rows: RecordInput[]
   );
 }
 
-/** Inserts or updates one record that is already downloaded (add one image). */
-export async function upsertDownloadedRecord(tx: LockedSet, row: RecordInput, blob: StoredBlob): Promise<void> {
+/**
+ * Inserts or updates one record that is already downloaded (add one image), and the account's URL cache
+ * entry with it; throws BlobGoneError when the image was collected meanwhile (download it again).
+ */
+export async function upsertDownloadedRecord(tx: LockedSet, accountId: number, row: RecordInput, blob: StoredBlob): Promise<void> {
   tx.added++;
+  await rememberUrlBlob(tx.client, accountId, row.url, blob);
   await tx.client.query(
     `INSERT INTO data_set_records (set_id, url, product_id, meta, tags, label, price, keywords, status, blob_key, width, height, attempts)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'downloaded', $9, $10, $11, 1)

@@ -4,6 +4,7 @@
  * lease ran out (its process died) is claimed again.
  */
 import type pg from 'pg';
+import { rememberUrlBlob } from '../blob-gc/blob-refs.repo.js';
 import { withLockedSet, type StoredBlob } from '../data-sets/record.repo.js';
 import type { Queryable } from '../data-sets/set.repo.js';
 
@@ -43,13 +44,17 @@ export async function renewLeases(db: Queryable, ids: number[], leaseSeconds: nu
   );
 }
 
-/** Marks a claimed record downloaded (a record deleted meanwhile stays deleted). */
-export async function completeRecord(pool: pg.Pool, setId: string, recordId: number, blob: StoredBlob): Promise<void> {
+/**
+ * Marks a claimed record downloaded (a record deleted meanwhile stays deleted), with the account's URL cache
+ * entry in the same transaction; throws BlobGoneError when the image was collected meanwhile (retry).
+ */
+export async function completeRecord(pool: pg.Pool, setId: string, record: ClaimedRecord, blob: StoredBlob): Promise<void> {
   await withLockedSet(pool, setId, {}, async (tx) => {
+    await rememberUrlBlob(tx.client, record.account_id, record.url, blob);
     await tx.client.query(
       `UPDATE data_set_records SET status = 'downloaded', blob_key = $3, width = $4, height = $5, last_error = NULL, lease_until = NULL
        WHERE set_id = $1 AND id = $2 AND status = 'downloading' AND deleted_at IS NULL`,
-      [setId, recordId, blob.blobKey, blob.width, blob.height],
+      [setId, record.id, blob.blobKey, blob.width, blob.height],
     );
   });
 }
@@ -94,21 +99,29 @@ export async function setsWithUnfinishedWork(db: Queryable): Promise<{ set_id: s
   return result.rows;
 }
 
+/** The account's cached copy of a URL, when it is still stored. */
 export async function findCachedBlob(db: Queryable, accountId: number, url: string): Promise<StoredBlob | null> {
-  const result = await db.query<{ blob_key: string; width: number; height: number }>(
-    'SELECT blob_key, width, height FROM url_blobs WHERE account_id = $1 AND url = $2',
+  const result = await db.query<{ blob_key: string; width: number; height: number; bytes: string }>(
+    `SELECT u.blob_key, u.width, u.height, u.bytes FROM url_blobs u JOIN stored_blobs b ON b.blob_key = u.blob_key AND b.state = 'live'
+     WHERE u.account_id = $1 AND u.url = $2`,
     [accountId, url],
   );
   const row = result.rows[0];
-  return row ? { blobKey: row.blob_key, width: row.width, height: row.height } : null;
+  return row ? { blobKey: row.blob_key, width: row.width, height: row.height, bytes: Number(row.bytes) } : null;
 }
 
-export async function rememberBlob(db: Queryable, accountId: number, url: string, blob: StoredBlob): Promise<void> {
-  await db.query(
-    `INSERT INTO url_blobs (account_id, url, blob_key, width, height, bytes) VALUES ($1, $2, $3, $4, $5, $6)
-     ON CONFLICT (account_id, url) DO UPDATE SET blob_key = EXCLUDED.blob_key, width = EXCLUDED.width, height = EXCLUDED.height, bytes = EXCLUDED.bytes, created_at = now()`,
-    [accountId, url, blob.blobKey, blob.width, blob.height, blob.bytes ?? 0],
+/**
+ * The stored-bytes quota of queued downloads: the quota the edge last sent for the account (the default
+ * when it never sent one), and what the account stores now.
+ */
+export async function storedBytesBudget(db: Queryable, accountId: number, fallback: number): Promise<{ limit: number; used: number }> {
+  const result = await db.query<{ quota: string | null; used: string }>(
+    `SELECT (SELECT stored_bytes FROM account_stored_bytes_quota WHERE account_id = $1) AS quota,
+            (SELECT coalesce(sum(bytes), 0) FROM url_blobs WHERE account_id = $1) AS used`,
+    [accountId],
   );
+  const row = result.rows[0]!;
+  return { limit: row.quota === null ? fallback : Number(row.quota), used: Number(row.used) };
 }
 
 /** The owner of a set (downloads take turns per account), or null when the set is gone. */

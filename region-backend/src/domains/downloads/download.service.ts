@@ -5,6 +5,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type pg from 'pg';
+import { DEFAULT_QUOTAS } from '@iris/shared';
 import type { StoredBlob } from '../data-sets/record.repo.js';
 import { retryDelaySeconds, type DownloadConfig } from './download-config.js';
 import {
@@ -13,14 +14,14 @@ import {
   failRecord,
   findCachedBlob,
   nextWorkAt,
-  rememberBlob,
   renewLeases,
   retryRecordLater,
   setAccount,
   setsWithUnfinishedWork,
+  storedBytesBudget,
   type ClaimedRecord,
 } from './download.repo.js';
-import { classifyFailure, type ImageDownloader } from './image-download.js';
+import { classifyFailure, StoredBytesExceeded, type ImageDownloader } from './image-download.js';
 import { KeyedSemaphore, Semaphore } from './semaphore.js';
 
 export const DOWNLOAD_JOB = 'data-sets.download';
@@ -122,13 +123,24 @@ export class DownloadService {
     return { processed };
   }
 
-  /** Downloads one URL for an account now (add one image), using and filling the URL cache. */
+  /**
+   * Downloads one URL for an account now (add one image, or a queued record), unless the account's URL cache
+   * has it. A new image is stored only while the account's stored images are under its stored-bytes quota,
+   * checked before fetching and again before storing (StoredBytesExceeded; as for adds, the image that
+   * reaches the quota is kept, so concurrent downloads overshoot by at most one image each). The
+   * caller records the result with the cache entry in one transaction (completeRecord, upsertDownloadedRecord).
+   */
   async downloadNow(accountId: number, url: string): Promise<StoredBlob> {
     const cached = await findCachedBlob(this.deps.pool, accountId, url);
     if (cached) return cached;
-    const blob = await this.deps.download(url);
-    await rememberBlob(this.deps.pool, accountId, url, blob);
-    return blob;
+    await this.admit(accountId);
+    return this.deps.download(url, { admit: () => this.admit(accountId) });
+  }
+
+  /** Refuses storing more once the account's stored images reach its stored-bytes quota. */
+  private async admit(accountId: number): Promise<void> {
+    const { limit, used } = await storedBytesBudget(this.deps.pool, accountId, DEFAULT_QUOTAS.storedBytes);
+    if (used >= limit) throw new StoredBytesExceeded(limit);
   }
 
   /** Stops claiming new records; records in flight finish (or their leases expire). */
@@ -147,7 +159,7 @@ export class DownloadService {
     }
     try {
       const blob = await this.downloadNow(record.account_id, record.url);
-      await completeRecord(pool, setId, record.id, blob);
+      await completeRecord(pool, setId, record, blob);
       this.deps.observe?.('ok');
     } catch (err) {
       const failure = classifyFailure(err);

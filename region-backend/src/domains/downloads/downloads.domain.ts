@@ -27,7 +27,7 @@ const routes = fp(
       pool: app.db.pool,
       queue: app.queue,
       log: app.log.child({ domain: 'downloads' }),
-      download: imageDownloader(app.blobs, imageConfig, app.decoder),
+      download: imageDownloader(app.blobWriter, imageConfig, app.decoder),
       concurrency: app.config.downloadConcurrency,
       config: app.config.downloads,
       observe: (outcome, err) => app.metrics.downloads.inc({ outcome, reason: outcome === 'ok' ? 'none' : downloadReason(err) }),
@@ -40,7 +40,7 @@ const routes = fp(
     });
     app.addHook('onClose', async () => service.close());
   },
-  { name: 'downloads', dependencies: ['database', 'queue', 'blob-store', 'metrics'] },
+  { name: 'downloads', dependencies: ['database', 'queue', 'blob-store', 'blob-gc', 'metrics'] },
 );
 
 export const downloadsDomain: Domain = {

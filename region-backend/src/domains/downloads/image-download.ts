@@ -3,12 +3,12 @@
  * and kept in the blob store under its content key. Failures are sorted into transient (retry later) and
  * permanent (the record fails at once).
  */
-import { putContent, type BlobStore } from '../../images/blob-store.js';
 import { ImageDecodeError, ImageFetchError } from '../../images/image-errors.js';
 import { fetchImage } from '../../images/image-fetcher.js';
 import type { ImageConfig } from '../../images/image-config.js';
 import type { ImageDecoderPool } from '../../inference/image-decoder-pool.js';
 import type { StoredBlob } from '../data-sets/record.repo.js';
+import type { BlobWriter } from '../blob-gc/blob-writer.js';
 
 export class DownloadFailure extends Error {
   constructor(
@@ -19,6 +19,14 @@ export class DownloadFailure extends Error {
   ) {
     super(message, options);
     this.name = 'DownloadFailure';
+  }
+}
+
+/** Storing the image would take the account over its stored-bytes quota (permanent for this record). */
+export class StoredBytesExceeded extends DownloadFailure {
+  constructor(readonly limit: number) {
+    super(`stored-bytes quota (403/3010): the account's stored images reached ${limit} bytes`, true);
+    this.name = 'StoredBytesExceeded';
   }
 }
 
@@ -36,15 +44,21 @@ export function classifyFailure(err: unknown): DownloadFailure {
   return new DownloadFailure(err instanceof Error ? err.message : String(err), false, { cause: err });
 }
 
-export type ImageDownloader = (url: string) => Promise<StoredBlob>;
+export interface DownloadOptions {
+  /** Called before the normalised copy is stored; throws (StoredBytesExceeded) to refuse it. */
+  admit?: () => Promise<void>;
+}
+
+export type ImageDownloader = (url: string, options?: DownloadOptions) => Promise<StoredBlob>;
 
 /** The real downloader over the images module; throws DownloadFailure. */
-export function imageDownloader(blobs: BlobStore, config: ImageConfig, decoder: ImageDecoderPool): ImageDownloader {
-  return async function downloadImage(url) {
+export function imageDownloader(blobs: BlobWriter, config: ImageConfig, decoder: ImageDecoderPool): ImageDownloader {
+  return async function downloadImage(url, options = {}) {
     try {
       const fetched = await fetchImage(url, config.fetch);
       const stored = await decoder.forStorage(fetched.bytes, { maxSide: config.storedMaxSide });
-      const blobKey = await putContent(blobs, stored.bytes);
+      await options.admit?.();
+      const blobKey = await blobs.put(stored.bytes);
       return { blobKey, width: stored.width, height: stored.height, bytes: stored.bytes.byteLength };
     } catch (err) {
       throw classifyFailure(err);

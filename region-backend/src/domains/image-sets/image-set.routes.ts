@@ -4,9 +4,9 @@
  * clients that modify with POST, `name`/`description`: told apart by the body.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { AddImage, ApiError, CreateImageSet, ModifyImageSet } from '@iris/shared';
+import { AddImage, AddImages, ApiError, CreateImageSet, DeleteImages, ImageSetPost, ModifyImageSet } from '@iris/shared';
 import { inputOf } from '../../http/contract.hook.js';
-import { readBody, type RequestBody } from '../../http/request-body.js';
+import { readBody } from '../../http/request-body.js';
 import { mintedId, reportRegistry } from '../../http/request-context.js';
 import { dataSetObject } from '../data-sets/set-view.js';
 import type { Domain } from '../domain.js';
@@ -18,7 +18,6 @@ type ById = FastifyRequest<{ Params: { id: string } }>;
 
 const routes: FastifyPluginAsync = async (app) => {
   const service = new ImageSetService({ pool: app.db.pool, downloads: app.downloads });
-  const body = (request: FastifyRequest): Promise<RequestBody> => readBody(request, { tmpDir: app.config.tmpDir });
 
   app.post(BASE, async (request, reply) => {
     const id = mintedId(request);
@@ -48,16 +47,18 @@ const routes: FastifyPluginAsync = async (app) => {
   app.delete(`${BASE}/:id`, remove);
 
   app.post(`${BASE}/:id`, async (request: ById, reply) => {
-    const parsed = await body(request);
+    // The body was parsed by the contract (ImageSetPost); which operation it is depends on the fields given.
+    const input: Record<string, unknown> = inputOf(request, ImageSetPost);
+    const has = (field: string) => input[field] !== undefined;
     const { accountId } = request.ctx;
     const id = request.params.id;
     let row;
-    if (parsed.has('urls_to_add')) row = await service.addMany(accountId, id, parsed, request.ctx.quotas);
-    else if (parsed.has('urls_to_delete')) row = await service.deleteMany(accountId, id, parsed);
-    else if (parsed.has('image_url') || parsed.has('url')) row = await service.addOne(accountId, id, inputOf(request, AddImage), request.ctx.quotas);
-    else if (parsed.has('name') || parsed.has('description')) row = await service.modify(accountId, id, inputOf(request, ModifyImageSet));
+    if (has('urls_to_add')) row = await service.addMany(accountId, id, inputOf(request, AddImages), request.ctx.quotas);
+    else if (has('urls_to_delete')) row = await service.deleteMany(accountId, id, inputOf(request, DeleteImages));
+    else if (has('image_url') || has('url')) row = await service.addOne(accountId, id, inputOf(request, AddImage), request.ctx.quotas);
+    else if (has('name') || has('description')) row = await service.modify(accountId, id, inputOf(request, ModifyImageSet));
     // Only a request without any body deletes the set: `{}`, `{"image_url": null}` or an unknown field is refused.
-    else if (parsed.noBody) return remove(request, reply);
+    else if ((await readBody(request, { tmpDir: app.config.tmpDir })).noBody) return remove(request, reply);
     else throw new ApiError('invalidData', 'unrecognised request: give image_url, urls_to_add or urls_to_delete, or no body at all to delete the set');
     return dataSetObject(row, request.ctx.requestId);
   });

@@ -1,7 +1,13 @@
 /** Image sets: the rules of every operation (routes parse, the repositories run SQL). */
 import type pg from 'pg';
-import { ApiError, type AddImageInput, type CreateImageSetInput, type ModifyImageSetInput } from '@iris/shared';
-import type { RequestBody } from '../../http/request-body.js';
+import {
+  ApiError,
+  type AddImageInput,
+  type AddImagesInput,
+  type CreateImageSetInput,
+  type DeleteImagesInput,
+  type ModifyImageSetInput,
+} from '@iris/shared';
 import { addRecordsFromFile, deleteRecordsFromFile, fieldError } from '../data-sets/bulk-apply.js';
 import { findLiveRecord, recordInput, upsertDownloadedRecord, upsertRecords, withLockedSet, type RecordInput } from '../data-sets/record.repo.js';
 import { assertStoredBytes, type RecordQuotas } from '../data-sets/record-quotas.js';
@@ -10,7 +16,8 @@ import { deleteDataSet, listDataSets, updateDataSet, type DataSetRow, type SetKi
 import { createSet, requireSet } from '../data-sets/set.service.js';
 import { assertSetNotInUse } from '../data-sets/set-usage.js';
 import type { DownloadService } from '../downloads/download.service.js';
-import { DownloadFailure } from '../downloads/image-download.js';
+import { BlobGoneError } from '../blob-gc/blob-refs.repo.js';
+import { DownloadFailure, StoredBytesExceeded } from '../downloads/image-download.js';
 import { imageRowToAdd } from './image-set-files.js';
 
 const KIND: SetKind = 'image_set';
@@ -68,15 +75,16 @@ export class ImageSetService {
     return this.get(accountId, id);
   }
 
-  async addMany(accountId: number, id: string, body: RequestBody, quotas?: RecordQuotas): Promise<DataSetRow> {
+  /** `urls_to_add`: CSV `url,meta,tags` (or a .tar.gz holding it), all or nothing; new URLs download in the background. */
+  async addMany(accountId: number, id: string, input: AddImagesInput, quotas?: RecordQuotas): Promise<DataSetRow> {
     await this.get(accountId, id);
-    await addRecordsFromFile(this.deps, { accountId, setId: id, kind: KIND, quotas }, body, 'urls_to_add', imageRowToAdd);
+    await addRecordsFromFile(this.deps, { accountId, setId: id, kind: KIND, quotas }, input.urls_to_add, imageRowToAdd);
     return this.get(accountId, id);
   }
 
-  async deleteMany(accountId: number, id: string, body: RequestBody): Promise<DataSetRow> {
+  async deleteMany(accountId: number, id: string, input: DeleteImagesInput): Promise<DataSetRow> {
     await this.get(accountId, id);
-    await deleteRecordsFromFile(this.deps.pool, { accountId, setId: id, kind: KIND }, body, 'urls_to_delete');
+    await deleteRecordsFromFile(this.deps.pool, { accountId, setId: id, kind: KIND }, input.urls_to_delete);
     return this.get(accountId, id);
   }
 }
@@ -99,13 +107,22 @@ export async function addOneRecord(
     return;
   }
   await assertStoredBytes(deps.pool, accountId, quotas);
-  let blob;
-  try {
-    blob = await deps.downloads.downloadNow(accountId, input.url);
-  } catch (err) {
-    if (err instanceof DownloadFailure) throw new ApiError('imageDownloadFailed', `the image cannot be downloaded: ${err.message}`);
-    throw err;
+  // Twice at most: the stored image may be collected between downloading and recording it (BlobGoneError).
+  for (let attempt = 1; ; attempt++) {
+    let blob;
+    try {
+      blob = await deps.downloads.downloadNow(accountId, input.url);
+    } catch (err) {
+      if (err instanceof StoredBytesExceeded) throw new ApiError('storedBytesQuota', `the account's stored images reached ${err.limit} bytes`);
+      if (err instanceof DownloadFailure) throw new ApiError('imageDownloadFailed', `the image cannot be downloaded: ${err.message}`);
+      throw err;
+    }
+    try {
+      const done = await withLockedSet(deps.pool, setId, { accountId, kind, touch: true, quotas }, (tx) => upsertDownloadedRecord(tx, accountId, input, blob));
+      if (!done) throw new ApiError('setNotFound', 'image set does not exist');
+      return;
+    } catch (err) {
+      if (!(err instanceof BlobGoneError) || attempt >= 2) throw err;
+    }
   }
-  const done = await withLockedSet(deps.pool, setId, { accountId, kind, touch: true, quotas }, (tx) => upsertDownloadedRecord(tx, input, blob));
-  if (!done) throw new ApiError('setNotFound', 'image set does not exist');
 }

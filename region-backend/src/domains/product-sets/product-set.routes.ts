@@ -1,6 +1,6 @@
 /** Product sets (`/product_sets/_0000178`) and their products (`/{id}/products`). */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { AddProduct, ApiError, CreateProductSet, LIMITS, ModifyProductSet } from '@iris/shared';
+import { AddProduct, AddProducts, ApiError, CreateProductSet, DeleteProductsFile, LIMITS, ModifyProductSet, ProductsPost } from '@iris/shared';
 import { inputOf } from '../../http/contract.hook.js';
 import { readBody, type RequestBody } from '../../http/request-body.js';
 import { mintedId, reportRegistry } from '../../http/request-context.js';
@@ -54,10 +54,11 @@ const routes: FastifyPluginAsync = async (app) => {
   });
 
   app.post(`${BASE}/:id/products`, async (request: ById) => {
-    const parsed = await body(request);
+    // The body was parsed by the contract (ProductsPost); the fields given tell the operation apart.
+    const input: Record<string, unknown> = inputOf(request, ProductsPost);
     const { accountId } = request.ctx;
-    if (parsed.has('products_to_add')) await service.addProducts(accountId, request.params.id, parsed, request.ctx.quotas);
-    else if (parsed.has('products_to_delete')) await service.deleteProductsByFile(accountId, request.params.id, parsed);
+    if (input.products_to_add !== undefined) await service.addProducts(accountId, request.params.id, inputOf(request, AddProducts), request.ctx.quotas);
+    else if (input.products_to_delete !== undefined) await service.deleteProductsByFile(accountId, request.params.id, inputOf(request, DeleteProductsFile));
     else await service.addProduct(accountId, request.params.id, inputOf(request, AddProduct), request.ctx.quotas);
     return { ok: true, request_id: request.ctx.requestId };
   });

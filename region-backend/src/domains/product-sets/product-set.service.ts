@@ -1,8 +1,14 @@
 /** Product sets and their products: the rules of every operation. */
 import type pg from 'pg';
-import { ApiError, type AddProductInput, type CreateProductSetInput, type ModifyProductSetInput } from '@iris/shared';
+import {
+  ApiError,
+  type AddProductInput,
+  type AddProductsInput,
+  type CreateProductSetInput,
+  type DeleteProductsFileInput,
+  type ModifyProductSetInput,
+} from '@iris/shared';
 import { internalId } from '../../http/request-context.js';
-import type { RequestBody } from '../../http/request-body.js';
 import { applyBulkFile, fieldError, mapRows, openBulkSource } from '../data-sets/bulk-apply.js';
 import { jsonLines } from '../data-sets/bulk-rows.js';
 import { assertStoredBytes, type RecordQuotas } from '../data-sets/record-quotas.js';
@@ -98,10 +104,10 @@ export class ProductSetService {
   }
 
   /** `products_to_add`: JSON lines, upsert by product_id (+ image URL), all or nothing. */
-  async addProducts(accountId: number, id: string, body: RequestBody, quotas?: RecordQuotas): Promise<void> {
+  async addProducts(accountId: number, id: string, input: AddProductsInput, quotas?: RecordQuotas): Promise<void> {
     const set = await this.get(accountId, id);
     await assertStoredBytes(this.deps.pool, accountId, quotas);
-    const source = await openBulkSource(body, 'products_to_add');
+    const source = await openBulkSource(input.products_to_add);
     let pending = 0;
     try {
       const done = await applyBulkFile(
@@ -121,9 +127,9 @@ export class ProductSetService {
   }
 
   /** `products_to_delete`: JSON lines naming product_id, all or nothing. */
-  async deleteProductsByFile(accountId: number, id: string, body: RequestBody): Promise<void> {
+  async deleteProductsByFile(accountId: number, id: string, input: DeleteProductsFileInput): Promise<void> {
     const set = await this.get(accountId, id);
-    const source = await openBulkSource(body, 'products_to_delete');
+    const source = await openBulkSource(input.products_to_delete);
     try {
       const done = await applyBulkFile(
         this.deps.pool,

@@ -85,6 +85,8 @@ export class ServiceIndexes {
   private evicting: Promise<void> = Promise.resolve();
   /** Indexes evicted under the memory budget since the process started. */
   evictions = 0;
+  /** Indexes loaded into memory (from their file, or rebuilt) since the process started. */
+  loads = 0;
 
   constructor(private readonly options: ServiceIndexesOptions) {
     this.claim = new IndexWriterClaim(path.join(options.dataDir, 'indexes'));
@@ -358,6 +360,7 @@ export class ServiceIndexes {
 
   private async load(entry: Entry): Promise<void> {
     const started = performance.now();
+    this.loads++;
     const loaded = await entry.store.load();
     const state = await serviceState(this.options.pool, entry.serviceId);
     if (!state) throw new ServiceGoneError(entry.serviceId);

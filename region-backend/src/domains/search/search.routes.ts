@@ -1,7 +1,8 @@
 /** Search queries: `POST /search/{service_id}` (image results) and `POST /product_search/{service_id}` (products). */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { ProductSearchQuery, SearchQuery } from '@iris/shared';
+import { inputOf } from '../../http/contract.hook.js';
 import { acquireQueryImage } from '../../http/query-image.js';
-import { readBody } from '../../http/request-body.js';
 import { SearchQueryService } from './search.service.js';
 
 type ById = FastifyRequest<{ Params: { id: string } }>;
@@ -14,14 +15,14 @@ export const searchRoutes: FastifyPluginAsync = async (app) => {
     embedders: app.searchEmbedders,
     decoder: app.decoder,
     rerankCandidates: app.config.search.rerankCandidates,
-    acquireImage: (body) => acquireQueryImage(app, body),
+    acquireImage: (query) => acquireQueryImage(app, query),
   });
 
   const handler = (product: boolean) => async (request: ById) =>
     search.query({
       accountId: request.ctx.accountId,
       serviceId: request.params.id,
-      body: await readBody(request, { tmpDir: app.config.tmpDir }),
+      query: product ? inputOf(request, ProductSearchQuery) : inputOf(request, SearchQuery),
       product,
       requestId: request.ctx.requestId,
       startedAt: request.ctx.startedAt,

@@ -6,11 +6,10 @@
  * is repeated with four times as many candidates, up to MAX_CANDIDATES.
  */
 import type pg from 'pg';
-import { ApiError, joinTags, secondsText } from '@iris/shared';
+import { ApiError, joinTags, secondsText, type ProductSearchQueryInput, type SearchQueryInput } from '@iris/shared';
 import { embedderIdOf, type EmbedderRef } from '../../embedding/embedder-identity.js';
 import type { QueryEmbedding } from '../../embedding/search-embedding.js';
-import { QueryImageError, type QueryImage } from '../../http/query-image.js';
-import type { RequestBody } from '../../http/request-body.js';
+import { QueryImageError, type QueryImage, type QueryImageInput } from '../../http/query-image.js';
 import { ImageDecodeError, type RgbPixels } from '../../images/image-decoder.js';
 import type { ImageDecoderPool } from '../../inference/image-decoder-pool.js';
 import { InferenceTaskError, type InferencePool } from '../../inference/inference-pool.js';
@@ -39,13 +38,14 @@ export interface SearchDeps {
   decoder: ImageDecoderPool;
   /** Best candidates verified geometrically per query (0: no re-ranking). */
   rerankCandidates: number;
-  acquireImage: (body: RequestBody) => Promise<QueryImage>;
+  acquireImage: (query: QueryImageInput) => Promise<QueryImage>;
 }
 
 export interface QueryInput {
   accountId: number;
   serviceId: string;
-  body: RequestBody;
+  /** The query as the contract parsed it (SearchQuery, ProductSearchQuery): text fields and the uploaded image. */
+  query: SearchQueryInput | ProductSearchQueryInput;
   product: boolean;
   requestId: string;
   /** performance.now() at the start of the request. */
@@ -61,8 +61,9 @@ export class SearchQueryService {
   async query(input: QueryInput): Promise<Record<string, unknown>> {
     const service = await findServiceState(this.deps.pool, input.accountId, input.serviceId);
     if (!service) throw new ApiError('serviceNotFound', 'search service does not exist');
-    const params = parseSearchParams(input.body.fields, input.product);
-    const image = await this.image(input.body);
+    const texts = Object.fromEntries(Object.entries(input.query).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+    const params = parseSearchParams(texts, input.product);
+    const image = await this.image(input.query);
 
     const preprocessStarted = performance.now();
     // While an index is rebuilt under a new embedder, the old index answers: embed with its model.
@@ -114,9 +115,9 @@ export class SearchQueryService {
     };
   }
 
-  private async image(body: RequestBody): Promise<QueryImage> {
+  private async image(query: QueryImageInput): Promise<QueryImage> {
     try {
-      return await this.deps.acquireImage(body);
+      return await this.deps.acquireImage(query);
     } catch (err) {
       if (err instanceof QueryImageError) {
         throw new ApiError(err.problem === 'download' ? 'imageDownloadFailed' : 'invalidData', err.message);
@@ -128,7 +129,7 @@ export class SearchQueryService {
   private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number, embedder: EmbedderRef): Promise<QueryEmbedding> {
     let rgb: RgbPixels;
     try {
-      rgb = await this.deps.decoder.rgb(bytes, { maxSide: QUERY_MAX_SIDE, ...(params.loc ? { crop: params.loc } : {}) });
+      rgb = await this.deps.decoder.rgb(bytes, { maxSide: QUERY_MAX_SIDE, ...(params.loc ? { crop: params.loc } : {}) }, 'interactive', accountId);
     } catch (err) {
       if (err instanceof ImageDecodeError) throw new ApiError('invalidData', `image cannot be decoded: ${err.message}`);
       throw err;

@@ -1,8 +1,7 @@
 /** Training sets (`/custom_training/_0000194/training_sets`): sets, data files, clear. */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { ClearTrainingSet, CreateTrainingSet, ModifyTrainingSet } from '@iris/shared';
+import { AddTrainingData, ClearTrainingSet, CreateTrainingSet, DeleteTrainingData, ModifyTrainingSet } from '@iris/shared';
 import { inputOf } from '../../http/contract.hook.js';
-import { readBody, type RequestBody } from '../../http/request-body.js';
 import { mintedId, reportRegistry } from '../../http/request-context.js';
 import { dataSetObject } from '../data-sets/set-view.js';
 import type { Domain } from '../domain.js';
@@ -14,7 +13,6 @@ type ById = FastifyRequest<{ Params: { id: string } }>;
 
 const routes: FastifyPluginAsync = async (app) => {
   const service = new TrainingSetService({ pool: app.db.pool, downloads: app.downloads });
-  const body = (request: FastifyRequest): Promise<RequestBody> => readBody(request, { tmpDir: app.config.tmpDir });
 
   app.post(BASE, async (request, reply) => {
     const row = await service.create(request.ctx.accountId, mintedId(request), inputOf(request, CreateTrainingSet));
@@ -41,13 +39,12 @@ const routes: FastifyPluginAsync = async (app) => {
   });
 
   app.post(`${BASE}/:id/images`, async (request: ById) => {
-    const parsed = await body(request);
-    return dataSetObject(await service.addData(request.ctx.accountId, request.params.id, parsed, request.ctx.quotas), request.ctx.requestId);
+    const input = inputOf(request, AddTrainingData);
+    return dataSetObject(await service.addData(request.ctx.accountId, request.params.id, input, request.ctx.quotas), request.ctx.requestId);
   });
 
   app.delete(`${BASE}/:id/images`, async (request: ById) => {
-    const parsed = await body(request);
-    return dataSetObject(await service.deleteData(request.ctx.accountId, request.params.id, parsed), request.ctx.requestId);
+    return dataSetObject(await service.deleteData(request.ctx.accountId, request.params.id, inputOf(request, DeleteTrainingData)), request.ctx.requestId);
   });
 
   app.delete(`${BASE}/:id/clear`, async (request: ById) => {

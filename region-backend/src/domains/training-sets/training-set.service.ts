@@ -1,7 +1,14 @@
 /** Training sets: labelled image URLs for custom classifiers. */
 import type pg from 'pg';
-import { ApiError, truncateChars, LIMITS, type ClearTrainingSetInput, type CreateTrainingSetInput } from '@iris/shared';
-import type { RequestBody } from '../../http/request-body.js';
+import {
+  ApiError,
+  truncateChars,
+  LIMITS,
+  type AddTrainingDataInput,
+  type ClearTrainingSetInput,
+  type CreateTrainingSetInput,
+  type DeleteTrainingDataInput,
+} from '@iris/shared';
 import { addRecordsFromFile, deleteRecordsFromFile } from '../data-sets/bulk-apply.js';
 import type { RecordQuotas } from '../data-sets/record-quotas.js';
 import { deleteAllRecords, withLockedSet } from '../data-sets/record.repo.js';
@@ -54,19 +61,17 @@ export class TrainingSetService {
   }
 
   /** `urls_to_add`: CSV `url,label`, all or nothing; new URLs download in the background. */
-  async addData(accountId: number, id: string, body: RequestBody, quotas?: RecordQuotas): Promise<DataSetRow> {
+  async addData(accountId: number, id: string, input: AddTrainingDataInput, quotas?: RecordQuotas): Promise<DataSetRow> {
     await this.get(accountId, id);
-    if (!body.has('urls_to_add')) throw new ApiError('invalidData', 'urls_to_add (a CSV file of url,label rows) is required');
-    await addRecordsFromFile(this.deps, { accountId, setId: id, kind: KIND, quotas }, body, 'urls_to_add', trainingRowToAdd);
+    await addRecordsFromFile(this.deps, { accountId, setId: id, kind: KIND, quotas }, input.urls_to_add, trainingRowToAdd);
     return this.get(accountId, id);
   }
 
   /** `urls_to_delete`: the first column is the URL (a label or further columns are ignored); refused while the set is in use. */
-  async deleteData(accountId: number, id: string, body: RequestBody): Promise<DataSetRow> {
+  async deleteData(accountId: number, id: string, input: DeleteTrainingDataInput): Promise<DataSetRow> {
     await this.get(accountId, id);
-    if (!body.has('urls_to_delete')) throw new ApiError('invalidData', 'urls_to_delete (a CSV file of URLs) is required');
     await assertSetNotInUse([id], 'the training set');
-    await deleteRecordsFromFile(this.deps.pool, { accountId, setId: id, kind: KIND }, body, 'urls_to_delete');
+    await deleteRecordsFromFile(this.deps.pool, { accountId, setId: id, kind: KIND }, input.urls_to_delete);
     return this.get(accountId, id);
   }
 
