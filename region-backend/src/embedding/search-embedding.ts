@@ -57,8 +57,8 @@ export async function embedForQuery(request: EmbedRequest & { features?: boolean
   const decoded = await decodeEmbedInput(request);
   const views = queryViews(request.scenario);
   const box = contentBox(decoded.rgb);
-  const vectors = [await vectorOfViews(decoded.rgb, views)];
-  if (box) vectors.push(await vectorOfViews(await cropRgb(decoded.rgb, box), views));
+  const vectors = [await vectorOfViews(decoded.rgb, views, request.embedder)];
+  if (box) vectors.push(await vectorOfViews(await cropRgb(decoded.rgb, box), views, request.embedder));
   const features = request.features === false ? new Uint8Array(0) : packLocalFeatures(queryLocalFeatures((await opencv()).cv, decoded.rgb));
   return { vectors, box, features, width: decoded.width, height: decoded.height };
 }

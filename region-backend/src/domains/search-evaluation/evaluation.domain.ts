@@ -34,6 +34,7 @@ const routes = fp(
       pool: app.db.pool,
       inference: backgroundPool(app.inference, 1),
       indexes: app.searchIndexes,
+      embedders: app.searchEmbedders,
       decoder: app.decoder,
       rerankCandidates: config.rerankCandidates,
       acquireImage: () => Promise.reject(new Error('evaluation queries pass their bytes')),

@@ -7,7 +7,7 @@
  */
 import type pg from 'pg';
 import { ApiError, joinTags, secondsText, type ProductSearchQueryInput, type SearchQueryInput } from '@iris/shared';
-import { EMBEDDING_VERSION } from '../../embedding/embedding-info.js';
+import { embedderIdOf, type EmbedderRef } from '../../embedding/embedder-identity.js';
 import type { QueryEmbedding } from '../../embedding/search-embedding.js';
 import { QueryImageError, type QueryImage, type QueryImageInput } from '../../http/query-image.js';
 import { ImageDecodeError, type RgbPixels } from '../../images/image-decoder.js';
@@ -15,6 +15,7 @@ import type { ImageDecoderPool } from '../../inference/image-decoder-pool.js';
 import { InferenceTaskError, type InferencePool } from '../../inference/inference-pool.js';
 import { matchesTags } from '../../vectors/tag-filter.js';
 import type { VectorHit, VectorStore } from '../../vectors/vector-store.js';
+import type { EmbedderRegistry } from '../search-services/embedder-registry.js';
 import { findServiceState, type ServiceState } from '../search-services/search-service.repo.js';
 import { ServiceGoneError, type ServiceIndexes } from '../search-services/service-indexes.js';
 import { hasKeywords, inPriceRange, productFilter } from './product-filter.js';
@@ -32,6 +33,8 @@ export interface SearchDeps {
   pool: pg.Pool;
   inference: InferencePool;
   indexes: ServiceIndexes;
+  /** Which model made each pipeline's vectors: queries run the one of the index that answers them. */
+  embedders: EmbedderRegistry;
   decoder: ImageDecoderPool;
   /** Best candidates verified geometrically per query (0: no re-ranking). */
   rerankCandidates: number;
@@ -62,7 +65,7 @@ export class SearchQueryService {
     const params = parseSearchParams(texts, input.product);
     const image = await this.image(input.query);
 
-    const { selected, preprocessMs, searchMs } = await this.search(service, image.bytes, params, input.product, input.accountId);
+    const { selected, preprocessMs, searchMs, answered } = await this.search(service, image.bytes, params, input.product, input.accountId);
 
     const page = input.product ? selected.slice(params.page * params.count, (params.page + 1) * params.count) : selected.slice(0, params.count);
     return {
@@ -77,7 +80,8 @@ export class SearchQueryService {
       preprocess_time: secondsText(preprocessMs),
       searchtime: secondsText(searchMs),
       time: secondsText(performance.now() - input.startedAt),
-      ver: EMBEDDING_VERSION,
+      // The embedder of the index that answered (the built-in pipeline's version, or an operator embedder's id).
+      ver: embedderIdOf(answered),
       ...(input.product ? { page: params.page, count: params.count } : {}),
     };
   }
@@ -93,21 +97,35 @@ export class SearchQueryService {
     return (await this.search(service, bytes, params, false, accountId)).selected.slice(0, count);
   }
 
-  /** Embeds the query, searches the index, re-ranks: the ranked hits and the time of each step. */
+  /**
+   * Embeds the query, searches the index, re-ranks: the ranked hits, the time of each step and the pipeline
+   * of the index that answered (while an index is rebuilt under a new embedder, the old one answers).
+   */
   private async search(service: ServiceState, bytes: Uint8Array, params: SearchParams, product: boolean, accountId: number) {
     const preprocessStarted = performance.now();
     const candidates = params.rerank ? this.deps.rerankCandidates : 0;
-    const query = await this.embed(bytes, params, service.scenario, accountId, candidates > 0);
-    const preprocessMs = performance.now() - preprocessStarted;
+    const pipeline = this.deps.indexes.servingPipeline(service);
+    let query = await this.embed(bytes, params, service.scenario, accountId, candidates > 0, await this.deps.embedders.embedderOf(pipeline));
+    let preprocessMs = performance.now() - preprocessStarted;
 
     const searchStarted = performance.now();
+    let answered = pipeline;
     const hits = await this.deps.indexes
-      .use(service, (store) => this.selectAll(store, service, query.vectors, params, product))
+      .use(service, async (store, used) => {
+        if (used !== pipeline) {
+          // The new index came into service meanwhile: the query is embedded again with its model.
+          const again = performance.now();
+          query = await this.embed(bytes, params, service.scenario, accountId, candidates > 0, await this.deps.embedders.embedderOf(used));
+          preprocessMs += performance.now() - again;
+          answered = used;
+        }
+        return this.selectAll(store, service, query.vectors, params, product);
+      })
       .catch((err: unknown) => {
         throw err instanceof ServiceGoneError ? new ApiError('serviceNotFound', 'search service does not exist') : err;
       });
-    const selected = await rerank(hits, query, { pool: this.deps.pool, inference: this.deps.inference, service, candidates, accountId });
-    return { selected, preprocessMs, searchMs: performance.now() - searchStarted };
+    const selected = await rerank(hits, query, { pool: this.deps.pool, inference: this.deps.inference, service: { ...service, pipeline: answered }, candidates, accountId });
+    return { selected, preprocessMs, searchMs: performance.now() - searchStarted, answered };
   }
 
   private async image(query: QueryImageInput): Promise<QueryImage> {
@@ -121,7 +139,7 @@ export class SearchQueryService {
     }
   }
 
-  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number, rerank: boolean): Promise<QueryEmbedding & { picture?: RgbPixels }> {
+  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number, rerank: boolean, embedder: EmbedderRef): Promise<QueryEmbedding & { picture?: RgbPixels }> {
     let rgb: RgbPixels;
     try {
       rgb = await this.deps.decoder.rgb(bytes, { maxSide: QUERY_MAX_SIDE, ...(params.loc ? { crop: params.loc } : {}) }, 'interactive', accountId);
@@ -132,8 +150,9 @@ export class SearchQueryService {
     try {
       // The query's local features (re-ranking) are extracted beside its embedding, on another thread when one is free.
       const options = { priority: 'interactive' as const, accountId };
+      const payload = { rgb, scenario, features: false, ...(embedder.manifestPath ? { embedder } : {}) };
       const [embedding, features] = await Promise.all([
-        this.deps.inference.run<QueryEmbedding>('search-query-embed', { rgb, scenario, features: false }, options),
+        this.deps.inference.run<QueryEmbedding>('search-query-embed', payload, options),
         rerank ? this.deps.inference.run<Uint8Array>('search-query-features', { rgb }, options) : null,
       ]);
       return features ? { ...embedding, features, picture: rgb } : embedding;
