@@ -3,10 +3,13 @@
  * backends as child processes, the edge under `wrangler dev`):
  *
  * 1. Query latency on a 100,000-image service: an uploaded 640×480 JPEG, count=20, sequential calls, straight
- *    to the cn-east backend (edge signature added by the bench) and through the edge, interleaved. The 100k
+ *    to the cn-east backend (edge signature added by the bench) and through the edge, each with geometric
+ *    re-ranking on and off (`rerank=0`), interleaved call by call; the index bytes per image; and where the
+ *    re-ranking time goes, stage by stage (rerank-stages.ts). The 100k
  *    records are synthetic: rows and 256-d vectors (clustered like real catalogues, see
  *    vectors/synthetic-vectors.ts) written straight into PostgreSQL by a bench-only helper, because embedding
- *    100k real images would take hours on two cores. Everything after that is the product's own path: the
+ *    100k real images would take hours on two cores; each record carries the real ORB keypoints of one of ten
+ *    real pictures, so re-ranking does its real work. Everything after that is the product's own path: the
  *    backend builds its HNSW index from the stored embeddings, saves it, and loads it after a restart.
  * 2. Indexing throughput: a 2,000-image set (distinct generated 640×480 JPEGs on a loopback server) added
  *    as one CSV to a set that has a service, timed until the service reports n_indexed = 2000
@@ -30,12 +33,18 @@ import { EMBEDDING_DIM } from '../src/vision/embedding/embedding-info.js';
 import { photoJpeg, photoPixels } from '../test/support/test-images.js';
 import { pipelineOf, vectorToBytes } from '../src/domains/search-services/embedding-pipeline.js';
 import { SyntheticVectors } from '../test/support/synthetic-vectors.js';
+import { opencv } from '../src/vision/runtime/opencv-runtime.js';
+import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures } from '../src/vision/embedding/local-features.js';
+import { RERANK } from '../src/vision/embedding/rerank-score.js';
+import { realPictures, rerankStages } from './rerank-stages.js';
 
 const SIZE = Number(process.env.IRIS_BENCH_SEARCH_SIZE ?? 100_000);
 const QUERIES = Number(process.env.IRIS_BENCH_QUERIES ?? 100);
 const INDEX_IMAGES = Number(process.env.IRIS_BENCH_INDEX_IMAGES ?? 2000);
 const SCENARIO = 'general';
 const CHUNK = 5000;
+/** The backend's default (IRIS_SEARCH_RERANK). */
+const RERANK_CANDIDATES = Number(process.env.IRIS_SEARCH_RERANK ?? RERANK.candidates);
 
 interface Reply {
   status: number;
@@ -94,12 +103,26 @@ function expectOk(reply: Reply, what: string): Record<string, unknown> {
 }
 
 /**
+ * Real ORB features (as indexing stores them) of ten real pictures: synthetic records carry these in turn, so
+ * re-ranking reads, unpacks and verifies real keypoints (the query, a generated photo, is none of them: every
+ * candidate is verified, none decisively — the full cost).
+ */
+async function featurePool(): Promise<Buffer[]> {
+  const { cv } = await opencv();
+  return (await realPictures()).map((rgb) => {
+    const packed = packLocalFeatures(extractLocalFeatures(cv, rgb, LOCAL_FEATURES.indexSide, LOCAL_FEATURES.indexFeatures));
+    return Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength);
+  });
+}
+
+/**
  * Bench-only: writes `count` synthetic downloaded records, their embeddings and index items for a service in
  * one transaction, and marks the service indexed up to them (so no indexing job runs for them).
  */
 async function insertSynthetic(databaseUrl: string, setId: string, serviceId: string, count: number): Promise<number> {
   const started = performance.now();
   const synthetic = new SyntheticVectors({ count, dimension: EMBEDDING_DIM, seed: 11 });
+  const pool = await featurePool();
   const pipeline = pipelineOf(SCENARIO);
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
@@ -109,15 +132,17 @@ async function insertSynthetic(databaseUrl: string, setId: string, serviceId: st
       const rows = [];
       const keys: string[] = [];
       const vectors: Buffer[] = [];
+      const features: Buffer[] = [];
       for (let i = from; i < Math.min(count, from + CHUNK); i++) {
         const key = `synthetic-${String(i).padStart(8, '0')}`;
         rows.push({ url: `https://bench.invalid/${i}.jpg`, meta: `synthetic ${i}`, tags: synthetic.tags(i), key });
         keys.push(key);
         vectors.push(vectorToBytes(synthetic.vector(i)));
+        features.push(pool[i % pool.length]!);
       }
       await client.query(
-        `INSERT INTO image_embeddings (blob_key, pipeline, vector) SELECT k, $1, v FROM unnest($2::text[], $3::bytea[]) AS t(k, v) ON CONFLICT DO NOTHING`,
-        [pipeline, keys, vectors],
+        `INSERT INTO image_embeddings (blob_key, pipeline, vector, features) SELECT k, $1, v, f FROM unnest($2::text[], $3::bytea[], $4::bytea[]) AS t(k, v, f) ON CONFLICT DO NOTHING`,
+        [pipeline, keys, vectors, features],
       );
       await client.query(
         `WITH r AS (
@@ -153,12 +178,18 @@ interface Sample {
   search: number;
 }
 
-async function measureQueries(callers: Record<string, Caller>, serviceId: string, query: Buffer, fields: Record<string, string>): Promise<Map<string, Sample[]>> {
-  const samples = new Map<string, Sample[]>(Object.keys(callers).map((k) => [k, []]));
-  // Interleaved, so both paths see the same machine load.
+/** A way to call the search: through the edge or straight to the backend, with extra fields (rerank=0). */
+interface Variant {
+  call: Caller;
+  fields: Record<string, string>;
+}
+
+async function measureQueries(variants: Record<string, Variant>, serviceId: string, query: Buffer, fields: Record<string, string>): Promise<Map<string, Sample[]>> {
+  const samples = new Map<string, Sample[]>(Object.keys(variants).map((k) => [k, []]));
+  // Interleaved, so every variant sees the same machine load.
   for (let i = 0; i < QUERIES; i++) {
-    for (const [name, call] of Object.entries(callers)) {
-      const reply = await call('POST', `/search/${serviceId}`, multipartBody({ count: '20', ...fields }, query));
+    for (const [name, { call, fields: extra }] of Object.entries(variants)) {
+      const reply = await call('POST', `/search/${serviceId}`, multipartBody({ count: '20', ...fields, ...extra }, query));
       const body = expectOk(reply, `search via ${name}`);
       if (!Array.isArray(body.results) || body.results.length === 0) throw new Error(`search via ${name} returned no results`);
       samples.get(name)!.push({ ms: reply.ms, time: Number(body.time) * 1000, preprocess: Number(body.preprocess_time) * 1000, search: Number(body.searchtime) * 1000 });
@@ -220,16 +251,27 @@ async function queryLatency(platform: Platform, dataDir: string): Promise<void> 
   for (const call of Object.values(callers)) for (let i = 0; i < 5; i++) expectOk(await call('POST', `/search/${serviceId}`, multipartBody({ count: '20' }, query)), 'warm-up');
 
   const rows: (string | number)[][] = [];
-  const timed = async (label: string, fields: Record<string, string>, which: Record<string, Caller>) => {
-    for (const [name, list] of await measureQueries(which, serviceId, query, fields)) {
+  const timed = async (label: string, fields: Record<string, string>, variants: Record<string, Variant>) => {
+    const measured = await measureQueries(variants, serviceId, query, fields);
+    for (const [name, list] of measured) {
       const ms = list.map((s) => s.ms);
-      rows.push([`${label}, ${name === 'edge' ? 'through the edge' : 'backend direct'}`, median(ms), percentile(ms, 99), median(list.map((s) => s.time)), median(list.map((s) => s.preprocess)), median(list.map((s) => s.search))]);
+      rows.push([`${label}, ${name}`, median(ms), percentile(ms, 99), median(list.map((s) => s.time)), median(list.map((s) => s.preprocess)), median(list.map((s) => s.search))]);
     }
+    return new Map([...measured].map(([name, list]) => [name, median(list.map((s) => s.ms))]));
   };
   const loadBefore = os.loadavg()[0]!;
-  await timed('no filter', {}, callers);
-  await timed('tags=sel20 (20 % of items)', { tags: 'sel20' }, { backend });
-  await timed('tags=sel1 (1 % of items)', { tags: 'sel1' }, { backend });
+  // Re-ranking on and off in the same run, interleaved call by call.
+  const p50 = await timed('no filter', {}, {
+    're-ranking on, through the edge': { call: edge, fields: {} },
+    're-ranking off (rerank=0), through the edge': { call: edge, fields: { rerank: '0' } },
+    're-ranking on, backend direct': { call: backend, fields: {} },
+    're-ranking off (rerank=0), backend direct': { call: backend, fields: { rerank: '0' } },
+  });
+  await timed('tags=sel20 (20 % of items)', { tags: 'sel20' }, { 'backend direct': { call: backend, fields: {} } });
+  await timed('tags=sel1 (1 % of items)', { tags: 'sel1' }, { 'backend direct': { call: backend, fields: {} } });
+  const ratio = (on: string, off: string) => (p50.get(on) ?? NaN) / (p50.get(off) ?? NaN);
+  const edgeRatio = ratio('re-ranking on, through the edge', 're-ranking off (rerank=0), through the edge');
+  const directRatio = ratio('re-ranking on, backend direct', 're-ranking off (rerank=0), backend direct');
 
   console.log(
     `${SIZE.toLocaleString('en')} synthetic images: ${EMBEDDING_DIM}-d vectors and records written straight into PostgreSQL by a bench-only helper ` +
@@ -237,7 +279,7 @@ async function queryLatency(platform: Platform, dataDir: string): Promise<void> 
   );
   const n = `${Math.round(SIZE / 1000)}k`;
   printTable([`index of the ${n}-image service in a backend process`, 'seconds'], [
-    [built.msg === 'search index caught up' ? `applying the ${n} new items to the running index` : 'building the index from the stored embeddings', built.ms / 1000],
+    [`building the index from the stored embeddings (the service's first query)`, built.ms / 1000],
     [`loading the saved index at start (${fileMB.toFixed(0)} MB on disk)`, loaded.ms / 1000],
     ['rebuilding at start when the saved index is gone', rebuilt.ms / 1000],
   ]);
@@ -245,7 +287,43 @@ async function queryLatency(platform: Platform, dataDir: string): Promise<void> 
     `Query: an uploaded 640×480 JPEG of ${Math.round(query.length / 1024)} KB, count=20, ${QUERIES} sequential calls per row (edge and direct interleaved), ` +
       `${os.availableParallelism()} cores, load average ${loadBefore.toFixed(1)} before / ${os.loadavg()[0]!.toFixed(1)} after.\n`,
   );
-  printTable([`query on ${n} images`, 'p50 ms', 'p99 ms', 'backend time p50 ms', 'decode + embed p50 ms', 'index search + records p50 ms'], rows);
+  printTable([`query on ${n} images`, 'p50 ms', 'p99 ms', 'backend time p50 ms', 'decode + embed p50 ms', 'index search + records (+ re-ranking) p50 ms'], rows);
+  console.log(
+    `Re-ranking (${RERANK_CANDIDATES} candidates verified) costs ×${edgeRatio.toFixed(2)} of the same query without it through the edge (target ≤ 1.3), ` +
+      `×${directRatio.toFixed(2)} straight to the backend.\n`,
+  );
+  const bytes = await indexBytes(platform.databaseUrls['cn-east'], SIZE, fileMB);
+  printTable(['index bytes per image', 'bytes'], bytes);
+
+  const pool = new pg.Pool({ connectionString: platform.databaseUrls['cn-east'], max: 2 });
+  try {
+    const ids = await pool.query<{ record_id: string }>('SELECT record_id FROM search_index_items WHERE service_id = $1 ORDER BY random() LIMIT 10', [serviceId]);
+    await rerankStages({ pool, serviceId, pipeline: pipelineOf(SCENARIO), recordIds: ids.rows.map((r) => Number(r.record_id)) });
+  } finally {
+    await pool.end();
+  }
+}
+
+/** Bytes each indexed image costs: its vector and local features in PostgreSQL, its share of the saved HNSW file. */
+async function indexBytes(databaseUrl: string, size: number, fileMB: number): Promise<(string | number)[][]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ vector: string; features: string }>(
+      `SELECT avg(length(vector))::float8 AS vector, avg(length(features))::float8 AS features FROM image_embeddings WHERE features IS NOT NULL`,
+    );
+    const vector = Number(rows[0]?.vector ?? NaN);
+    const features = Number(rows[0]?.features ?? NaN);
+    const hnsw = (fileMB * 1024 * 1024) / size;
+    return [
+      ['vector (PostgreSQL image_embeddings.vector)', vector],
+      ['ORB keypoints for re-ranking (image_embeddings.features, average)', features],
+      ['saved HNSW index file (vectors + graph), per image', hnsw],
+      ['total', vector + features + hnsw],
+    ];
+  } finally {
+    await client.end();
+  }
 }
 
 /** 2,000 distinct 640×480 JPEGs: a few generated photos, each stamped with a unique block pattern. */

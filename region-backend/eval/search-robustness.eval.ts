@@ -23,11 +23,11 @@ import { contentBox } from '../src/vision/embedding/content-box.js';
 import { EMBEDDING_PIPELINE } from '../src/vision/embedding/embedding-info.js';
 import { INDEX_VIEWS, QUERY_VIEWS } from '../src/vision/embedding/embedding-views.js';
 import { l2normalise } from '../src/vision/embedding/feature-pooling.js';
-import { verifyCandidates, type Verification } from '../src/vision/embedding/geometric-verify.js';
+import { verifyCandidates, verifyMirrored, type Verification } from '../src/vision/embedding/geometric-verify.js';
 import { cropRgb, decodeImage, type ViewSpec } from '../src/vision/embedding/image-views.js';
-import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures, type LocalFeatures } from '../src/vision/embedding/local-features.js';
+import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures, queryLocalFeatures, type LocalFeatures } from '../src/vision/embedding/local-features.js';
 import { applyWhitening, decodeWhitening } from '../src/vision/embedding/pca-whitening.js';
-import { RERANK, rerankScore } from '../src/vision/embedding/rerank-score.js';
+import { RERANK, rerankScore, wantsMirrorPass } from '../src/vision/embedding/rerank-score.js';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadHeldOutPhotos, loadTestPhotos } from './lib/debian-datasets.js';
@@ -156,6 +156,7 @@ export default async function run(): Promise<void> {
   let verified = 0;
   let falseVerified = 0;
   let boxes = 0;
+  let mirrorPasses = 0;
   for (const [qi, q] of queries.entries()) {
     perEditCount.set(q.edit, (perEditCount.get(q.edit) ?? 0) + 1);
     const decoded = (await decodeImage(q.bytes)).rgb;
@@ -177,9 +178,13 @@ export default async function run(): Promise<void> {
     record(stages[2]!, q.edit, ranked, q.photo);
 
     const t0 = performance.now();
-    const queryFeatures = extractLocalFeatures(cv, decoded, Math.min(LOCAL_FEATURES.querySide, Math.max(LOCAL_FEATURES.queryMinSide, decoded.width, decoded.height)), LOCAL_FEATURES.queryFeatures);
+    // As the search does: the query's features; its mirror image's when nothing verifies but the vector is sure.
     const head = ranked.slice(0, RERANK.candidates);
-    const verifications = verifyCandidates(queryFeatures, head.map((r) => galleryFeatures[r.index]!));
+    let verifications = verifyCandidates(queryLocalFeatures(cv, decoded), head.map((r) => galleryFeatures[r.index]!));
+    if (wantsMirrorPass(verifications, head[0]!.score)) {
+      mirrorPasses++;
+      verifications = verifyMirrored(queryLocalFeatures(cv, decoded, true), head.map((r) => (r.score >= RERANK.mirrorMinScore ? galleryFeatures[r.index]! : null)));
+    }
     const reranked = head.map((r, k) => {
       const v: Verification | null = verifications[k] ?? null;
       if (v) verified++;
@@ -196,7 +201,7 @@ export default async function run(): Promise<void> {
 
   console.log(
     `${photos} test photos among ${galleryItems.length} gallery pictures (the rest from the OpenCV manual); ${queries.length} queries ` +
-      `(${SEARCH_EDITS.length} edits per photo). Content box found in ${boxes} queries; ${verified} candidates verified, ${falseVerified} of them wrongly.\n`,
+      `(${SEARCH_EDITS.length} edits per photo). Content box found in ${boxes} queries; ${verified} candidates verified, ${falseVerified} of them wrongly; mirror-image pass in ${mirrorPasses} queries.\n`,
   );
   const share = (m: Map<SearchEdit, number>, e: SearchEdit) => (m.get(e) ?? 0) / (perEditCount.get(e) ?? 1);
   const overall = (m: Map<SearchEdit, number>) => [...m.values()].reduce((a, b) => a + b, 0) / queries.length;

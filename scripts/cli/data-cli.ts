@@ -20,6 +20,8 @@ export const DATA_USAGE = `Data commands (an access key from --key, IRIS_ACCESS_
   batch run <service_id> <urls.txt> [--wait] [--out results.jsonl]
   batch services                                services batch tasks can run
   train <training_set_id> [--name n] [--watch]  train a classifier; live progress
+  evaluate <service_id> [--sample-size n] [--edits crop50,grey,...] [--wait] [--status]
+                                                a search service measures itself: recall@1/@10 per edit, latency
 Options: --json (machine-readable output), --lang zh, --url <url_root>, --key <access_key_id>, --profile <file>,
          --timeout-seconds <n> (for --watch / --wait)`;
 
@@ -47,6 +49,9 @@ export async function runDataCli(argv: string[]): Promise<number> {
       watch: { type: 'boolean' },
       out: { type: 'string' },
       'timeout-seconds': { type: 'string' },
+      'sample-size': { type: 'string' },
+      edits: { type: 'string' },
+      status: { type: 'boolean' },
       kind: { type: 'string' },
     },
   });

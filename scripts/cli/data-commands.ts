@@ -7,10 +7,11 @@ import type { z } from 'zod';
 import type { ColorResponse, TaggingResponse } from '@iris/shared';
 import type { CallInput, IrisClient } from './client.js';
 import { drawBoxes, imageBytes, type DrawnBox } from './draw.js';
+import { evaluate, type EvaluateOptions } from './evaluate-command.js';
 import { t, type Lang } from './messages.js';
 import { watch } from './progress.js';
 
-export interface CommandOptions {
+export interface CommandOptions extends EvaluateOptions {
   name?: string;
   description?: string;
   scenario?: string;
@@ -203,7 +204,7 @@ async function products(client: IrisClient, lang: Lang, action: string | undefin
   return { value: answer, text: `${id}: ${answer.ok ? t(lang, 'done') : 'refused'}` };
 }
 
-export const DATA_GROUPS = ['sets', 'products', 'services', 'search', 'detect', 'classify', 'color', 'batch', 'train'] as const;
+export const DATA_GROUPS = ['sets', 'products', 'services', 'search', 'detect', 'classify', 'color', 'batch', 'train', 'evaluate'] as const;
 
 export async function runDataCommand(client: IrisClient, positionals: string[], opts: CommandOptions): Promise<Outcome> {
   const [group, action, ...rest] = positionals;
@@ -225,6 +226,8 @@ export async function runDataCommand(client: IrisClient, positionals: string[], 
       return batch(client, lang, action, rest, opts);
     case 'train':
       return train(client, lang, positionals.slice(1), opts);
+    case 'evaluate':
+      return evaluate(client, need(positionals[1], '<service_id>'), opts);
     default:
       throw new UsageError(`unknown command: ${positionals.join(' ')}`);
   }

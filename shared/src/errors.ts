@@ -32,6 +32,8 @@ export const ERROR = {
   accountRecordQuota: [403, 3009],
   storedBytesQuota: [403, 3010],
   badCaseQuota: [403, 3011],
+  /** A search service runs one self-evaluation at a time; an account at most a few at once. */
+  evaluationRunning: [403, 3012],
   classifyServiceUnknown: [404, 1001],
   productSetNotFound: [404, 1004],
   setNotFound: [404, 2001],

@@ -1,6 +1,6 @@
 /**
  * The `iris` command against the whole platform: sets, downloads with failures, a search service, a
- * search and detection with --draw, a batch task written to results.jsonl, --json and --lang zh.
+ * search and detection with --draw, the service's self-evaluation followed with --wait, a batch task written to results.jsonl, --json and --lang zh.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DataSetResponse, SearchServiceResponse } from '@iris/shared';
+import { DataSetResponse, SearchEvaluation, SearchServiceResponse } from '@iris/shared';
 import { photoJpeg } from '../../region-backend/test/support/test-images.js';
 import { startPlatformFixture, type PlatformFixture } from './platform-fixture.js';
 
@@ -94,7 +94,19 @@ describe('iris (data commands)', () => {
     expect(lines).toHaveLength(3);
     expect(lines[0]).toContain(`${imageBase}/p1.jpg`);
     expect((await sharp(out).metadata()).width).toBe(320);
-  });
+
+    // The service measures itself: --wait follows the background evaluation to its report.
+    const evaluated = await iris('evaluate', service.id, '--sample-size', '2', '--edits', 'crop50,grey', '--wait', '--timeout-seconds', '240');
+    expect(evaluated.code, evaluated.stderr).toBe(0);
+    expect(evaluated.stdout).toContain(`${service.id}: done 4/4`);
+    expect(evaluated.stdout).toMatch(/^crop50\s+2\s+[\d.]+\s+[\d.]+$/m);
+    expect(evaluated.stdout).toMatch(/^grey\s+2\s+[\d.]+\s+[\d.]+$/m);
+    expect(evaluated.stdout).toMatch(/^overall\s+4\s+[\d.]+\s+1\.000$/m);
+    expect(evaluated.stdout).toMatch(/latency p50 [\d.]+ ms/);
+    const report = SearchEvaluation.parse(JSON.parse((await iris('evaluate', service.id, '--status', '--json')).stdout));
+    expect(report.state).toBe('done');
+    expect(report.report?.per_edit.map((e) => e.edit)).toEqual(['crop50', 'grey']);
+  }, 420_000);
 
   it('detects with --draw and speaks Chinese with --lang zh', async () => {
     const out = path.join(work, 'detect.png');

@@ -2,8 +2,8 @@
  * The web console in a real headless browser (Debian's chromium through playwright-core) against the whole
  * platform: sign in, create a set from an uploaded CSV and watch it reach `downloaded` (thumbnails through the
  * authenticated thumbnail route, the failed record with its reason), search with a drawn `loc`, detect faces
- * and see the boxes on the canvas, train a classifier and see its confusion matrix, try it on a picture, switch
- * to Chinese. Screenshots of every page go to docs/console/.
+ * and see the boxes on the canvas, train a classifier and see its confusion matrix, try it on a picture, start a search
+ * service's self-evaluation and read its report, switch to Chinese. Screenshots of every page go to docs/console/.
  * Also: the thumbnail and record routes refuse another account's sets, at the edge.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -195,6 +195,25 @@ describe('web console in a real browser', () => {
     expect(await page.locator('canvas.picture').first().getAttribute('data-box-count')).toBe('1');
     await shot('search');
   });
+
+  it('starts a self-evaluation of the search service on the services page and shows its report', async () => {
+    const list = (await (await platform.call('/customer_services/_0000172')).json()) as { results: { id: string; name: string }[] };
+    const serviceId = list.results.find((s) => s.name === 'console')!.id;
+    await page.goto(`${platform.edgeUrl}/console/#/services`);
+    await page.locator(`tr[data-service-id="${serviceId}"]`).getByRole('button', { name: 'Evaluate' }).click();
+    await page.locator('#evaluation-sample').fill('3');
+    await page.getByRole('button', { name: 'Start evaluation' }).click();
+    // Progress while it runs in the background, then the report table: one row per standard edit and overall.
+    await page.locator('.evaluation[data-state="done"] table.evaluation-report').waitFor({ timeout: 300_000 });
+    const rows = page.locator('table.evaluation-report tbody tr');
+    expect(await rows.count()).toBe(8);
+    expect(await rows.first().locator('td').first().textContent()).toBe('crop50');
+    expect(await rows.first().locator('td').nth(1).textContent()).toBe('3');
+    const overall = await page.locator('table.evaluation-report tr.overall').textContent();
+    expect(overall).toMatch(/Overall21\d+\.\d %100\.0 %/);
+    expect(await page.locator('table.evaluation-report caption').textContent()).toMatch(/p50 \d+(\.\d)? ms/);
+    await shot('service-evaluation');
+  }, 360_000);
 
   it('runs face detection and draws the boxes on the canvas', async () => {
     const faces = await faceRow();

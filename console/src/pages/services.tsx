@@ -6,6 +6,7 @@ import type { SearchService } from '../api/types.js';
 import { ErrorNote, Field, ProgressBar, Section } from '../components/bits.js';
 import { useAction, useLoad } from '../components/hooks.js';
 import { useI18n } from '../i18n/i18n.js';
+import { EvaluationPanel } from './service-evaluation.js';
 
 const SCENARIOS = ['general', 'fashion', 'fashion_v3', 'fashion_5_7', 'fashion_v5_5', 'material'];
 
@@ -23,6 +24,7 @@ export function ServicesPage() {
   const [scenario, setScenario] = useState('general');
   const create = useAction();
   const remove = useAction();
+  const [evaluated, setEvaluated] = useState<SearchService | null>(null);
   return (
     <div class="page">
       <h1>{t('navServices')}</h1>
@@ -97,6 +99,9 @@ export function ServicesPage() {
                   </td>
                   <td>{s.last_indexed_time ?? '—'}</td>
                   <td>
+                    <button type="button" onClick={() => setEvaluated(s)} aria-pressed={evaluated?.id === s.id}>
+                      {t('evaluate')}
+                    </button>{' '}
                     <button
                       type="button"
                       class="danger"
@@ -117,6 +122,7 @@ export function ServicesPage() {
           </table>
         )}
       </Section>
+      {evaluated && <EvaluationPanel key={evaluated.id} serviceId={evaluated.id} serviceName={evaluated.name} />}
     </div>
   );
 }

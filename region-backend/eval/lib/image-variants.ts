@@ -5,15 +5,12 @@
  * reruns produce the same bytes (and hit embedding caches).
  */
 import sharp from 'sharp';
+import { escapeXml, randomCrop, type Photo } from '../../src/images/query-edits.js';
 import { seededRandom } from '../../src/util/seeded-random.js';
 
+// Photos are oriented, alpha-free, at most 1024 px on the longer side, encoded as PNG (lossless master copy).
+export { escapeXml, randomCrop, type Photo };
 
-export interface Photo {
-  /** Oriented, alpha-free, at most 1024 px on the longer side, encoded as PNG (lossless master copy). */
-  png: Buffer;
-  width: number;
-  height: number;
-}
 
 export async function loadPhoto(file: string | Buffer): Promise<Photo> {
   const { data, info } = await sharp(file)
@@ -28,18 +25,6 @@ export async function loadPhoto(file: string | Buffer): Promise<Photo> {
 
 export type QueryTransform = 'crop' | 'flip' | 'rescale' | 'jpeg' | 'colour' | 'text' | 'logo' | 'rectangle' | 'mixed';
 export const QUERY_TRANSFORMS: readonly QueryTransform[] = ['crop', 'flip', 'rescale', 'jpeg', 'colour', 'text', 'logo', 'rectangle', 'mixed'];
-
-/** A crop of about `areaFraction` of the photo at a random place; its aspect ratio varies by `stretch` around the photo's own. */
-export function randomCrop(photo: Photo, areaFraction: number, rand: () => number, stretch = { min: 0.8, span: 0.4 }) {
-  const factor = stretch.min + stretch.span * rand();
-  const wf = Math.min(1, Math.sqrt(areaFraction) * factor);
-  const hf = Math.min(1, areaFraction / wf);
-  const width = Math.max(16, Math.round(photo.width * wf));
-  const height = Math.max(16, Math.round(photo.height * hf));
-  return { left: Math.floor(rand() * (photo.width - width + 1)), top: Math.floor(rand() * (photo.height - height + 1)), width, height };
-}
-
-export const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
 
 function textOverlay(width: number, height: number, rand: () => number): Buffer {
   const words = ['SALE 50% OFF', 'NEW ARRIVAL', 'www.example.com', 'LIMITED EDITION', '限时特价 FREE SHIPPING'];

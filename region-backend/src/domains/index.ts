@@ -8,6 +8,7 @@ import { customTrainingDomain } from './custom-training/custom-training.domain.j
 import { downloadsDomain } from './downloads/downloads.domain.js';
 import { imageSetsDomain } from './image-sets/image-set.routes.js';
 import { productSetsDomain } from './product-sets/product-set.routes.js';
+import { searchEvaluationDomain } from './search-evaluation/evaluation.domain.js';
 import { SEARCH_DOMAINS } from './search-services/search.domain.js';
 import { trainingSetsDomain } from './training-sets/training-set.routes.js';
 import { logosDomain } from './logos/logo.routes.js';
@@ -15,4 +16,4 @@ import { registryDomain } from './registry/registry.routes.js';
 import { revocationDomain } from './revocation/revocation.routes.js';
 import { setRecordsDomain } from './set-records/set-records.routes.js';
 
-export const DOMAINS: Domain[] = [analysisDomain, badCasesDomain, blobGcDomain, downloadsDomain, imageSetsDomain, productSetsDomain, trainingSetsDomain, customTrainingDomain, ...SEARCH_DOMAINS, batchDomain, logosDomain, registryDomain, revocationDomain, setRecordsDomain];
+export const DOMAINS: Domain[] = [analysisDomain, badCasesDomain, blobGcDomain, downloadsDomain, imageSetsDomain, productSetsDomain, trainingSetsDomain, customTrainingDomain, ...SEARCH_DOMAINS, searchEvaluationDomain, batchDomain, logosDomain, registryDomain, revocationDomain, setRecordsDomain];

@@ -20,6 +20,7 @@ export const TASKS = {
   'search-index-embed': () => import('./tasks/search-index-embed.task.js'),
   'search-query-embed': () => import('./tasks/search-query-embed.task.js'),
   'search-verify': () => import('./tasks/search-verify.task.js'),
+  'search-query-features': () => import('./tasks/search-query-features.task.js'),
   'vision-detect': () => import('./tasks/vision-detect.task.js'),
   'vision-classify': () => import('./tasks/vision-classify.task.js'),
   'face-attributes': () => import('./tasks/face-attributes.task.js'),

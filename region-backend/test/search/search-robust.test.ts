@@ -1,7 +1,8 @@
 /**
  * Robust matching end to end on one real backend: indexed images carry thumbnail views and local features;
  * a query that shows a picture inside a store-page screenshot, or as a small thumbnail, finds it first, and a
- * verified result says where the match is in both pictures (the `matched_region` extension).
+ * verified result says where the match is in both pictures (the `matched_region` extension); a mirrored crop
+ * is verified through the query's mirror image.
  */
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -92,6 +93,26 @@ describe('robust visual search', () => {
       const [, , rw = 0, rh = 0] = first.matched_region!.result;
       expect(rw * rh).toBeGreaterThan(0.3);
       expect(first.score).toBeGreaterThanOrEqual(0.9);
+    }
+  });
+
+  it('verifies a mirrored crop through the query\'s mirror image, and maps the matched region back', async () => {
+    for (const n of [8, 9]) {
+      const { width = 0, height = 0 } = await sharp(images[n]!).metadata();
+      // The right 60 % of the picture, mirrored left to right, with a white margin on its right (a third of the
+      // query): the match lies in the query's left two thirds and in the source's right 60 %.
+      const left = Math.round(width * 0.4);
+      const crop = await sharp(images[n]!).extract({ left, top: 0, width: width - left, height }).flop().toBuffer();
+      const margin = Math.round((width - left) / 2);
+      const query = await sharp(crop).extend({ right: margin, background: '#ffffff' }).jpeg({ quality: 85 }).toBuffer();
+      const res = await searchUpload(backend, serviceId, query, { count: '5' });
+      expect(res.statusCode, res.body).toBe(200);
+      const first = (res.json() as SearchResponse).results[0] as unknown as Matched;
+      expect(first.url).toBe(urlOf(n));
+      expect(first.matched_region, `mirrored picture ${n} verified`).toBeDefined();
+      expect(first.score).toBeGreaterThanOrEqual(0.9);
+      expect(iou(first.matched_region!.result, [0.4, 0, 0.6, 1])).toBeGreaterThan(0.5);
+      expect(iou(first.matched_region!.query, [0, 0, 2 / 3, 1])).toBeGreaterThan(0.5);
     }
   });
 

@@ -12,6 +12,7 @@ import { customTrainingOperations } from './custom-training.js';
 import { imageSetOperations } from './image-sets.js';
 import { platformOperations } from './platform.js';
 import { productSetOperations } from './product-sets.js';
+import { searchEvaluationOperations } from './search-evaluation.js';
 import { searchServiceOperations } from './search-services.js';
 import { searchOperations } from './search.js';
 import { setRecordOperations } from './set-records.js';
@@ -21,6 +22,7 @@ export * from './error-shapes.js';
 export * from './image-sets.js';
 export * from './product-sets.js';
 export * from './search-services.js';
+export * from './search-evaluation.js';
 export * from './search.js';
 export * from './custom-training.js';
 export * from './analysis.js';
@@ -35,6 +37,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...imageSetOperations,
   ...productSetOperations,
   ...searchServiceOperations,
+  ...searchEvaluationOperations,
   ...searchOperations,
   ...customTrainingOperations,
   ...analysisOperations,
@@ -52,6 +55,7 @@ type AnyOperation =
   | (typeof imageSetOperations)[number]
   | (typeof productSetOperations)[number]
   | (typeof searchServiceOperations)[number]
+  | (typeof searchEvaluationOperations)[number]
   | (typeof searchOperations)[number]
   | (typeof customTrainingOperations)[number]
   | (typeof analysisOperations)[number]

@@ -12,6 +12,7 @@ export const SearchQuery = z
     loc: loc.optional(),
     count: intText.optional().describe('maximum number of results, default 20'),
     tags: tags.optional(),
+    rerank: z.union([z.string(), z.number().int()]).optional().describe('Iris: 0 skips geometric re-ranking for this query (default 1)'),
   })
   .passthrough();
 export const ProductSearchQuery = SearchQuery.extend({

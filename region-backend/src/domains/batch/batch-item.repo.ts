@@ -12,14 +12,18 @@ export interface ClaimedItem {
 
 export async function claimItems(db: Queryable, taskId: string, limit: number, leaseSeconds: number, token: string): Promise<ClaimedItem[]> {
   const result = await db.query<ClaimedItem>(
-    `UPDATE batch_items i
-     SET state = 'running', attempts = i.attempts + 1, claim_token = $4, lease_until = now() + make_interval(secs => $3)
-     WHERE i.task_id = $1 AND i.line IN (
+    // The pick is a materialised CTE: as an IN (… LIMIT … SKIP LOCKED) subquery, the planner may run it again
+    // per row and claim far more than `limit` lines (each run skips the rows the previous one locked).
+    `WITH picked AS MATERIALIZED (
        SELECT line FROM batch_items
        WHERE task_id = $1 AND (state = 'pending' OR (state = 'running' AND lease_until < now()))
        ORDER BY line
        LIMIT $2
        FOR UPDATE SKIP LOCKED)
+     UPDATE batch_items i
+     SET state = 'running', attempts = i.attempts + 1, claim_token = $4, lease_until = now() + make_interval(secs => $3)
+     FROM picked
+     WHERE i.task_id = $1 AND i.line = picked.line
      RETURNING i.line, i.url, i.attempts`,
     [taskId, limit, leaseSeconds, token],
   );

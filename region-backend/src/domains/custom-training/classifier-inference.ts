@@ -9,7 +9,7 @@ import { ImageDecodeError } from '../../images/image-errors.js';
 import type { ImageDecoderPool } from '../../inference/image-decoder-pool.js';
 import { InferenceTaskError, type InferencePool, type Priority } from '../../inference/inference-pool.js';
 import type { ClassifierPrediction } from '../../inference/tasks/classifier-predict.task.js';
-import { CLASSIFIER_FEATURE_DIM, CLASSIFIER_FEATURE_PIPELINE } from '../../vision/training/feature-info.js';
+import { featurePayload, servableFeatures, type FeaturePipeline } from '../../vision/training/feature-pipeline.js';
 import { bytesToFloat32 } from '../../vision/training/float-bytes.js';
 import { assertClassifier, type LinearClassifier } from '../../vision/training/linear-classifier.js';
 import { analysisError } from '../analysis/analysis-errors.js';
@@ -25,6 +25,8 @@ export interface ServedModel {
   /** The `version` of inference answers: feature pipeline and training time. */
   version: string;
   trainedAt: number;
+  /** What the model was trained on (the built-in backbone, or an ONNX image embedder). */
+  features: FeaturePipeline;
 }
 
 /** One image to classify, with what the answer's envelope reports. */
@@ -85,8 +87,9 @@ export class ClassifierInference {
     if (cached && cached.trainedAt === state.trained_at.getTime()) return cached;
     const stored = await findModel(this.deps.pool, serviceId);
     if (!stored) throw new ApiError('notReady', `service ${serviceId} has no trained model`);
-    if (stored.feature_pipeline !== CLASSIFIER_FEATURE_PIPELINE || stored.dim !== CLASSIFIER_FEATURE_DIM) {
-      throw new ApiError('notReady', `service ${serviceId} was trained on features this version of Iris no longer computes; create it again`);
+    const features = await servableFeatures(stored.feature_pipeline, stored.dim);
+    if (!features) {
+      throw new ApiError('notReady', `service ${serviceId} was trained on features this version of Iris no longer computes (another image embedder); create it again`);
     }
     const classes = stored.labels.length;
     const served: ServedModel = {
@@ -103,6 +106,7 @@ export class ClassifierInference {
       }),
       version: `${stored.feature_pipeline}@${Math.floor(stored.trained_at.getTime() / 1000)}`,
       trainedAt: stored.trained_at.getTime(),
+      features,
     };
     this.cache.delete(serviceId);
     this.cache.set(serviceId, served);
@@ -115,7 +119,7 @@ export class ClassifierInference {
   async predict(served: ServedModel, image: Uint8Array): Promise<ClassifierPrediction> {
     // The one decode path (format probe, pixel limit, time limit); the model thread only sees pixels.
     const rgb = await this.deps.decoder.rgb(image, { maxSide: PREDICT_MAX_SIDE }, this.deps.decodePriority ?? 'interactive', served.accountId);
-    return this.deps.inference.run('classifier-predict', { rgb, model: served.model }, { priority: 'interactive', accountId: served.accountId });
+    return this.deps.inference.run('classifier-predict', { rgb, model: served.model, ...featurePayload(served.features) }, { priority: 'interactive', accountId: served.accountId });
   }
 
   /** The classify answer (envelope with ranked labels) for one image; image problems in the analysis shape. */

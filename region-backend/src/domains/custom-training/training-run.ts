@@ -14,7 +14,7 @@ import type { BlobStore } from '../../images/blob-store.js';
 import { InferenceTaskError, type InferencePool } from '../../inference/inference-pool.js';
 import type { JobQueue } from '../../plugins/queue.plugin.js';
 import { trainClassifier, type LabelledFeatures } from './classifier-training.js';
-import { CLASSIFIER_FEATURE_DIM, CLASSIFIER_FEATURE_PIPELINE } from '../../vision/training/feature-info.js';
+import { configuredFeatures, featurePayload, type FeaturePipeline } from '../../vision/training/feature-pipeline.js';
 import { bytesToFloat32, float32ToBytes } from '../../vision/training/float-bytes.js';
 import { Semaphore } from '../downloads/semaphore.js';
 import {
@@ -162,16 +162,18 @@ export class TrainingRunner {
     if (downloadIssue) return this.fail(service.id, downloadIssue, Object.fromEntries(labels.map((l) => [l.label, l.downloaded])));
 
     await this.progress(service.id, 'embedding', DOWNLOADED);
-    if (!(await this.computeFeatures(service.id, setId, started))) return 'handed-over';
+    // The built-in backbone's features, or the configured ONNX image embedder's (training/feature-pipeline.ts).
+    const features = await configuredFeatures();
+    if (!(await this.computeFeatures(service.id, setId, started, features))) return 'handed-over';
 
-    const usable = await usableCounts(pool, setId, CLASSIFIER_FEATURE_PIPELINE);
+    const usable = await usableCounts(pool, setId, features.pipeline);
     const labelCounts = Object.fromEntries(labels.map((l) => [l.label, usable.get(l.label) ?? 0]));
     await saveLabelCounts(pool, service.id, labelCounts);
     const labelIssue = labelProblem(new Map(Object.entries(labelCounts)), config);
     if (labelIssue) return this.fail(service.id, labelIssue, labelCounts);
 
     await this.progress(service.id, 'training', EMBEDDED);
-    const rows = await this.loadRows(setId);
+    const rows = await this.loadRows(setId, features);
     const { labels: classes, result } = await trainClassifier(this.deps.inference, rows, { seed: config.seed, priority: 'background' });
     const client = await pool.connect();
     try {
@@ -180,7 +182,7 @@ export class TrainingRunner {
         client,
         service.id,
         {
-          feature_pipeline: CLASSIFIER_FEATURE_PIPELINE,
+          feature_pipeline: features.pipeline,
           labels: classes,
           dim: result.model.dim,
           mean: float32ToBytes(result.model.mean),
@@ -216,12 +218,12 @@ export class TrainingRunner {
    * Computes the missing features of the set's images, batch by batch; false when the run's time budget ran
    * out first (a fresh job continues). Images missing from the blob store are left out of this run.
    */
-  private async computeFeatures(serviceId: string, setId: string, started: number): Promise<boolean> {
+  private async computeFeatures(serviceId: string, setId: string, started: number, pipeline: FeaturePipeline): Promise<boolean> {
     const { pool, blobs, inference, log, config } = this.deps;
     const skipped = new Set<string>();
     const gate = new Semaphore(Math.max(2, inference.size * 8)); // enough in flight for the pool to batch
     for (;;) {
-      const keys = (await imagesWithoutFeatures(pool, setId, CLASSIFIER_FEATURE_PIPELINE, FEATURE_BATCH + skipped.size)).filter((k) => !skipped.has(k));
+      const keys = (await imagesWithoutFeatures(pool, setId, pipeline.pipeline, FEATURE_BATCH + skipped.size)).filter((k) => !skipped.has(k));
       if (!keys.length) return true;
       await Promise.all(
         keys.slice(0, FEATURE_BATCH).map(async (key) => {
@@ -235,30 +237,30 @@ export class TrainingRunner {
               return;
             }
             try {
-              const { features } = await inference.run('classifier-features', { image: bytes }, { priority: 'background' });
-              if (features.length !== CLASSIFIER_FEATURE_DIM) throw new Error(`classifier features have ${features.length} values, expected ${CLASSIFIER_FEATURE_DIM}`);
-              await saveFeatures(pool, key, CLASSIFIER_FEATURE_PIPELINE, { features: float32ToBytes(features) });
+              const { features } = await inference.run('classifier-features', { image: bytes, ...featurePayload(pipeline) }, { priority: 'background' });
+              if (features.length !== pipeline.dim) throw new Error(`classifier features have ${features.length} values, expected ${pipeline.dim}`);
+              await saveFeatures(pool, key, pipeline.pipeline, { features: float32ToBytes(features) });
             } catch (err) {
               if (!(err instanceof InferenceTaskError && err.code && PERMANENT_FEATURE_ERRORS.has(err.code))) throw err;
-              await saveFeatures(pool, key, CLASSIFIER_FEATURE_PIPELINE, { error: err.message });
+              await saveFeatures(pool, key, pipeline.pipeline, { error: err.message });
             }
           } finally {
             release();
           }
         }),
       );
-      const coverage = await featureCoverage(pool, setId, CLASSIFIER_FEATURE_PIPELINE);
+      const coverage = await featureCoverage(pool, setId, pipeline.pipeline);
       await this.progress(serviceId, 'embedding', DOWNLOADED + ((EMBEDDED - DOWNLOADED) * coverage.done) / Math.max(1, coverage.images));
       if (Date.now() - started > config.runBudgetMs) return false;
     }
   }
 
-  private async loadRows(setId: string): Promise<LabelledFeatures[]> {
+  private async loadRows(setId: string, features: FeaturePipeline): Promise<LabelledFeatures[]> {
     const rows: LabelledFeatures[] = [];
     let afterId = 0;
     for (;;) {
-      const page = await trainingRows(this.deps.pool, setId, CLASSIFIER_FEATURE_PIPELINE, afterId, PAGE);
-      for (const row of page) rows.push({ label: row.label, features: bytesToFloat32(row.features, CLASSIFIER_FEATURE_DIM) });
+      const page = await trainingRows(this.deps.pool, setId, features.pipeline, afterId, PAGE);
+      for (const row of page) rows.push({ label: row.label, features: bytesToFloat32(row.features, features.dim) });
       if (page.length < PAGE) return rows;
       afterId = page[page.length - 1]!.id;
     }

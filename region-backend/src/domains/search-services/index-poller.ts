@@ -9,7 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { PeriodicTask } from '../../jobs/periodic-task.js';
 import { SCENARIOS } from '@iris/shared';
 import type { JobQueue } from '../../plugins/queue.plugin.js';
-import { pipelineOf } from './embedding-pipeline.js';
+import type { EmbedderRegistry } from './embedder-registry.js';
 import { INDEX_JOB, type IndexJobData } from './search-indexer.js';
 import { allServiceStates, staleServiceIds } from './search-service.repo.js';
 import type { ServiceIndexes } from './service-indexes.js';
@@ -20,9 +20,8 @@ export interface PollerDeps {
   indexes: ServiceIndexes;
   log: FastifyBaseLogger;
   intervalMs: number;
+  embedders: EmbedderRegistry;
 }
-
-const PIPELINES: Record<string, string> = Object.fromEntries(SCENARIOS.map((s) => [s, pipelineOf(s)]));
 
 export class IndexPoller {
   private readonly loop: PeriodicTask;
@@ -42,7 +41,9 @@ export class IndexPoller {
   /** One pass: enqueue stale services, bring the indexes of this process up to date, save due ones. */
   async pollOnce(): Promise<void> {
     const { pool, queue, indexes } = this.deps;
-    for (const serviceId of await staleServiceIds(pool, PIPELINES)) {
+    const pipelines: Record<string, string> = {};
+    for (const scenario of SCENARIOS) pipelines[scenario] = await this.deps.embedders.pipelineOf(scenario);
+    for (const serviceId of await staleServiceIds(pool, pipelines)) {
       await queue.send(INDEX_JOB, { serviceId } satisfies IndexJobData, { singletonKey: serviceId });
     }
     await indexes.refresh(await allServiceStates(pool));

@@ -9,6 +9,8 @@ const schema = z.object({
   IRIS_SEARCH_INDEX_BATCH: z.coerce.number().int().min(1).max(5000).default(128),
   IRIS_SEARCH_RERANK: z.coerce.number().int().min(0).max(50).default(RERANK.candidates),
   IRIS_INDEX_MEMORY_MB: z.coerce.number().min(1).max(1_048_576).default(2048),
+  IRIS_EVALUATION_TURN_SECONDS: z.coerce.number().min(1).max(3600).default(60),
+  IRIS_EVALUATIONS_PER_ACCOUNT: z.coerce.number().int().min(1).max(100).default(2),
 });
 
 export interface SearchConfig {
@@ -24,6 +26,10 @@ export interface SearchConfig {
   rerankCandidates: number;
   /** Estimated bytes the loaded search indexes of one process may hold (least recently used evicted past it). */
   indexMemoryBytes: number;
+  /** A self-evaluation's background turn lasts at most this long before it queues the next one. */
+  evaluationTurnMs: number;
+  /** Self-evaluations one account may have queued or running at once (one per service in any case). */
+  evaluationsPerAccount: number;
 }
 
 export function loadSearchConfig(env: NodeJS.ProcessEnv): SearchConfig {
@@ -40,5 +46,7 @@ export function loadSearchConfig(env: NodeJS.ProcessEnv): SearchConfig {
     indexBatch: e.IRIS_SEARCH_INDEX_BATCH,
     indexMemoryBytes: Math.round(e.IRIS_INDEX_MEMORY_MB * 1024 * 1024),
     rerankCandidates: e.IRIS_SEARCH_RERANK,
+    evaluationTurnMs: e.IRIS_EVALUATION_TURN_SECONDS * 1000,
+    evaluationsPerAccount: e.IRIS_EVALUATIONS_PER_ACCOUNT,
   };
 }

@@ -13,7 +13,9 @@ import type { BlobStore } from '../../images/blob-store.js';
 import { InferenceTaskError, type InferencePool } from '../../inference/inference-pool.js';
 import { listRecordChanges, type RecordChange } from '../data-sets/index.js';
 import { Semaphore } from '../downloads/semaphore.js';
-import { pipelineOf, vectorToBytes } from './embedding-pipeline.js';
+import type { EmbedderRegistry } from './embedder-registry.js';
+import { cancelRebuild, keysMissingUnder, startRebuild, switchPipeline, updateRebuildProgress } from './embedder-rebuild.repo.js';
+import { vectorToBytes } from './embedding-pipeline.js';
 import {
   applyItemBatch,
   embeddedKeys,
@@ -59,6 +61,7 @@ export interface IndexerDeps {
   blobs: BlobStore;
   inference: InferencePool;
   log: FastifyBaseLogger;
+  embedders: EmbedderRegistry;
 }
 
 export interface RunSummary {
@@ -113,19 +116,37 @@ export class SearchIndexer {
   private async catchUp(serviceId: string, summary: RunSummary): Promise<void> {
     const started = Date.now();
     let first = true;
+    /** Rebuild cursor of this run: each image is tried once per run (one that cannot be embedded is left out). */
+    let rebuiltUpTo = '';
     while (!this.closing && Date.now() - started < this.options.maxRunMs) {
       const service = await serviceState(this.deps.pool, serviceId);
       if (!service) return;
-      const pipeline = pipelineOf(service.scenario);
+      const pipeline = await this.deps.embedders.pipelineOf(service.scenario);
       if (service.pipeline !== pipeline) {
-        this.deps.log.info({ serviceId, from: service.pipeline, to: pipeline }, 'embedding pipeline changed: indexing the set again');
-        await restartUnderPipeline(this.deps.pool, serviceId, pipeline);
+        if (service.n_indexed === 0) {
+          this.deps.log.info({ serviceId, from: service.pipeline, to: pipeline }, 'embedding pipeline changed: indexing the set again');
+          await restartUnderPipeline(this.deps.pool, serviceId, pipeline);
+          continue;
+        }
+        if (service.next_pipeline !== pipeline) {
+          // The index keeps serving under its pipeline while every item is embedded again under the new one.
+          this.deps.log.info({ serviceId, from: service.pipeline, to: pipeline }, 'embedder changed: rebuilding the index in the background');
+          await startRebuild(this.deps.pool, serviceId, pipeline);
+          rebuiltUpTo = '';
+          continue;
+        }
+      } else if (service.next_pipeline) {
+        await cancelRebuild(this.deps.pool, serviceId);
         continue;
       }
       if (first && service.caught_up_at && Date.now() - service.caught_up_at.getTime() > RECONCILE_AFTER_MS) await this.removeOrphans(service);
       first = false;
       const changes = await listRecordChanges(this.deps.pool, service.set_id, service.source_seq, this.options.batchSize);
       if (!changes.length) {
+        if (service.next_pipeline) {
+          rebuiltUpTo = await this.rebuildStep(service, rebuiltUpTo, summary);
+          continue;
+        }
         await markCaughtUp(this.deps.pool, serviceId);
         await purgeItemTombstones(this.deps.pool, serviceId, new Date(Date.now() - ITEM_TOMBSTONE_MS));
         return;
@@ -144,13 +165,38 @@ export class SearchIndexer {
     }
   }
 
+  /**
+   * One batch of a background rebuild: embeds live items' images under the next pipeline, after `cursor`;
+   * when none is left, switches the service to it. Answers the new cursor ('' after the switch).
+   */
+  private async rebuildStep(service: ServiceState, cursor: string, summary: RunSummary): Promise<string> {
+    const next = service.next_pipeline!;
+    const keys = await keysMissingUnder(this.deps.pool, service.id, next, cursor, this.options.batchSize);
+    if (keys.length) {
+      await this.ensureEmbeddings(keys, service, next);
+      await updateRebuildProgress(this.deps.pool, service.id, next);
+      summary.batches++;
+      return keys[keys.length - 1]!;
+    }
+    if (await switchPipeline(this.deps.pool, service.id, next)) {
+      this.deps.log.info({ serviceId: service.id, from: service.pipeline, to: next }, 'index rebuilt under the new embedder: switched');
+    }
+    return '';
+  }
+
   /** Index entries for the live downloaded records of a batch (embedding the images not embedded yet). */
   private async upsertsOf(changes: RecordChange[], service: ServiceState, summary: RunSummary): Promise<ItemUpsert[]> {
     const live = changes.filter((c) => !c.deleted && c.status === 'downloaded' && c.blob_key);
-    const embedded = await this.ensureEmbeddings(
-      [...new Set(live.map((c) => c.blob_key!))],
-      service,
-    );
+    const keys = [...new Set(live.map((c) => c.blob_key!))];
+    const embedded = await this.ensureEmbeddings(keys, service, service.pipeline);
+    // During a rebuild, new images are embedded for the index being built too. A failure there (a new model
+    // that does not run) must not hold back the index that serves: the rebuild step retries those images.
+    if (service.next_pipeline) {
+      await this.ensureEmbeddings(keys, service, service.next_pipeline).catch((err: unknown) => {
+        if (this.closing) throw err;
+        this.deps.log.warn({ serviceId: service.id, err }, 'embedding new images for the index being rebuilt failed: the rebuild retries them');
+      });
+    }
     const upserts: ItemUpsert[] = [];
     for (const c of live) {
       if (embedded.has(c.blob_key!)) upserts.push({ record_id: c.id, blob_key: c.blob_key!, tags: c.tags, price: c.price, keywords: c.keywords });
@@ -159,9 +205,10 @@ export class SearchIndexer {
     return upserts;
   }
 
-  private async ensureEmbeddings(keys: string[], service: ServiceState): Promise<Set<string>> {
+  private async ensureEmbeddings(keys: string[], service: ServiceState, pipeline: string): Promise<Set<string>> {
     const { pool, blobs, inference, log } = this.deps;
-    const have = await embeddedKeys(pool, service.pipeline, keys);
+    const embedder = await this.deps.embedders.embedderOf(pipeline);
+    const have = await embeddedKeys(pool, pipeline, keys);
     const gate = new Semaphore(this.options.embedConcurrency);
     await Promise.all(
       keys
@@ -174,8 +221,9 @@ export class SearchIndexer {
               log.warn({ serviceId: service.id, blobKey: key }, 'stored image missing: record left out of the index');
               return;
             }
-            const result = await inference.run('search-index-embed', { image: bytes, scenario: service.scenario }, { priority: 'background' });
-            await insertEmbedding(pool, key, service.pipeline, vectorToBytes(result.vector), result.features);
+            const payload = { image: bytes, scenario: service.scenario, ...(embedder.manifestPath ? { embedder } : {}) };
+            const result = await inference.run('search-index-embed', payload, { priority: 'background' });
+            await insertEmbedding(pool, key, pipeline, vectorToBytes(result.vector, embedder.dim), result.features);
             have.add(key);
           } catch (err) {
             if (this.closing) throw err;

@@ -12,6 +12,8 @@ const row = (over: Partial<SearchServiceRow> = {}): SearchServiceRow => ({
   set_id: 'set1',
   product_set_id: null,
   pipeline: 'p',
+  next_pipeline: null,
+  n_rebuilt: 0,
   source_seq: 0,
   index_seq: 0,
   purged_seq: 0,
@@ -53,6 +55,15 @@ describe('search service object', () => {
     expect(indexedRatio(5, 0)).toBe(0);
     expect(indexedRatio(1, 3)).toBe(0.3333);
     expect(indexedRatio(4, 3)).toBe(1);
+  });
+});
+
+describe('indexed_ratio during a rebuild under another embedder', () => {
+  it('counts the items embedded with the new embedder, while n_indexed keeps the online index', () => {
+    const o = searchServiceObject(row({ n_indexed: 40, n_downloaded: 40, next_pipeline: 'q', n_rebuilt: 10 }));
+    expect(o.indexed_ratio).toBe(0.25);
+    expect(o.n_indexed).toBe(40);
+    expect(searchServiceObject(row({ n_indexed: 40, n_downloaded: 40, n_rebuilt: 10 })).indexed_ratio).toBe(1);
   });
 });
 

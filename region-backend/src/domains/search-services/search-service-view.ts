@@ -39,7 +39,8 @@ export function searchServiceObject(row: SearchServiceRow, requestId?: string, n
     ...(row.product_set_id ? { product_set_id: row.product_set_id } : {}),
     created_at: formatTime(row.created_at),
     creator_id: Number(row.account_id),
-    indexed_ratio: indexedRatio(row.n_indexed, row.n_downloaded),
+    // While an index is rebuilt under a new embedder, the share already embedded with it (the old index serves).
+    indexed_ratio: indexedRatio(row.next_pipeline ? row.n_rebuilt : row.n_indexed, row.n_downloaded),
     n_indexed: row.n_indexed,
     last_indexed_time: formatTimeOrNull(row.indexed_at),
     last_updated_at: formatTimeOrNull(row.updated_at),

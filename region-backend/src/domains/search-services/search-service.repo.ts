@@ -12,6 +12,10 @@ export interface ServiceState {
   set_id: string;
   product_set_id: string | null;
   pipeline: string;
+  /** The pipeline being built in the background while `pipeline` serves (the embedder changed), or null. */
+  next_pipeline: string | null;
+  /** Live items embedded under next_pipeline so far. */
+  n_rebuilt: number;
   source_seq: number;
   index_seq: number;
   purged_seq: number;
@@ -28,7 +32,7 @@ export interface SearchServiceRow extends ServiceState {
   n_downloaded: number;
 }
 
-const STATE = `s.id, s.account_id, s.kind, s.scenario, s.set_id, s.product_set_id, s.pipeline, s.source_seq, s.index_seq,
+const STATE = `s.id, s.account_id, s.kind, s.scenario, s.set_id, s.product_set_id, s.pipeline, s.next_pipeline, s.n_rebuilt, s.source_seq, s.index_seq,
                s.purged_seq, s.n_indexed, s.caught_up_at`;
 
 const WITH_COUNTS = `

@@ -14,7 +14,7 @@ import { searchServiceObject } from './search-service-view.js';
 type ById = FastifyRequest<{ Params: { id: string } }>;
 
 export const searchServiceRoutes: FastifyPluginAsync = async (app) => {
-  const service = new SearchServiceService({ pool: app.db.pool, indexes: app.searchIndexes });
+  const service = new SearchServiceService({ pool: app.db.pool, indexes: app.searchIndexes, embedders: app.searchEmbedders });
 
   app.post('/image_sets/_0000014/:id/services', async (request: ById, reply) => {
     const row = await service.createOnImageSet(request.ctx.accountId, mintedId(request), request.params.id, inputOf(request, CreateSearchService), request.ctx.quotas.searchServicesPerSet);

@@ -2,7 +2,7 @@
 import type pg from 'pg';
 import { ApiError, LIMITS, isScenario, truncateChars, type CreateSearchServiceInput, type RenameServiceInput } from '@iris/shared';
 import { findDataSet, findProductSet } from '../data-sets/index.js';
-import { pipelineOf } from './embedding-pipeline.js';
+import type { EmbedderRegistry } from './embedder-registry.js';
 import {
   deleteService,
   findService,
@@ -31,7 +31,7 @@ export function serviceScenario(value: string | undefined): string {
 const setFull = () => new ApiError('setServiceQuota', 'maximum number of search services on this set reached');
 
 export class SearchServiceService {
-  constructor(private readonly deps: { pool: pg.Pool; indexes: ServiceIndexes }) {}
+  constructor(private readonly deps: { pool: pg.Pool; indexes: ServiceIndexes; embedders: EmbedderRegistry }) {}
 
   async createOnImageSet(accountId: number, id: string, imageSetId: string, fields: CreateSearchServiceInput, perSetLimit?: number): Promise<SearchServiceRow> {
     const existing = await findService(this.deps.pool, accountId, id);
@@ -39,7 +39,7 @@ export class SearchServiceService {
     const name = serviceName(fields.name);
     const scenario = serviceScenario(fields.scenario);
     if (!(await findDataSet(this.deps.pool, accountId, imageSetId, 'image_set'))) throw new ApiError('setNotFound', 'image set does not exist');
-    const row = { id, accountId, kind: 'image_set', name, scenario, setId: imageSetId, productSetId: null, pipeline: pipelineOf(scenario) } as const;
+    const row = { id, accountId, kind: 'image_set', name, scenario, setId: imageSetId, productSetId: null, pipeline: await this.deps.embedders.pipelineOf(scenario) } as const;
     if (!(await insertService(this.deps.pool, row, perSetLimit))) throw setFull();
     return this.get(accountId, id);
   }
@@ -51,7 +51,7 @@ export class SearchServiceService {
     const scenario = serviceScenario(fields.scenario);
     const set = await findProductSet(this.deps.pool, accountId, productSetId);
     if (!set) throw new ApiError('productSetNotFound', 'product set does not exist');
-    const row = { id, accountId, kind: 'product_set', name, scenario, setId: set.image_set_id, productSetId, pipeline: pipelineOf(scenario) } as const;
+    const row = { id, accountId, kind: 'product_set', name, scenario, setId: set.image_set_id, productSetId, pipeline: await this.deps.embedders.pipelineOf(scenario) } as const;
     if (!(await insertService(this.deps.pool, row, perSetLimit))) throw setFull();
     return this.get(accountId, id);
   }

@@ -7,6 +7,7 @@ import { defineJob } from '../../jobs/job-registry.js';
 import { registerSetUsageCheck } from '../data-sets/index.js';
 import type { Domain } from '../domain.js';
 import { searchRoutes } from '../search/search.routes.js';
+import { EmbedderRegistry } from './embedder-registry.js';
 import { IndexPoller } from './index-poller.js';
 import { INDEX_JOB, SearchIndexer, type IndexJobData } from './search-indexer.js';
 import { setHasService } from './search-service.repo.js';
@@ -18,6 +19,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     searchIndexes: ServiceIndexes;
     searchIndexer: SearchIndexer;
+    searchEmbedders: EmbedderRegistry;
   }
 }
 
@@ -26,6 +28,7 @@ const services = fp(
     const config = app.config.search;
     const log = app.log.child({ domain: 'search' });
     const vectors = vectorBackend(app.config.vectors, { databaseUrl: app.config.databaseUrl, pool: app.db.pool }, log);
+    const embedders = new EmbedderRegistry(app.db.pool);
     const indexes = new ServiceIndexes({
       pool: app.db.pool,
       dataDir: app.config.dataDir,
@@ -34,13 +37,19 @@ const services = fp(
       memoryBudgetBytes: config.indexMemoryBytes,
       vectors: vectors.backend,
     });
-    const indexer = new SearchIndexer({ pool: app.db.pool, blobs: app.blobs, inference: app.inference, log }, { batchSize: config.indexBatch });
-    const poller = new IndexPoller({ pool: app.db.pool, queue: app.queue, indexes, log, intervalMs: config.pollMs });
+    const indexer = new SearchIndexer({ pool: app.db.pool, blobs: app.blobs, inference: app.inference, log, embedders }, { batchSize: config.indexBatch });
+    const poller = new IndexPoller({ pool: app.db.pool, queue: app.queue, indexes, log, intervalMs: config.pollMs, embedders });
+    app.decorate('searchEmbedders', embedders);
     app.decorate('searchIndexes', indexes);
     app.decorate('searchIndexer', indexer);
 
     const unregister = registerSetUsageCheck((setId) => setHasService(app.db.pool, setId));
-    app.addHook('onReady', async () => poller.start());
+    app.addHook('onReady', async () => {
+      // The configured embedder is hashed and recorded now: a changed model file or manifest is detected at boot.
+      const embedder = await embedders.configured();
+      if (embedder.manifestPath) log.info({ embedder: embedder.id, manifest: embedder.manifestPath }, 'image embedder from manifest');
+      poller.start();
+    });
     app.addHook('preClose', async () => {
       indexer.stop();
       await poller.stop();

@@ -16,7 +16,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
-import { EMBEDDING_DIM } from '../../vision/embedding/embedding-info.js';
+import { dimOfPipeline } from '../../vision/embedding/embedder-identity.js';
 import type { HnswParams } from '../../vectors/hnsw-vector-store.js';
 import { createServiceStore, type VectorBackend } from '../../vectors/open-vector-store.js';
 import type { VectorItem, VectorStore } from '../../vectors/vector-store.js';
@@ -54,6 +54,12 @@ interface Entry {
   usedAt: number;
   /** Queries using the index right now: it is not evicted meanwhile. */
   pins: number;
+  /** Replaced by the index of the service's new pipeline: never saved again, closed when no query uses it. */
+  retired: boolean;
+  /** Loaded at least once (an index that can keep serving while its successor is built). */
+  loaded: boolean;
+  /** A retired entry's store was closed. */
+  closed: boolean;
 }
 
 export interface ServiceIndexesOptions {
@@ -71,6 +77,8 @@ export interface ServiceIndexesOptions {
 
 export class ServiceIndexes {
   private readonly entries = new Map<string, Entry>();
+  /** Indexes of a service's new pipeline being built while its current entry keeps serving. */
+  private readonly pending = new Map<string, Entry>();
   private closed = false;
   private readonly claim: IndexWriterClaim;
   private writer: Promise<boolean> | null = null;
@@ -112,14 +120,24 @@ export class ServiceIndexes {
    * Runs `fn` with the service's index, loaded (from its file when evicted) and caught up at least to
    * `state.index_seq`; the index is not evicted while `fn` runs.
    */
-  async use<T>(state: ServiceState, fn: (store: VectorStore) => Promise<T> | T): Promise<T> {
+  async use<T>(state: ServiceState, fn: (store: VectorStore, pipeline: string) => Promise<T> | T): Promise<T> {
     const entry = await this.pinned(state);
     try {
-      return await fn(entry.store);
+      return await fn(entry.store, entry.pipeline);
     } finally {
       entry.pins--;
       entry.usedAt = performance.now();
+      if (entry.retired && entry.pins === 0) await this.closeRetired(entry);
     }
+  }
+
+  /**
+   * The pipeline `use` would answer from now: the service's, or while the index of a new pipeline is being
+   * built in this process, the one still serving.
+   */
+  servingPipeline(state: ServiceState): string {
+    const entry = this.entries.get(state.id);
+    return entry && entry.pipeline !== state.pipeline && this.canServeWhileSwitching(entry) ? entry.pipeline : state.pipeline;
   }
 
   /**
@@ -144,6 +162,14 @@ export class ServiceIndexes {
     if (this.closed) throw new Error('search indexes are closed');
     let entry = this.entries.get(state.id);
     if (entry && entry.pipeline !== state.pipeline) {
+      if (this.canServeWhileSwitching(entry)) {
+        // The service switched to another embedder: its new index is built beside this one, which answers
+        // (as it stands: its pipeline gets no more changes) until the new one is ready.
+        this.startSwitch(state, entry);
+        entry.usedAt = performance.now();
+        entry.pins++;
+        return entry;
+      }
       await this.drop(state.id, false);
       entry = undefined;
     }
@@ -229,6 +255,9 @@ export class ServiceIndexes {
   async drop(serviceId: string, removeFiles: boolean): Promise<void> {
     const entry = this.entries.get(serviceId);
     this.entries.delete(serviceId);
+    const pending = this.pending.get(serviceId);
+    this.pending.delete(serviceId);
+    if (pending) await pending.ready.catch(() => undefined);
     if (entry) {
       await entry.ready.catch(() => undefined);
       await entry.syncing?.catch(() => undefined);
@@ -248,6 +277,8 @@ export class ServiceIndexes {
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const pending of [...this.pending.values()]) await pending.ready.catch(() => undefined);
+    this.pending.clear();
     for (const entry of [...this.entries.values()]) {
       await entry.ready.catch(() => undefined);
       await entry.syncing?.catch(() => undefined);
@@ -258,16 +289,66 @@ export class ServiceIndexes {
     if (await this.writer) await this.claim.release();
   }
 
-  private open(state: ServiceState): Entry {
+  private makeEntry(state: ServiceState): Entry {
     const store = createServiceStore(this.options.vectors ?? { kind: 'hnsw' }, state.id, {
-      dimension: EMBEDDING_DIM,
+      dimension: dimOfPipeline(state.pipeline),
       embeddingVersion: state.pipeline,
       dir: this.dirOf(state.id),
       ...(this.options.params ? { params: this.options.params } : {}),
       onError: (err) => this.options.log.error({ err, serviceId: state.id }, 'search index update failed'),
     });
-    const entry: Entry = { serviceId: state.id, pipeline: state.pipeline, store, appliedSeq: 0, origin: null, ready: Promise.resolve(), syncing: null, dirty: false, savedAt: 0, usedAt: performance.now(), pins: 0 };
-    entry.ready = this.load(entry).catch(async (err: unknown) => {
+    return {
+      serviceId: state.id, pipeline: state.pipeline, store, appliedSeq: 0, origin: null, ready: Promise.resolve(), syncing: null,
+      dirty: false, savedAt: 0, usedAt: performance.now(), pins: 0, retired: false, loaded: false, closed: false,
+    };
+  }
+
+  /** In-process indexes keep serving while their successor loads; a shared pgvector table cannot hold two. */
+  private canServeWhileSwitching(entry: Entry): boolean {
+    return entry.loaded && !entry.retired && (this.options.vectors ?? { kind: 'hnsw' }).kind === 'hnsw';
+  }
+
+  /** Builds the index of the service's new pipeline in the background, then puts it in place of `old`. */
+  private startSwitch(state: ServiceState, old: Entry): void {
+    if (this.pending.get(state.id)?.pipeline === state.pipeline) return;
+    const next = this.makeEntry(state);
+    this.pending.set(state.id, next);
+    const started = performance.now();
+    next.ready = this.load(next).then(
+      async () => {
+        if (this.pending.get(state.id) !== next || this.closed || this.entries.get(state.id) !== old) {
+          await next.store.close();
+          return;
+        }
+        this.pending.delete(state.id);
+        next.loaded = true;
+        old.retired = true;
+        old.dirty = false;
+        this.entries.set(state.id, next);
+        if (old.pins === 0) await this.closeRetired(old);
+        this.options.log.info({ serviceId: state.id, from: old.pipeline, to: next.pipeline, size: next.store.size, ms: Math.round(performance.now() - started) }, 'search index switched to its new pipeline');
+      },
+      async (err: unknown) => {
+        if (this.pending.get(state.id) === next) this.pending.delete(state.id);
+        await next.store.close().catch(() => undefined);
+        this.options.log.warn({ err, serviceId: state.id }, 'building the index of a new pipeline failed: the old one keeps serving');
+      },
+    );
+  }
+
+  private async closeRetired(entry: Entry): Promise<void> {
+    if (entry.closed) return;
+    entry.closed = true;
+    await entry.syncing?.catch(() => undefined);
+    await entry.store.close().catch(() => undefined);
+  }
+
+  private open(state: ServiceState): Entry {
+    const entry = this.makeEntry(state);
+    const store = entry.store;
+    entry.ready = this.load(entry).then(() => {
+      entry.loaded = true;
+    }).catch(async (err: unknown) => {
       // Leave no half-loaded entry behind: the next acquire starts over.
       if (this.entries.get(state.id) === entry) this.entries.delete(state.id);
       await store.close().catch(() => undefined);
@@ -325,7 +406,7 @@ export class ServiceIndexes {
       for (let from = 0; from < changes.length; from += SLICE) {
         const slice = changes.slice(from, from + SLICE);
         const seq = slice[slice.length - 1]!.seq;
-        const upserts = slice.filter((c) => c.vector).map(toItem);
+        const upserts = slice.filter((c) => c.vector).map((c) => toItem(c, entry.store.dimension));
         const removals = slice.filter((c) => !c.vector).map((c) => Number(c.record_id));
         if (removals.length) await entry.store.remove(removals, seq);
         if (upserts.length) await entry.store.upsert(upserts, seq);
@@ -350,12 +431,13 @@ export class ServiceIndexes {
       const state = await serviceState(client, entry.serviceId);
       const seq = state?.index_seq ?? 0;
       const { serviceId, pipeline } = entry;
+      const dim = entry.store.dimension;
       async function* pages(): AsyncGenerator<VectorItem[]> {
         let after = 0;
         for (;;) {
           const rows = await liveItems(client, serviceId, pipeline, after, PAGE);
           if (!rows.length) return;
-          yield rows.map(toItem);
+          yield rows.map((r) => toItem(r, dim));
           after = Number(rows[rows.length - 1]!.record_id);
           if (rows.length < PAGE) return;
         }
@@ -373,6 +455,7 @@ export class ServiceIndexes {
   }
 
   private async save(entry: Entry): Promise<void> {
+    if (entry.retired) return;
     if (!(await this.isWriter())) {
       entry.dirty = false;
       return;
@@ -388,6 +471,6 @@ export class ServiceIndexes {
   }
 }
 
-function toItem(change: ItemChange): VectorItem {
-  return { id: Number(change.record_id), vector: bytesToVector(change.vector!), tags: change.tags, product: productAttributes(change.price, change.keywords) };
+function toItem(change: ItemChange, dim: number): VectorItem {
+  return { id: Number(change.record_id), vector: bytesToVector(change.vector!, dim), tags: change.tags, product: productAttributes(change.price, change.keywords) };
 }

@@ -13,7 +13,7 @@ const code = (fn: () => unknown) => {
 
 describe('search parameters', () => {
   it('defaults: 20 results, first page, whole image, no filters', () => {
-    expect(parseSearchParams({}, true)).toEqual({ count: 20, page: 0, loc: null, tags: null, keywords: [], minPrice: null, maxPrice: null });
+    expect(parseSearchParams({}, true)).toEqual({ count: 20, page: 0, loc: null, tags: null, keywords: [], minPrice: null, maxPrice: null, rerank: true });
   });
 
   it('parses count, page, loc, tags and the product filters', () => {
@@ -23,6 +23,12 @@ describe('search parameters', () => {
     expect(parseSearchParams({ loc: '[0, 0, 1, 1]' }, false).loc).toEqual([0, 0, 1, 1]);
     expect(parseSearchParams({ keywords: '["Red", "shoe"]' }, true).keywords).toEqual(['red', 'shoe']);
     expect(parseSearchParams({ tags: '{"or": ["x", {"and": ["y", "z"]}]}' }, false).tags?.kind).toBe('or');
+  });
+
+  it('reads the rerank extension: 0/false/off skip re-ranking, anything else but 1/true/on is refused', () => {
+    for (const v of ['0', 'false', ' OFF ']) expect(parseSearchParams({ rerank: v }, false).rerank).toBe(false);
+    for (const v of ['1', 'true', 'on', '']) expect(parseSearchParams({ rerank: v }, false).rerank).toBe(true);
+    expect(() => parseSearchParams({ rerank: 'maybe' }, false)).toThrow(/rerank/);
   });
 
   it('ignores product parameters on image search', () => {

@@ -23,6 +23,15 @@ export interface SearchParams {
   minPrice: number | null;
   /** Product search: price ≤ maxPrice. */
   maxPrice: number | null;
+  /** Iris extension `rerank`: false (`rerank=0`) skips geometric re-ranking for this query. */
+  rerank: boolean;
+}
+
+function flag(value: string | undefined, name: string): boolean {
+  const text = value?.trim().toLowerCase() ?? '';
+  if (text === '' || text === '1' || text === 'true' || text === 'on') return true;
+  if (text === '0' || text === 'false' || text === 'off') return false;
+  throw bad(`${name} must be 0 or 1`);
 }
 
 const bad = (message: string) => new ApiError('invalidData', message);
@@ -71,7 +80,7 @@ export function parseSearchParams(fields: Record<string, string>, product: boole
       throw err;
     }
   }
-  const params: SearchParams = { count, page, loc, tags: parseTagFilter(fields.tags), keywords: [], minPrice: null, maxPrice: null };
+  const params: SearchParams = { count, page, loc, tags: parseTagFilter(fields.tags), keywords: [], minPrice: null, maxPrice: null, rerank: flag(fields.rerank, 'rerank') };
   if (product) {
     params.keywords = keywordWords(listText(fields.keywords));
     params.minPrice = price(fields.min_price, 'min_price');

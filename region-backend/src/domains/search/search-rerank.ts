@@ -1,11 +1,13 @@
 /**
  * Geometric re-ranking of a search's best candidates (docs/search.md, "Robust matching"): the query's ORB
  * features are matched with each candidate's stored ones on an inference thread; a candidate whose match is
- * geometrically consistent gets the verified score (embedding/rerank-score.ts) and the matched regions.
+ * geometrically consistent gets the verified score (embedding/rerank-score.ts) and the matched regions. When
+ * nothing verifies but the best vector score says "the same picture", the query's mirror image is tried.
  */
+import type { RgbImage } from '../../images/rgb-image.js';
 import type pg from 'pg';
 import type { Verification } from '../../vision/embedding/geometric-verify.js';
-import { rerankScore } from '../../vision/embedding/rerank-score.js';
+import { RERANK, rerankScore, wantsMirrorPass } from '../../vision/embedding/rerank-score.js';
 import type { InferencePool } from '../../inference/inference-pool.js';
 import type { VectorHit } from '../../vectors/vector-store.js';
 import { itemFeatures } from '../search-services/index-items.repo.js';
@@ -28,16 +30,25 @@ export interface RerankDeps {
   accountId: number;
 }
 
-export async function rerank(selected: Selected[], queryFeatures: Uint8Array, deps: RerankDeps): Promise<Selected[]> {
+/** packLocalFeatures bytes of the query, and the decoded query (for the mirror-image pass). */
+export interface QueryLocalFeatures {
+  features: Uint8Array;
+  picture?: RgbImage;
+}
+
+export async function rerank(selected: Selected[], query: QueryLocalFeatures, deps: RerankDeps): Promise<Selected[]> {
   const head = selected.slice(0, deps.candidates);
   if (!head.length) return selected;
   const stored = await itemFeatures(deps.pool, deps.service.id, deps.service.pipeline, head.map((s) => s.hit.id));
   if (!stored.size) return selected;
-  const verifications = await deps.inference.run(
-    'search-verify',
-    { query: queryFeatures, candidates: head.map((s) => stored.get(s.hit.id) ?? null) },
-    { priority: 'interactive', accountId: deps.accountId },
-  );
+  const options = { priority: 'interactive' as const, accountId: deps.accountId };
+  const candidates = head.map((s) => stored.get(s.hit.id) ?? null);
+  let verifications = await deps.inference.run('search-verify', { query: query.features, candidates }, options);
+  // Nothing verified, yet the vector says "the same picture": perhaps a mirrored copy (ORB is not mirror-invariant).
+  if (query.picture && wantsMirrorPass(verifications, head[0]!.hit.score)) {
+    const likely = head.map((s, i) => (s.hit.score >= RERANK.mirrorMinScore ? candidates[i]! : null));
+    verifications = await deps.inference.run('search-verify', { query: query.features, candidates: likely, mirrorOf: query.picture }, options);
+  }
   const rescored = head.map((s, i) => {
     const match = verifications[i] ?? null;
     return match ? { ...s, hit: { ...s.hit, score: rerankScore(s.hit.score, match) }, match } : s;

@@ -12,6 +12,7 @@ export const searchRoutes: FastifyPluginAsync = async (app) => {
     pool: app.db.pool,
     inference: app.inference,
     indexes: app.searchIndexes,
+    embedders: app.searchEmbedders,
     decoder: app.decoder,
     rerankCandidates: app.config.search.rerankCandidates,
     acquireImage: (query) => acquireQueryImage(app, query),

@@ -8,7 +8,7 @@
 import type { RgbImage } from '../../images/rgb-image.js';
 import type pg from 'pg';
 import { ApiError, joinTags, secondsText, type ProductSearchQueryInput, type SearchQueryInput } from '@iris/shared';
-import { EMBEDDING_VERSION } from '../../vision/embedding/embedding-info.js';
+import { embedderIdOf, type EmbedderRef } from '../../vision/embedding/embedder-identity.js';
 import type { QueryEmbedding } from '../../vision/embedding/search-embedding.js';
 import { QueryImageError, type QueryImage, type QueryImageInput } from '../../http/query-image.js';
 import { ImageDecodeError } from '../../images/image-decoder.js';
@@ -16,6 +16,7 @@ import type { ImageDecoderPool } from '../../inference/image-decoder-pool.js';
 import { InferenceTaskError, type InferencePool } from '../../inference/inference-pool.js';
 import { matchesTags } from '../../vectors/tag-filter.js';
 import type { VectorHit, VectorStore } from '../../vectors/vector-store.js';
+import type { EmbedderRegistry } from '../search-services/embedder-registry.js';
 import { findServiceState, type ServiceState } from '../search-services/search-service.repo.js';
 import { ServiceGoneError, type ServiceIndexes } from '../search-services/service-indexes.js';
 import { hasKeywords, inPriceRange, productFilter } from './product-filter.js';
@@ -33,6 +34,8 @@ export interface SearchDeps {
   pool: pg.Pool;
   inference: InferencePool;
   indexes: ServiceIndexes;
+  /** Which model made each pipeline's vectors: queries run the one of the index that answers them. */
+  embedders: EmbedderRegistry;
   decoder: ImageDecoderPool;
   /** Best candidates verified geometrically per query (0: no re-ranking). */
   rerankCandidates: number;
@@ -63,24 +66,7 @@ export class SearchQueryService {
     const params = parseSearchParams(texts, input.product);
     const image = await this.image(input.query);
 
-    const preprocessStarted = performance.now();
-    const query = await this.embed(image.bytes, params, service.scenario, input.accountId);
-    const preprocessMs = performance.now() - preprocessStarted;
-
-    const searchStarted = performance.now();
-    const candidates = await this.deps.indexes
-      .use(service, (store) => this.selectAll(store, service, query.vectors, params, input.product))
-      .catch((err: unknown) => {
-        throw err instanceof ServiceGoneError ? new ApiError('serviceNotFound', 'search service does not exist') : err;
-      });
-    const selected = await rerank(candidates, query.features, {
-      pool: this.deps.pool,
-      inference: this.deps.inference,
-      service,
-      candidates: this.deps.rerankCandidates,
-      accountId: input.accountId,
-    });
-    const searchMs = performance.now() - searchStarted;
+    const { selected, preprocessMs, searchMs, answered } = await this.search(service, image.bytes, params, input.product, input.accountId);
 
     const page = input.product ? selected.slice(params.page * params.count, (params.page + 1) * params.count) : selected.slice(0, params.count);
     return {
@@ -95,9 +81,52 @@ export class SearchQueryService {
       preprocess_time: secondsText(preprocessMs),
       searchtime: secondsText(searchMs),
       time: secondsText(performance.now() - input.startedAt),
-      ver: EMBEDDING_VERSION,
+      // The embedder of the index that answered (the built-in pipeline's version, or an operator embedder's id).
+      ver: embedderIdOf(answered),
       ...(input.product ? { page: params.page, count: params.count } : {}),
     };
+  }
+
+  /**
+   * Records of the service best matching a query image, best first, as customers' searches rank them (the
+   * service's self-evaluation): ids only, no response shaping.
+   */
+  async rankRecords(accountId: number, serviceId: string, bytes: Uint8Array, count: number): Promise<Selected[]> {
+    const service = await findServiceState(this.deps.pool, accountId, serviceId);
+    if (!service) throw new ApiError('serviceNotFound', 'search service does not exist');
+    const params = parseSearchParams({ count: String(count) }, false);
+    return (await this.search(service, bytes, params, false, accountId)).selected.slice(0, count);
+  }
+
+  /**
+   * Embeds the query, searches the index, re-ranks: the ranked hits, the time of each step and the pipeline
+   * of the index that answered (while an index is rebuilt under a new embedder, the old one answers).
+   */
+  private async search(service: ServiceState, bytes: Uint8Array, params: SearchParams, product: boolean, accountId: number) {
+    const preprocessStarted = performance.now();
+    const candidates = params.rerank ? this.deps.rerankCandidates : 0;
+    const pipeline = this.deps.indexes.servingPipeline(service);
+    let query = await this.embed(bytes, params, service.scenario, accountId, candidates > 0, await this.deps.embedders.embedderOf(pipeline));
+    let preprocessMs = performance.now() - preprocessStarted;
+
+    const searchStarted = performance.now();
+    let answered = pipeline;
+    const hits = await this.deps.indexes
+      .use(service, async (store, used) => {
+        if (used !== pipeline) {
+          // The new index came into service meanwhile: the query is embedded again with its model.
+          const again = performance.now();
+          query = await this.embed(bytes, params, service.scenario, accountId, candidates > 0, await this.deps.embedders.embedderOf(used));
+          preprocessMs += performance.now() - again;
+          answered = used;
+        }
+        return this.selectAll(store, service, query.vectors, params, product);
+      })
+      .catch((err: unknown) => {
+        throw err instanceof ServiceGoneError ? new ApiError('serviceNotFound', 'search service does not exist') : err;
+      });
+    const selected = await rerank(hits, query, { pool: this.deps.pool, inference: this.deps.inference, service: { ...service, pipeline: answered }, candidates, accountId });
+    return { selected, preprocessMs, searchMs: performance.now() - searchStarted, answered };
   }
 
   private async image(query: QueryImageInput): Promise<QueryImage> {
@@ -111,7 +140,7 @@ export class SearchQueryService {
     }
   }
 
-  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number): Promise<QueryEmbedding> {
+  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number, rerank: boolean, embedder: EmbedderRef): Promise<QueryEmbedding & { picture?: RgbImage }> {
     let rgb: RgbImage;
     try {
       rgb = await this.deps.decoder.rgb(bytes, { maxSide: QUERY_MAX_SIDE, ...(params.loc ? { crop: params.loc } : {}) }, 'interactive', accountId);
@@ -120,7 +149,14 @@ export class SearchQueryService {
       throw err;
     }
     try {
-      return await this.deps.inference.run('search-query-embed', { rgb, scenario }, { priority: 'interactive', accountId });
+      // The query's local features (re-ranking) are extracted beside its embedding, on another thread when one is free.
+      const options = { priority: 'interactive' as const, accountId };
+      const payload = { rgb, scenario, features: false, ...(embedder.manifestPath ? { embedder } : {}) };
+      const [embedding, features] = await Promise.all([
+        this.deps.inference.run('search-query-embed', payload, options),
+        rerank ? this.deps.inference.run('search-query-features', { rgb }, options) : null,
+      ]);
+      return features ? { ...embedding, features, picture: rgb } : embedding;
     } catch (err) {
       if (err instanceof InferenceTaskError && (err.code === 'image_decode_failed' || err.code === 'invalid_embed_input')) {
         throw new ApiError('invalidData', `image cannot be decoded: ${err.message}`);

@@ -6,6 +6,7 @@
 import type { RgbImage } from '../../images/rgb-image.js';
 import { readFile } from 'node:fs/promises';
 import { featureMaps, warmUpBackbone } from './backbone.js';
+import type { EmbedderRef } from './embedder-identity.js';
 import { EMBEDDING_DIM, EMBEDDING_PIPELINE } from './embedding-info.js';
 import { l2normalise, pool, type FeatureMap } from './feature-pooling.js';
 import { decodeImage, type DecodedImage, type ImageInput } from './image-views.js';
@@ -20,6 +21,8 @@ export interface EmbedRequest {
   /** Normalised crop [x, y, w, h] of the region to embed. */
   loc?: readonly number[];
   scenario?: string;
+  /** An operator's ONNX embedder (embedder-identity.ts); the built-in pipeline when absent or manifest-less. */
+  embedder?: EmbedderRef;
 }
 
 export interface EmbedResult {
@@ -98,10 +101,22 @@ export async function pooledDescriptor(rgb: RgbImage, scenario?: string): Promis
 }
 
 /** The final vector of an image under a list of views (pooled per view, summed, whitened, L2). */
-export async function vectorOfViews(rgb: RgbImage, viewSpecs: readonly ViewSpec[]): Promise<Float32Array> {
-  const views = await Promise.all(viewSpecs.map((v) => renderView(rgb, v)));
-  const [maps, w] = await Promise.all([featureMaps(views), loadWhitening()]);
-  return applyWhitening(w, descriptorOf(maps));
+export async function vectorOfViews(rgb: RgbImage, viewSpecs: readonly ViewSpec[], embedder?: EmbedderRef): Promise<Float32Array> {
+  return (await vectorsOfViewSets([{ rgb, views: viewSpecs }], embedder))[0]!;
+}
+
+/** The vector of each image under its views, with the built-in pipeline or an operator's ONNX embedder. */
+async function vectorsOfViewSets(items: { rgb: RgbImage; views: readonly ViewSpec[] }[], embedder?: EmbedderRef): Promise<Float32Array[]> {
+  if (embedder?.manifestPath) {
+    const { checkedIdentity, onnxVectorsOfViews, viewForModel } = await import('./onnx-embedder.js');
+    const identity = await checkedIdentity(embedder);
+    const rendered = await Promise.all(items.map((item) => Promise.all(item.views.map((v) => renderView(item.rgb, viewForModel(v, identity))))));
+    return onnxVectorsOfViews(embedder, rendered);
+  }
+  const rendered = await Promise.all(items.map((item) => Promise.all(item.views.map((v) => renderView(item.rgb, v)))));
+  const [maps, w] = await Promise.all([featureMaps(rendered.flat()), loadWhitening()]);
+  let next = 0;
+  return rendered.map((views) => applyWhitening(w, descriptorOf(maps.slice(next, (next += views.length)))));
 }
 
 /** The request's image decoded (and cropped to its `loc`); throws EmbedInputError / ImageDecodeError. */
@@ -123,24 +138,40 @@ export async function embedMany(requests: EmbedRequest[]): Promise<(EmbedResult 
   return (await embedManyWithPixels(requests, (r) => scenarioViews(r.scenario))).map((r) => (r instanceof Error ? r : { vector: r.vector, width: r.width, height: r.height }));
 }
 
-/** `embedMany` under the given views, keeping each image's decoded pixels (for local features). */
+/**
+ * `embedMany` under the given views, keeping each image's decoded pixels (for local features). Requests of
+ * one embedder run together (the built-in backbone batches same-size views of all of them).
+ */
 export async function embedManyWithPixels(requests: EmbedRequest[], viewsOf: (request: EmbedRequest) => readonly ViewSpec[]): Promise<((EmbedResult & { rgb: RgbImage }) | Error)[]> {
-  const prepared = await Promise.all(
+  const decoded = await Promise.all(
     requests.map(async (request) => {
       try {
-        const decoded = await decodeEmbedInput(request);
-        const views = await Promise.all(viewsOf(request).map((v) => renderView(decoded.rgb, v)));
-        return { decoded, views };
+        return await decodeEmbedInput(request);
       } catch (err) {
         return err instanceof Error ? err : new Error(String(err));
       }
     }),
   );
-  const [maps, w] = await Promise.all([featureMaps(prepared.flatMap((p) => (p instanceof Error ? [] : p.views))), loadWhitening()]);
-  let next = 0;
-  return prepared.map((p) => {
-    if (p instanceof Error) return p;
-    const own = maps.slice(next, (next += p.views.length));
-    return { vector: applyWhitening(w, descriptorOf(own)), width: p.decoded.width, height: p.decoded.height, rgb: p.decoded.rgb };
+  const results: ((EmbedResult & { rgb: RgbImage }) | Error)[] = decoded.map((d) => (d instanceof Error ? d : new Error('not embedded')));
+  const groups = new Map<string, number[]>();
+  requests.forEach((r, i) => {
+    if (decoded[i] instanceof Error) return;
+    const key = r.embedder?.manifestPath ? r.embedder.id : '';
+    groups.set(key, [...(groups.get(key) ?? []), i]);
   });
+  for (const indices of groups.values()) {
+    const embedder = requests[indices[0]!]!.embedder;
+    try {
+      const vectors = await vectorsOfViewSets(indices.map((i) => ({ rgb: (decoded[i] as DecodedImage).rgb, views: viewsOf(requests[i]!) })), embedder);
+      indices.forEach((i, k) => {
+        const d = decoded[i] as DecodedImage;
+        results[i] = { vector: vectors[k]!, width: d.width, height: d.height, rgb: d.rgb };
+      });
+    } catch (err) {
+      // A model that cannot run (missing, changed) fails every request that needs it, not the others.
+      if (!embedder?.manifestPath) throw err;
+      for (const i of indices) results[i] = err instanceof Error ? err : new Error(String(err));
+    }
+  }
+  return results;
 }

@@ -3,8 +3,9 @@ import sharp, { type Sharp } from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { opencv } from '../runtime/opencv-runtime.js';
 import { packageFile } from '../runtime/tfjs.js';
-import { verifyCandidate, verifyCandidates } from './geometric-verify.js';
-import { extractLocalFeatures, LOCAL_FEATURES } from './local-features.js';
+import type { RgbImage } from '../../images/rgb-image.js';
+import { VERIFY, verifyCandidate, verifyCandidates, verifyMirrored } from './geometric-verify.js';
+import { extractLocalFeatures, LOCAL_FEATURES, queryLocalFeatures } from './local-features.js';
 
 const SAMPLES = packageFile('@vladmandic/human', 'assets/samples.jpg');
 
@@ -44,5 +45,39 @@ describe('geometric verification of search candidates', () => {
     expect(both[0]).toBeNull();
     expect(both[1]).toBeNull();
     expect(both[2]?.inliers).toBe(match!.inliers);
+  });
+
+  it('stops verifying once a candidate is verified decisively (no later candidate can rank above it)', async () => {
+    const { cv } = await opencv();
+    const source = await rgb(sharp(SAMPLES).extract({ left: 0, top: 200, width: 600, height: 450 }));
+    const query = extractLocalFeatures(cv, await rgb(sharp(await sharp(Buffer.from(source.data), { raw: { width: 600, height: 450, channels: 3 } }).jpeg({ quality: 80 }).toBuffer())), LOCAL_FEATURES.querySide, LOCAL_FEATURES.queryFeatures);
+    const indexed = extractLocalFeatures(cv, source, LOCAL_FEATURES.indexSide, LOCAL_FEATURES.indexFeatures);
+    const all = verifyCandidates(query, [indexed, indexed], { ...VERIFY, decisiveInliers: 0 });
+    expect(all[0]!.inliers).toBeGreaterThanOrEqual(VERIFY.decisiveInliers);
+    expect(all[1]!.inliers).toBe(all[0]!.inliers);
+    const early = verifyCandidates(query, [indexed, indexed]);
+    expect(early[0]).toEqual(all[0]);
+    expect(early[1]).toBeNull();
+  });
+
+  it('verifies a mirrored crop with the features of the query\'s mirror image, and maps its box back', async () => {
+    const { cv } = await opencv();
+    const source = await rgb(sharp(SAMPLES).extract({ left: 0, top: 200, width: 600, height: 450 }));
+    const other = await rgb(sharp(SAMPLES).extract({ left: 325, top: 0, width: 213, height: 157 }).resize({ width: 600 }));
+    // The middle half of the source (x 120–420 of 600), mirrored.
+    const framed = await rgb(sharp(await sharp(Buffer.from(source.data), { raw: { width: 600, height: 450, channels: 3 } }).extract({ left: 120, top: 0, width: 300, height: 450 }).flop().jpeg({ quality: 85 }).toBuffer()));
+    const index = (image: RgbImage) => extractLocalFeatures(cv, image, LOCAL_FEATURES.indexSide, LOCAL_FEATURES.indexFeatures);
+    const candidates = [index(other), index(source)];
+    const direct = queryLocalFeatures(cv, framed);
+    expect(verifyCandidates(direct, candidates)).toEqual([null, null]);
+    const [none, found] = verifyMirrored(queryLocalFeatures(cv, framed, true), candidates);
+    expect(none).toBeNull();
+    expect(found?.mirrored).toBe(true);
+    // Matched: the middle of the source, the whole query.
+    const [cx, , cw] = found!.candidateBox;
+    expect(cx).toBeCloseTo(0.2, 1);
+    expect(cw).toBeCloseTo(0.5, 1);
+    expect(found!.queryBox[0]).toBeCloseTo(0, 1);
+    expect(found!.queryBox[2]).toBeCloseTo(1, 1);
   });
 });

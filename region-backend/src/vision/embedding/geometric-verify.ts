@@ -28,6 +28,11 @@ export const VERIFY = {
   maxScale: 10,
   /** … and it may not stretch one axis against the other by more than this factor (near-similarity). */
   maxAnisotropy: 3,
+  /**
+   * Candidates come best first; once one is verified with this many inliers (the full verified score, see
+   * rerank-score.ts) none after it can rank above it, so the rest are not verified (0: verify all).
+   */
+  decisiveInliers: 80,
 };
 
 export interface Verification {
@@ -35,6 +40,8 @@ export interface Verification {
   /** Normalised [x, y, w, h] of the matched region in the query and in the candidate. */
   queryBox: [number, number, number, number];
   candidateBox: [number, number, number, number];
+  /** Set when the query shows the candidate mirrored (matched with the query's mirror image). */
+  mirrored?: boolean;
 }
 
 let simd: SimdHamming | null | undefined;
@@ -68,7 +75,26 @@ export function verifyCandidates(query: LocalFeatures, candidates: (LocalFeature
     const l = descriptorWords(library);
     nearest = (offset, count) => ratioMatches(q, query.count, l, offset, count, options.ratio, options.maxDistance);
   }
-  return usable.map((c, i) => (c ? fitMatches(query, c, nearest(offsets[i]!, c.count), options) : null));
+  const out: (Verification | null)[] = candidates.map(() => null);
+  for (let i = 0; i < usable.length; i++) {
+    const c = usable[i];
+    if (!c) continue;
+    out[i] = fitMatches(query, c, nearest(offsets[i]!, c.count), options);
+    if (options.decisiveInliers > 0 && (out[i]?.inliers ?? 0) >= options.decisiveInliers) break;
+  }
+  return out;
+}
+
+/**
+ * `verifyCandidates` with the features of the query's mirror image (ORB is not mirror-invariant): a mirrored
+ * copy of a picture is verified that way; its query box is mapped back to the query as sent.
+ */
+export function verifyMirrored(mirrored: LocalFeatures, candidates: (LocalFeatures | null)[], options = VERIFY): (Verification | null)[] {
+  return verifyCandidates(mirrored, candidates, options).map((v) => {
+    if (!v) return null;
+    const [x, y, w, h] = v.queryBox;
+    return { ...v, queryBox: [Math.max(0, 1 - x - w), y, w, h], mirrored: true };
+  });
 }
 
 /** The match of `query` in `candidate`, or null when it is not geometrically consistent. */

@@ -4,7 +4,8 @@
  * against its best candidates without touching their pictures. Runs on inference threads only.
  */
 import type { RgbImage } from '../../images/rgb-image.js';
-import { CvScope, type Cv, type CvMat } from '../runtime/opencv-runtime.js';
+import { CvScope, type Cv } from '../runtime/opencv-runtime.js';
+import { greyAt, orbInto, packFeatures, type RawFeatures } from '../logo/orb-extraction.js';
 import { DESCRIPTOR_BYTES } from '../logo/logo-params.js';
 
 export const LOCAL_FEATURES = {
@@ -29,40 +30,28 @@ export interface LocalFeatures {
   descriptors: Uint8Array;
 }
 
-/** ORB features of an RGB image rescaled so its longer side is `side` pixels. */
-export function extractLocalFeatures(cv: Cv, image: RgbImage, side: number, maxFeatures: number): LocalFeatures {
+/** ORB features of an RGB image rescaled so its longer side is `side` pixels (of its mirror image when asked). */
+export function extractLocalFeatures(cv: Cv, image: RgbImage, side: number, maxFeatures: number, mirror = false): LocalFeatures {
   const factor = side / Math.max(image.width, image.height);
   const width = Math.max(1, Math.round(image.width * factor));
   const height = Math.max(1, Math.round(image.height * factor));
   const scope = new CvScope();
   try {
-    const rgb = scope.keep(new cv.Mat(image.height, image.width, cv.CV_8UC3));
-    rgb.data.set(image.data);
-    const grey = scope.keep(new cv.Mat());
-    cv.cvtColor(rgb, grey, cv.COLOR_RGB2GRAY);
-    let scaled: CvMat = grey;
-    if (width !== image.width || height !== image.height) {
-      scaled = scope.keep(new cv.Mat());
-      cv.resize(grey, scaled, new cv.Size(width, height), 0, 0, factor < 1 ? cv.INTER_AREA : cv.INTER_CUBIC);
-    }
-    const orb = scope.keep(new cv.ORB(maxFeatures));
-    const keypoints = scope.keep(new cv.KeyPointVector());
-    const descriptors = scope.keep(new cv.Mat());
-    orb.detectAndCompute(scaled, scope.keep(new cv.Mat()), keypoints, descriptors);
-    const count = keypoints.size();
-    if (!count || descriptors.rows !== count || descriptors.cols !== DESCRIPTOR_BYTES) {
-      return { width, height, count: 0, points: new Float32Array(0), descriptors: new Uint8Array(0) };
-    }
-    const points = new Float32Array(count * 2);
-    for (let i = 0; i < count; i++) {
-      const pt = keypoints.get(i).pt;
-      points[2 * i] = pt.x;
-      points[2 * i + 1] = pt.y;
-    }
-    return { width, height, count, points, descriptors: descriptors.data.slice(0, count * DESCRIPTOR_BYTES) };
+    const raw: RawFeatures = { points: [], descriptors: [] };
+    orbInto(cv, scope, greyAt(cv, scope, image, width, height, mirror), maxFeatures, 0, 1, raw);
+    return packFeatures(raw, width, height);
   } finally {
     scope.release();
   }
+}
+
+/**
+ * The ORB features of a query picture: described larger than indexed ones, small ones enlarged; `mirror`
+ * describes its mirror image (ORB is not mirror-invariant: a mirrored copy matches its source that way).
+ */
+export function queryLocalFeatures(cv: Cv, image: RgbImage, mirror = false): LocalFeatures {
+  const side = Math.min(LOCAL_FEATURES.querySide, Math.max(LOCAL_FEATURES.queryMinSide, image.width, image.height));
+  return extractLocalFeatures(cv, image, side, LOCAL_FEATURES.queryFeatures, mirror);
 }
 
 /**

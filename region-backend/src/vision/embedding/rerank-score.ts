@@ -12,7 +12,19 @@ export const RERANK = {
   verifiedFloor: 0.9,
   /** … rising to 1 with this many inliers. */
   fullInliers: 80,
+  /**
+   * When no candidate is verified but the best one's vector score is at least this (the query may be a
+   * mirrored copy: the vector sees it, ORB does not), the query's mirror image is matched with the candidates
+   * scoring at least this. In `npm run eval -- search-robustness` the mirrored crops that pass verifies score
+   * 0.64–0.92 by vector (most under the 0.8 "same picture" cut), unrelated pictures about 0.5.
+   */
+  mirrorMinScore: 0.6,
 };
+
+/** Whether a query whose candidates were verified as given deserves the mirror-image pass. */
+export function wantsMirrorPass(verifications: readonly unknown[], bestScore: number): boolean {
+  return bestScore >= RERANK.mirrorMinScore && !verifications.some(Boolean);
+}
 
 export function rerankScore(cosine: number, verification: Verification | null): number {
   if (!verification) return cosine;

@@ -12,7 +12,7 @@ import { opencv } from '../runtime/opencv-runtime.js';
 import { contentBox } from './content-box.js';
 import { decodeEmbedInput, embedManyWithPixels, vectorOfViews, type EmbedRequest } from './embedder.js';
 import { indexViews, queryViews } from './embedding-views.js';
-import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures } from './local-features.js';
+import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures, queryLocalFeatures } from './local-features.js';
 import { cropRgb } from './image-views.js';
 
 export interface IndexEmbedding {
@@ -49,14 +49,16 @@ export async function embedForIndexMany(requests: EmbedRequest[]): Promise<(Inde
   });
 }
 
-export async function embedForQuery(request: EmbedRequest): Promise<QueryEmbedding> {
+/**
+ * `features: false` leaves the ORB features out (empty): the search runs them as a separate task on another
+ * thread, beside the embedding (search-query-features.task.ts).
+ */
+export async function embedForQuery(request: EmbedRequest & { features?: boolean }): Promise<QueryEmbedding> {
   const decoded = await decodeEmbedInput(request);
   const views = queryViews(request.scenario);
   const box = contentBox(decoded.rgb);
-  const vectors = [await vectorOfViews(decoded.rgb, views)];
-  if (box) vectors.push(await vectorOfViews(await cropRgb(decoded.rgb, box), views));
-  const { cv } = await opencv();
-  const side = Math.min(LOCAL_FEATURES.querySide, Math.max(LOCAL_FEATURES.queryMinSide, decoded.rgb.width, decoded.rgb.height));
-  const features = packLocalFeatures(extractLocalFeatures(cv, decoded.rgb, side, LOCAL_FEATURES.queryFeatures));
+  const vectors = [await vectorOfViews(decoded.rgb, views, request.embedder)];
+  if (box) vectors.push(await vectorOfViews(await cropRgb(decoded.rgb, box), views, request.embedder));
+  const features = request.features === false ? new Uint8Array(0) : packLocalFeatures(queryLocalFeatures((await opencv()).cv, decoded.rgb));
   return { vectors, box, features, width: decoded.width, height: decoded.height };
 }

@@ -6,18 +6,12 @@
  * small copies of a logo in a query still find counterparts. Queries: grey, at most `QUERY.maxSide` pixels.
  */
 import type { RgbImage } from '../../images/rgb-image.js';
-import { CvScope, type Cv, type CvMat } from '../runtime/opencv-runtime.js';
-import { DESCRIPTOR_BYTES, QUERY, REFERENCE, VERIFY } from './logo-params.js';
+import { CvScope, type Cv } from '../runtime/opencv-runtime.js';
+import { QUERY, REFERENCE, VERIFY } from './logo-params.js';
+import { greyAt, greyMat, orbInto, packFeatures, resized, type FeatureSet, type RawFeatures } from './orb-extraction.js';
 import type { GreyImage, Template } from './logo-verify.js';
 
-/** Keypoints (x, y pairs in the frame `width × height`) and their 32-byte descriptors, row by row. */
-export interface FeatureSet {
-  width: number;
-  height: number;
-  count: number;
-  points: Float32Array;
-  descriptors: Uint8Array;
-}
+export type { FeatureSet };
 
 /** Pixels with an alpha channel, 4 bytes per pixel. */
 export interface RgbaImage {
@@ -92,52 +86,6 @@ export function borderGrey(grey: Uint8Array, width: number, height: number): num
   return values[values.length >> 1] ?? 255;
 }
 
-function greyMat(cv: Cv, scope: CvScope, grey: Uint8Array, width: number, height: number): CvMat {
-  const mat = scope.keep(new cv.Mat(height, width, cv.CV_8UC1));
-  mat.data.set(grey);
-  return mat;
-}
-
-function resized(cv: Cv, scope: CvScope, src: CvMat, width: number, height: number): CvMat {
-  if (width === src.cols && height === src.rows) return src;
-  const dst = scope.keep(new cv.Mat());
-  const shrinking = width < src.cols;
-  cv.resize(src, dst, new cv.Size(width, height), 0, 0, shrinking ? cv.INTER_AREA : cv.INTER_CUBIC);
-  return dst;
-}
-
-interface RawFeatures {
-  points: number[];
-  descriptors: Uint8Array[];
-}
-
-/** ORB on one image; points are mapped back with `(p - offset) / scale`. */
-function orbInto(cv: Cv, scope: CvScope, image: CvMat, maxFeatures: number, offset: number, scale: number, out: RawFeatures): void {
-  const orb = scope.keep(new cv.ORB(maxFeatures));
-  const keypoints = scope.keep(new cv.KeyPointVector());
-  const descriptors = scope.keep(new cv.Mat());
-  const noMask = scope.keep(new cv.Mat());
-  orb.detectAndCompute(image, noMask, keypoints, descriptors);
-  const n = keypoints.size();
-  if (!n || descriptors.rows !== n || descriptors.cols !== DESCRIPTOR_BYTES) return;
-  for (let i = 0; i < n; i++) {
-    const pt = keypoints.get(i).pt;
-    out.points.push((pt.x - offset) / scale, (pt.y - offset) / scale);
-  }
-  out.descriptors.push(descriptors.data.slice());
-}
-
-function pack(raw: RawFeatures, width: number, height: number): FeatureSet {
-  const count = raw.points.length / 2;
-  const descriptors = new Uint8Array(count * DESCRIPTOR_BYTES);
-  let offset = 0;
-  for (const block of raw.descriptors) {
-    descriptors.set(block, offset);
-    offset += block.length;
-  }
-  return { width, height, count, points: Float32Array.from(raw.points), descriptors };
-}
-
 /** Features of a reference logo (RGBA, any size); throws `ReferenceImageError` for unusable artwork. */
 export function referenceFeatures(cv: Cv, image: RgbaImage): ReferenceFeatures {
   const bounds = opaqueBounds(image);
@@ -161,7 +109,7 @@ export function referenceFeatures(cv: Cv, image: RgbaImage): ReferenceFeatures {
       cv.copyMakeBorder(scaled, padded, p, p, p, p, cv.BORDER_CONSTANT, new cv.Scalar(pad, pad, pad, 255));
       orbInto(cv, scope, padded, REFERENCE.featuresPerScale[i]!, p, scale, raw);
     });
-    const features = pack(raw, width, height);
+    const features = packFeatures(raw, width, height);
     if (features.count < REFERENCE.minKeypoints) {
       throw new ReferenceImageError(`the logo has too little texture to be recognised (${features.count} keypoints, at least ${REFERENCE.minKeypoints} needed)`);
     }
@@ -186,15 +134,11 @@ export function queryFeatures(cv: Cv, image: RgbImage): QueryFeatures {
   const height = Math.max(1, Math.round(image.height * factor));
   const scope = new CvScope();
   try {
-    const rgb = scope.keep(new cv.Mat(image.height, image.width, cv.CV_8UC3));
-    rgb.data.set(image.data);
-    const grey = scope.keep(new cv.Mat());
-    cv.cvtColor(rgb, grey, cv.COLOR_RGB2GRAY);
-    const scaled = resized(cv, scope, grey, width, height);
+    const scaled = greyAt(cv, scope, image, width, height);
     const budget = Math.max(500, Math.round((QUERY.features * width * height) / (QUERY.maxSide * QUERY.maxSide)));
     const raw: RawFeatures = { points: [], descriptors: [] };
     orbInto(cv, scope, scaled, budget, 0, 1, raw);
-    return { ...pack(raw, width, height), grey: { data: scaled.data.slice(0, width * height), width, height } };
+    return { ...packFeatures(raw, width, height), grey: { data: scaled.data.slice(0, width * height), width, height } };
   } finally {
     scope.release();
   }

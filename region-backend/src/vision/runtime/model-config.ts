@@ -94,6 +94,11 @@ export function hasOverride(stage: string): boolean {
   return loadOverrides().has(stage);
 }
 
+/** The manifest file the operator configured for a stage (absolute), or undefined. */
+export function overridePath(stage: string): string | undefined {
+  return loadOverrides().get(stage);
+}
+
 /**
  * The manifest a stage runs: the operator's override, else `models/<stage>.json`, else (when given) the
  * manifest of `fallbackStage` (several services share one default detector but can be swapped one by one).

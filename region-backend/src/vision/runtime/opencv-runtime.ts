@@ -68,6 +68,7 @@ export interface Cv {
   matFromArray(rows: number, cols: number, type: number, values: ArrayLike<number>): CvMat;
   cvtColor(src: CvMat, dst: CvMat, code: number): void;
   resize(src: CvMat, dst: CvMat, size: unknown, fx: number, fy: number, interpolation: number): void;
+  flip(src: CvMat, dst: CvMat, flipCode: number): void;
   copyMakeBorder(src: CvMat, dst: CvMat, top: number, bottom: number, left: number, right: number, borderType: number, value: number[]): void;
   GaussianBlur(src: CvMat, dst: CvMat, size: unknown, sigmaX: number): void;
   findHomography(src: CvMat, dst: CvMat, method: number, threshold: number, mask: CvMat, maxIters: number, confidence: number): CvMat;

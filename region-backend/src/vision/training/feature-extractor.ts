@@ -5,6 +5,9 @@
  */
 import type { RgbImage } from '../../images/rgb-image.js';
 import { backboneInput, backboneSpec, sizeGroups, splitMaps } from '../embedding/backbone.js';
+import type { EmbedderRef } from '../embedding/embedder-identity.js';
+import { vectorOfViews } from '../embedding/embedder.js';
+import { QUERY_VIEWS } from '../embedding/embedding-views.js';
 import { l2normalise, type FeatureMap } from '../embedding/feature-pooling.js';
 import { decodeImage, renderView } from '../embedding/image-views.js';
 import { convertedSession } from '../runtime/converted-model.js';
@@ -14,6 +17,8 @@ export interface FeatureRequest {
   /** Encoded image bytes, or already decoded pixels. */
   image?: Uint8Array;
   rgb?: RgbImage;
+  /** An operator's ONNX embedder (training/feature-pipeline.ts): its vector of the whole picture is the features. */
+  embedder?: EmbedderRef;
 }
 
 export interface FeatureResult {
@@ -103,6 +108,13 @@ export async function extractFeatures(request: FeatureRequest): Promise<FeatureR
 
 /** Features of several images in one backbone batch; a request that fails answers its error. */
 export async function extractFeaturesMany(requests: FeatureRequest[]): Promise<(FeatureResult | Error)[]> {
+  if (requests.some((r) => r.embedder?.manifestPath)) {
+    // Requests of an ONNX embedder one by one, the others as one backbone batch.
+    const builtin = requests.filter((r) => !r.embedder?.manifestPath);
+    const batch = builtin.length ? await extractFeaturesMany(builtin) : [];
+    let next = 0;
+    return Promise.all(requests.map(async (r) => (r.embedder?.manifestPath ? onnxFeatures(r, r.embedder).catch(asError) : batch[next++]!)));
+  }
   const size = CLASSIFIER_FEATURES.inputSize;
   const prepared = await Promise.all(
     requests.map(async (request) => {
@@ -117,6 +129,14 @@ export async function extractFeaturesMany(requests: FeatureRequest[]): Promise<(
   const features = await featuresOfInputs(prepared.flatMap((p) => (p instanceof Error ? [] : [p.view])));
   let next = 0;
   return prepared.map((p) => (p instanceof Error ? p : { features: features[next++]!, width: p.decoded.width, height: p.decoded.height }));
+}
+
+const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
+
+/** An ONNX embedder's vector of the whole picture (the search query's views) as the features. */
+async function onnxFeatures(request: FeatureRequest, embedder: EmbedderRef): Promise<FeatureResult> {
+  const decoded = await decodeImage(inputOf(request));
+  return { features: await vectorOfViews(decoded.rgb, QUERY_VIEWS, embedder), width: decoded.width, height: decoded.height };
 }
 
 /** Loads the backbone now (so a thread's first request does not pay for it). */

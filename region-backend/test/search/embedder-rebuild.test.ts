@@ -1,0 +1,128 @@
+/**
+ * Changing the image embedder of a region (IRIS_MODEL_OVERRIDES stage `image-embedder`) rebuilds each search
+ * service's index in the background: the old index keeps answering (with the old model) while every image is
+ * embedded again, `indexed_ratio` shows the progress, a process killed with SIGKILL half-way is replaced and
+ * the new one goes on from what was committed, and the service then switches to the new index at once.
+ * Real backend processes, real PostgreSQL, a small ONNX encoder built by the test (tiny-encoder.fixture.ts).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newResourceId } from '@iris/shared';
+import { embedderIdentity } from '../../src/vision/embedding/embedder-identity.js';
+import { EMBEDDING_VERSION } from '../../src/vision/embedding/embedding-info.js';
+import { writeTinyEncoder } from '../support/tiny-encoder.js';
+import { startChildBackend, type ChildBackend } from '../data-sets/child-backend.js';
+import type { ImageServer } from '../support/image-server.js';
+import { multipart } from '../support/test-app.js';
+import { searchEnvironment, searchImages, serveImages, waitFor, type SearchResponse } from './search-fixtures.js';
+
+const N = 12;
+
+interface ServiceView {
+  n_indexed: number;
+  indexed_ratio: number;
+}
+
+describe('changing the image embedder', () => {
+  let env: Awaited<ReturnType<typeof searchEnvironment>>;
+  let server: ImageServer;
+  let images: Buffer[];
+  let modelDir: string;
+  let db: pg.Pool;
+  const children: ChildBackend[] = [];
+  const urlOf = (n: number) => server.url(`/img/${n}.jpg`);
+
+  beforeAll(async () => {
+    images = await searchImages();
+    server = await serveImages(images);
+    env = await searchEnvironment();
+    db = new pg.Pool({ connectionString: env.databaseUrl, max: 2 });
+    modelDir = mkdtempSync(path.join(os.tmpdir(), 'iris-embedder-rebuild-'));
+  });
+  afterAll(async () => {
+    for (const child of children) await child.kill('SIGKILL');
+    await db?.end();
+    await server?.close();
+    await env?.dispose();
+    if (modelDir) rmSync(modelDir, { recursive: true, force: true });
+  });
+
+  const child = async (extra: Record<string, string> = {}) => {
+    // One image per transaction: a rebuild takes long enough to be watched and interrupted.
+    const started = await startChildBackend({ databaseUrl: env.databaseUrl, dataDir: env.dataDir, env: { IRIS_SEARCH_POLL_MS: '100', IRIS_SEARCH_INDEX_BATCH: '1', ...extra } });
+    children.push(started);
+    return started;
+  };
+  const view = async (backend: ChildBackend, id: string) => (await backend.call({ method: 'GET', url: `/customer_services/_0000172/${id}` })).json() as ServiceView;
+  const search = async (backend: ChildBackend, id: string, n: number) => {
+    const body = multipart({ search: { filename: 'q.jpg', content: images[n]!, contentType: 'image/jpeg' }, count: '3' });
+    const res = await backend.call({ method: 'POST', url: `/search/${id}`, body: body.payload, headers: body.headers });
+    expect(res.status, res.text).toBe(200);
+    return res.json() as SearchResponse & { ver: string };
+  };
+  const state = async (id: string) =>
+    (await db.query<{ pipeline: string; next_pipeline: string | null; n_rebuilt: number }>('SELECT pipeline, next_pipeline, n_rebuilt FROM search_services WHERE id = $1', [id])).rows[0]!;
+
+  it('keeps serving the old index during the rebuild, survives SIGKILL, then switches', async () => {
+    const first = await child();
+    const setId = newResourceId();
+    expect((await first.call({ method: 'POST', url: '/image_sets/_0000014', resourceId: setId, body: { name: 's' } })).status).toBe(200);
+    const csv = multipart({ urls_to_add: { filename: 'a.csv', content: Array.from({ length: N }, (_, n) => `${urlOf(n)},m${n},t`).join('\n') } });
+    expect((await first.call({ method: 'POST', url: `/image_sets/_0000014/${setId}`, body: csv.payload, headers: csv.headers })).status).toBe(200);
+    const serviceId = newResourceId();
+    const created = await first.call({ method: 'POST', url: `/image_sets/_0000014/${setId}/services`, resourceId: serviceId, body: { name: 's', scenario: 'general' } });
+    expect(created.status, created.text).toBe(200);
+    await waitFor(() => view(first, serviceId), (s) => s.n_indexed === N, 180_000);
+    const builtIn = await search(first, serviceId, 4);
+    expect(builtIn.ver).toBe(EMBEDDING_VERSION);
+    expect(builtIn.results[0]!.url).toBe(urlOf(4));
+    await first.kill('SIGTERM');
+
+    // The operator configures an ONNX encoder (slowed down so the rebuild can be watched).
+    const manifest = writeTinyEncoder(modelDir, 'grid-encoder', 'vector', { dim: 48 }, 0, 3);
+    const overrides = path.join(modelDir, 'overrides.json');
+    writeFileSync(overrides, JSON.stringify({ 'image-embedder': manifest }));
+    const onnxId = (await embedderIdentity(manifest)).id;
+
+    const second = await child({ IRIS_MODEL_OVERRIDES: overrides });
+    const during = await waitFor(() => state(serviceId), (s) => s.next_pipeline !== null && s.n_rebuilt >= 2, 120_000);
+    expect(during.next_pipeline!.startsWith(`${onnxId}/`)).toBe(true);
+    expect(during.pipeline.startsWith(`${EMBEDDING_VERSION}/`)).toBe(true);
+    // The old index answers, embedding the query with its own model; the ratio shows the rebuild's progress.
+    const old = await search(second, serviceId, 7);
+    expect(old.ver).toBe(EMBEDDING_VERSION);
+    expect(old.results[0]!.url).toBe(urlOf(7));
+    const progress = await view(second, serviceId);
+    expect(progress.n_indexed).toBe(N);
+    expect(progress.indexed_ratio).toBeGreaterThan(0);
+    expect(progress.indexed_ratio).toBeLessThan(1);
+    // Records added during the rebuild reach the serving index and are embedded for the new one too.
+    const more = multipart({ urls_to_add: { filename: 'b.csv', content: [N, N + 1].map((n) => `${urlOf(n)},m${n},t`).join('\n') } });
+    expect((await second.call({ method: 'POST', url: `/image_sets/_0000014/${setId}`, body: more.payload, headers: more.headers })).status).toBe(200);
+    await waitFor(() => view(second, serviceId), (s) => s.n_indexed === N + 2, 120_000);
+    await second.kill('SIGKILL');
+    const killed = await state(serviceId);
+    expect(killed.next_pipeline).toBe(during.next_pipeline);
+    expect(killed.n_rebuilt).toBeLessThan(N + 2);
+
+    const third = await child({ IRIS_MODEL_OVERRIDES: overrides });
+    await waitFor(() => state(serviceId), (s) => s.next_pipeline === null && s.pipeline.startsWith(`${onnxId}/`), 180_000);
+    const after = await view(third, serviceId);
+    expect(after).toMatchObject({ n_indexed: N + 2, indexed_ratio: 1 });
+    // Now the new index answers (once this process has built it), with the new model.
+    const switched = await waitFor(() => search(third, serviceId, 9), (r) => r.ver === onnxId, 60_000);
+    expect(switched.results[0]!.url).toBe(urlOf(9));
+    expect(switched.results[0]!.score).toBeGreaterThan(0.9);
+    expect((await search(third, serviceId, N + 1)).results[0]!.url).toBe(urlOf(N + 1));
+
+    // Both indexes complete, one embedding per image and embedder (what the killed process committed was kept).
+    const counts = await db.query<{ pipeline: string; n: number }>('SELECT pipeline, count(*)::int AS n FROM image_embeddings GROUP BY pipeline ORDER BY pipeline');
+    expect(counts.rows.map((r) => [r.pipeline.split('/')[0], r.n]).sort()).toEqual([[EMBEDDING_VERSION, N + 2], [onnxId, N + 2]].sort());
+    const recorded = await db.query('SELECT id, dim FROM search_embedders');
+    expect(recorded.rows).toEqual([{ id: onnxId, dim: 48 }]);
+    await third.kill('SIGTERM');
+  }, 600_000);
+});
