@@ -3,7 +3,6 @@ import sharp, { type Sharp } from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { opencv } from '../runtime/opencv-runtime.js';
 import { packageFile } from '../runtime/tfjs.js';
-import type { RgbImage } from '../../images/rgb-image.js';
 import { VERIFY, verifyCandidate, verifyCandidates, verifyMirrored } from './geometric-verify.js';
 import { extractLocalFeatures, LOCAL_FEATURES, queryLocalFeatures } from './local-features.js';
 
