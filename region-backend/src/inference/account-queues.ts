@@ -36,11 +36,15 @@ export class AccountQueues<T> {
     this.count++;
   }
 
-  /** The next item of the account whose turn it is, among those for which `mayRun` holds; or undefined. */
-  shift(mayRun: (account: string) => boolean): T | undefined {
+  /**
+   * The next item of the account whose turn it is, among those for which `mayRun` holds (and whose next item
+   * satisfies `nextOk`, when given); or undefined.
+   */
+  shift(mayRun: (account: string) => boolean, nextOk?: (item: T) => boolean): T | undefined {
     let best: Lane<T> | undefined;
     for (const [account, lane] of this.lanes) {
       if (!lane.items.length || (best && lane.servedAt >= best.servedAt) || !mayRun(account)) continue;
+      if (nextOk && !nextOk(lane.items[0]!)) continue;
       best = lane;
     }
     if (!best) return undefined;

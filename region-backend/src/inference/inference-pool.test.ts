@@ -63,6 +63,32 @@ describe('InferencePool fairness and limits', () => {
     }
   });
 
+  it('lets a short task borrow an idle thread beyond its account share, and only a short one', async () => {
+    const pool = new InferencePool(2, { accountThreads: 1, accountQueue: 100 });
+    try {
+      await Promise.all([pool.run('ping', 0), pool.run('ping', 0)]); // threads warm
+      const long = pool.run('ping', spin(600), { accountId: 1 });
+      await new Promise((r) => setTimeout(r, 30));
+      const started = performance.now();
+      const borrowed = await pool.run('ping', spin(5), { accountId: 1, mayBorrow: true });
+      const borrowedWaited = performance.now() - started;
+      const longDone = await long;
+      // The short task ran beside the long one, on the other thread, not after it.
+      expect(borrowed.threadId).not.toBe(longDone.threadId);
+      expect(borrowedWaited).toBeLessThan(500);
+
+      const order: string[] = [];
+      const holder = pool.run('ping', spin(400), { accountId: 1 }).then(() => order.push('long'));
+      await new Promise((r) => setTimeout(r, 30));
+      const capped = pool.run('ping', spin(5), { accountId: 1 }).then(() => order.push('capped'));
+      await Promise.all([holder, capped]);
+      // Without mayBorrow the account keeps to its share: its second task waits for the first.
+      expect(order).toEqual(['long', 'capped']);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('takes accounts round-robin, not in arrival order', async () => {
     const pool = new InferencePool(1, { accountThreads: 1, accountQueue: 100 });
     try {

@@ -15,6 +15,12 @@ export interface RunOptions {
   accountId?: number;
   /** Time limit of this task (default: the pool's limit for its priority). */
   timeoutMs?: number;
+  /**
+   * A short interactive task (a few milliseconds) that may run on an idle thread beyond its account's thread
+   * share while no other account waits: the query's re-ranking features beside its embedding. Another account
+   * arriving then waits at most for that one short task.
+   */
+  mayBorrow?: boolean;
 }
 
 /** Per-account fairness and time limits (README "Quotas and limits"). */
@@ -70,6 +76,7 @@ interface Job {
   priority: Priority;
   account: string;
   timeoutMs: number;
+  mayBorrow: boolean;
   resolve: (value: unknown) => void;
   reject: (reason: unknown) => void;
 }
@@ -131,7 +138,7 @@ export class InferencePool {
     const timeoutMs = options.timeoutMs ?? (priority === 'interactive' ? this.limits.interactiveTimeoutMs : this.limits.backgroundTimeoutMs);
     if (priority === 'interactive') this.lastInteractive = performance.now();
     return new Promise<TaskResult<K>>((resolve, reject) => {
-      const job: Job = { request: { id: this.nextId++, task, payload }, transfer: options.transfer ?? [], priority, account, timeoutMs, queuedAt: performance.now(), resolve: resolve as (v: unknown) => void, reject };
+      const job: Job = { request: { id: this.nextId++, task, payload }, transfer: options.transfer ?? [], priority, account, timeoutMs, mayBorrow: priority === 'interactive' && options.mayBorrow === true, queuedAt: performance.now(), resolve: resolve as (v: unknown) => void, reject };
       this.queues[priority].push(account, job);
       this.dispatch();
     });
@@ -225,6 +232,15 @@ export class InferencePool {
     return batchJob([head, ...more]);
   }
 
+  /**
+   * A short interactive job over its account's share, on a thread that would otherwise idle: only when every
+   * waiting interactive job is of accounts at their share (none is held back by this) and its lane's next job
+   * may borrow.
+   */
+  private borrowing(): Job | undefined {
+    return this.queues.interactive.shift(() => true, (job) => job.mayBorrow);
+  }
+
   private reserveForInteractive(): boolean {
     if (this.slots.length < 2 || performance.now() - this.lastInteractive > INTERACTIVE_RESERVE_MS) return false;
     const busyBackground = this.slots.filter((s) => s.job?.priority === 'background').length;
@@ -240,7 +256,7 @@ export class InferencePool {
   private dispatch(): void {
     for (const slot of this.slots) {
       if (slot.job || !slot.ready) continue;
-      const job = this.queues.interactive.shift(this.mayRun) ?? (this.reserveForInteractive() ? undefined : this.nextBackground());
+      const job = this.queues.interactive.shift(this.mayRun) ?? this.borrowing() ?? (this.reserveForInteractive() ? undefined : this.nextBackground());
       if (!job) return;
       slot.job = job;
       job.startedAt = performance.now();

@@ -149,12 +149,13 @@ export class SearchQueryService {
       throw err;
     }
     try {
-      // The query's local features (re-ranking) are extracted beside its embedding, on another thread when one is free.
+      // The query's local features (re-ranking) are extracted beside its embedding, on another thread when one is
+      // free: a short task, it may use an idle thread beyond the account's share (`mayBorrow`).
       const options = { priority: 'interactive' as const, accountId };
       const payload = { rgb, scenario, features: false, ...(embedder.manifestPath ? { embedder } : {}) };
       const [embedding, features] = await Promise.all([
         this.deps.inference.run('search-query-embed', payload, options),
-        rerank ? this.deps.inference.run('search-query-features', { rgb }, options) : null,
+        rerank ? this.deps.inference.run('search-query-features', { rgb }, { ...options, mayBorrow: true }) : null,
       ]);
       return features ? { ...embedding, features, picture: rgb } : embedding;
     } catch (err) {
