@@ -77,10 +77,13 @@ describe('InferencePool fairness and limits', () => {
       expect(borrowed.threadId).not.toBe(longDone.threadId);
       expect(borrowedWaited).toBeLessThan(500);
 
+      expect(pool.idleThreads).toBe(2);
       const order: string[] = [];
       const holder = pool.run('ping', spin(400), { accountId: 1 }).then(() => order.push('long'));
       await new Promise((r) => setTimeout(r, 30));
       const capped = pool.run('ping', spin(5), { accountId: 1 }).then(() => order.push('capped'));
+      // One thread runs the long task and a job waits for the account's share: none counts as idle.
+      expect(pool.idleThreads).toBe(0);
       await Promise.all([holder, capped]);
       // Without mayBorrow the account keeps to its share: its second task waits for the first.
       expect(order).toEqual(['long', 'capped']);

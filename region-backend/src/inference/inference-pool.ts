@@ -152,6 +152,12 @@ export class InferencePool {
     return view;
   }
 
+  /** Threads free right now with nothing waiting for them (0 while any job waits). */
+  get idleThreads(): number {
+    if (this.queues.interactive.size || this.queues.background.size) return 0;
+    return this.slots.filter((s) => !s.job && s.ready).length;
+  }
+
   /** Jobs waiting (not yet on a thread), per priority. */
   get waiting(): Record<Priority, number> {
     return { interactive: this.queues.interactive.size, background: this.queues.background.size };

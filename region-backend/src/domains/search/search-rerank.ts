@@ -30,10 +30,14 @@ export interface RerankDeps {
   accountId: number;
 }
 
-/** packLocalFeatures bytes of the query, and the decoded query (for the mirror-image pass). */
+/**
+ * packLocalFeatures bytes of the query, and for the mirror-image pass the decoded query or, when they were
+ * described beside the embedding, its mirror image's features.
+ */
 export interface QueryLocalFeatures {
   features: Uint8Array;
   picture?: RgbImage;
+  mirrored?: Uint8Array | null;
 }
 
 export async function rerank(selected: Selected[], query: QueryLocalFeatures, deps: RerankDeps): Promise<Selected[]> {
@@ -45,9 +49,10 @@ export async function rerank(selected: Selected[], query: QueryLocalFeatures, de
   const candidates = head.map((s) => stored.get(s.hit.id) ?? null);
   let verifications = await deps.inference.run('search-verify', { query: query.features, candidates }, options);
   // Nothing verified, yet the vector says "the same picture": perhaps a mirrored copy (ORB is not mirror-invariant).
-  if (query.picture && wantsMirrorPass(verifications, head[0]!.hit.score)) {
+  if ((query.mirrored || query.picture) && wantsMirrorPass(verifications, head[0]!.hit.score)) {
     const likely = head.map((s, i) => (s.hit.score >= RERANK.mirrorMinScore ? candidates[i]! : null));
-    verifications = await deps.inference.run('search-verify', { query: query.features, candidates: likely, mirrorOf: query.picture }, options);
+    const mirror = query.mirrored ? { mirrored: query.mirrored } : { mirrorOf: query.picture ?? null };
+    verifications = await deps.inference.run('search-verify', { query: query.features, candidates: likely, ...mirror }, options);
   }
   const rescored = head.map((s, i) => {
     const match = verifications[i] ?? null;

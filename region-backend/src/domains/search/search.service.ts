@@ -140,7 +140,7 @@ export class SearchQueryService {
     }
   }
 
-  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number, rerank: boolean, embedder: EmbedderRef): Promise<QueryEmbedding & { picture?: RgbImage }> {
+  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number, rerank: boolean, embedder: EmbedderRef): Promise<QueryEmbedding & { picture?: RgbImage; mirrored?: Uint8Array }> {
     let rgb: RgbImage;
     try {
       rgb = await this.deps.decoder.rgb(bytes, { maxSide: QUERY_MAX_SIDE, ...(params.loc ? { crop: params.loc } : {}) }, 'interactive', accountId);
@@ -150,14 +150,17 @@ export class SearchQueryService {
     }
     try {
       // The query's local features (re-ranking) are extracted beside its embedding, on another thread when one is
-      // free: a short task, it may use an idle thread beyond the account's share (`mayBorrow`).
+      // free: a short task, it may use an idle thread beyond the account's share (`mayBorrow`). When the pool
+      // is idle, the mirror image is described there too, in the embedding's shadow, for the mirror pass.
       const options = { priority: 'interactive' as const, accountId };
       const payload = { rgb, scenario, features: false, ...(embedder.manifestPath ? { embedder } : {}) };
-      const [embedding, features] = await Promise.all([
+      const mirror = rerank && this.deps.inference.idleThreads >= 2;
+      const [embedding, local] = await Promise.all([
         this.deps.inference.run('search-query-embed', payload, options),
-        rerank ? this.deps.inference.run('search-query-features', { rgb }, { ...options, mayBorrow: true }) : null,
+        rerank ? this.deps.inference.run('search-query-features', { rgb, mirror }, { ...options, mayBorrow: true }) : null,
       ]);
-      return features ? { ...embedding, features, picture: rgb } : embedding;
+      if (!local) return embedding;
+      return { ...embedding, features: local.features, ...(local.mirrored ? { mirrored: local.mirrored } : { picture: rgb }) };
     } catch (err) {
       if (err instanceof InferenceTaskError && (err.code === 'image_decode_failed' || err.code === 'invalid_embed_input')) {
         throw new ApiError('invalidData', `image cannot be decoded: ${err.message}`);
