@@ -1,7 +1,7 @@
 /**
  * Account A's flood for the fairness bench, in its own process: analysis uploads, image-set uploads of 100
- * URLs each and one 300-URL batch task, from IRIS_FLOOD_CALLERS concurrent callers, until a line arrives on
- * stdin. Prints `flooding` once started, then A's answer counts as one JSON line.
+ * URLs each and one 300-URL batch task, from IRIS_FLOOD_CALLERS concurrent callers (at most IRIS_FLOOD_RATE
+ * calls per second together, when set), until a line arrives on stdin. Prints `flooding` once started, then A's answer counts as one JSON line.
  */
 import { newResourceId } from '@iris/shared';
 import { photoJpeg } from '../test/support/test-images.js';
@@ -10,6 +10,18 @@ import { callBackend, fileBody } from '../test/data-sets/child-backend.js';
 const A = 101;
 const backend = { call: (input: Parameters<typeof callBackend>[1]) => callBackend(process.env.IRIS_FLOOD_BACKEND!, input) };
 const FLOODERS = Number(process.env.IRIS_FLOOD_CALLERS ?? 24);
+/** Calls per second of all callers together (0: as fast as answers come), e.g. the edge's per-key rate limit. */
+const RATE = Number(process.env.IRIS_FLOOD_RATE ?? 0);
+let nextCallAt = 0;
+
+/** Waits for the next call's turn under RATE. */
+async function paced(): Promise<void> {
+  if (!RATE) return;
+  const now = performance.now();
+  const at = Math.max(now, nextCallAt);
+  nextCallAt = at + 1000 / RATE;
+  if (at > now) await new Promise((r) => setTimeout(r, at - now));
+}
 
 interface FloodCounts {
   ok: number;
@@ -45,6 +57,8 @@ async function flood(image: Buffer, base: string, stop: Promise<void>): Promise<
   process.stdout.write('flooding\n');
   const callers = Array.from({ length: FLOODERS }, async (_, i) => {
     while (running) {
+      await paced();
+      if (!running) break;
       if (i % 6 === 5) {
         const n = upload++;
         const csv = Array.from({ length: 100 }, (_, k) => `${base}/set-${n}-${k}.jpg,m`).join('\n');

@@ -68,9 +68,9 @@ interface FloodCounts {
  * Account A's flood in its own process (fairness-flood.ts), so B's timings are not taken on an event loop
  * busy with A's calls; resolves with A's counts once `stop` resolves.
  */
-async function flood(backend: ChildBackend, base: string, started: () => void, stop: Promise<void>): Promise<FloodCounts> {
+async function flood(backend: ChildBackend, base: string, started: () => void, stop: Promise<void>, rate: number): Promise<FloodCounts> {
   const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./fairness-flood.ts', import.meta.url))], {
-    env: { ...process.env, IRIS_FLOOD_BACKEND: backend.base, IRIS_FLOOD_IMAGES: base, IRIS_FLOOD_CALLERS: String(FLOODERS) },
+    env: { ...process.env, IRIS_FLOOD_BACKEND: backend.base, IRIS_FLOOD_IMAGES: base, IRIS_FLOOD_CALLERS: String(FLOODERS), IRIS_FLOOD_RATE: String(rate) },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   let output = '';
@@ -98,9 +98,14 @@ export default async function run(): Promise<void> {
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'iris-bench-fairness-'));
   const postgres = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: false });
-  const settings: { label: string; env: Record<string, string> }[] = [
-    { label: 'per-account limits (defaults)', env: {} },
-    { label: 'limits lifted', env: { IRIS_ACCOUNT_INFERENCE_THREADS: String(cores), IRIS_ACCOUNT_INFERENCE_QUEUE: '10000', IRIS_ACCOUNT_UPLOADS: '1000', IRIS_ACCOUNT_DOWNLOAD_CONCURRENCY: '256' } },
+  // The backend is called directly, as the edge would after its per-key rate limit: the first two settings let
+  // A's callers go as fast as answers come (the limit lifted too); the third paces A at the edge's default
+  // limit of 3000 calls per minute per key (50/s), what a flood through the edge can send with one key.
+  const lifted = { IRIS_ACCOUNT_INFERENCE_THREADS: String(cores), IRIS_ACCOUNT_INFERENCE_QUEUE: '10000', IRIS_ACCOUNT_UPLOADS: '1000', IRIS_ACCOUNT_DOWNLOAD_CONCURRENCY: '256' };
+  const settings: { label: string; env: Record<string, string>; rate: number }[] = [
+    { label: 'per-account limits (defaults)', env: {}, rate: 0 },
+    { label: 'limits lifted', env: lifted, rate: 0 },
+    { label: 'defaults, A at the edge rate limit (50 calls/s)', env: {}, rate: 50 },
   ];
   const rows: (string | number)[][] = [];
   try {
@@ -121,7 +126,7 @@ export default async function run(): Promise<void> {
         const stopped = new Promise<void>((resolve) => (stop = resolve));
         let floodStarted!: () => void;
         const started = new Promise<void>((resolve) => (floodStarted = resolve));
-        const flooding = flood(backend, base, floodStarted, stopped);
+        const flooding = flood(backend, base, floodStarted, stopped, setting.rate);
         await started;
         await new Promise((r) => setTimeout(r, 2000));
         const busyProbes = await probes(backend, photos[1]!);
