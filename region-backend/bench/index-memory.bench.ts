@@ -13,7 +13,7 @@ import { median, percentile, printTable } from '../../scripts/table.js';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { migrate } from '../src/db/migrate.js';
 import { EMBEDDING_DIM } from '../src/vision/embedding/embedding-info.js';
-import { vectorToBytes } from '../src/domains/search-services/embedding-pipeline.js';
+import { pipelineOf, vectorToBytes } from '../src/domains/search-services/embedding-pipeline.js';
 import { serviceState } from '../src/domains/search-services/search-service.repo.js';
 import { ServiceIndexes } from '../src/domains/search-services/service-indexes.js';
 import { seededRandom } from '../src/util/seeded-random.js';
@@ -21,7 +21,8 @@ import { seededRandom } from '../src/util/seeded-random.js';
 const SERVICES = 24;
 const ITEMS = Number(process.env.IRIS_BENCH_INDEX_ITEMS ?? 5000);
 const HELD = 4;
-const PIPELINE = 'bench-pipeline';
+// The built-in embedder's pipeline of the services' scenario (its id names the embedder and the vector length).
+const PIPELINE = pipelineOf('general');
 
 function randomUnit(rand: () => number): Float32Array {
   const v = new Float32Array(EMBEDDING_DIM);
