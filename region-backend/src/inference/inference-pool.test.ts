@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiError } from '@iris/shared';
 import { InferencePool, InferenceTimeoutError } from './inference-pool.js';
@@ -12,6 +14,13 @@ describe('InferencePool', () => {
     const results = await Promise.all([1, 2, 3, 4].map((n) => pool.run('ping', n)));
     expect(results.map((r) => r.pong)).toEqual([1, 2, 3, 4]);
     for (const r of results) expect(r.threadId).toBeGreaterThan(0);
+  });
+
+  it('keeps a script alive while its first job waits for loading threads', () => {
+    const script = fileURLToPath(new URL('../../test/support/pool-ping-script.ts', import.meta.url));
+    const child = spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', timeout: 60_000 });
+    expect(child.status).toBe(0);
+    expect(JSON.parse(child.stdout.trim()).pong).toBe(42);
   });
 
   it('rejects unknown tasks', async () => {

@@ -140,6 +140,9 @@ export class InferencePool {
     return new Promise<TaskResult<K>>((resolve, reject) => {
       const job: Job = { request: { id: this.nextId++, task, payload }, transfer: options.transfer ?? [], priority, account, timeoutMs, mayBorrow: priority === 'interactive' && options.mayBorrow === true, queuedAt: performance.now(), resolve: resolve as (v: unknown) => void, reject };
       this.queues[priority].push(account, job);
+      // A job waiting for threads that are still loading keeps the process alive (a bench or script with
+      // nothing else pending would otherwise exit before the first answer).
+      for (const slot of this.slots) if (!slot.ready) slot.worker.ref();
       this.dispatch();
     });
   }
@@ -177,6 +180,7 @@ export class InferencePool {
       if ('ready' in response) {
         slot.ready = true;
         this.dispatch();
+        if (!slot.job) worker.unref();
         return;
       }
       const job = this.finish(slot);
@@ -192,8 +196,9 @@ export class InferencePool {
     worker.on('exit', (code) => {
       if (!this.closed && code !== 0) this.replace(slot, new Error(`inference worker exited with code ${code}`));
     });
-    // Idle threads must not keep the process alive; a thread with a job does (see dispatch).
-    worker.unref();
+    // Idle threads must not keep the process alive; a thread with a job does (see dispatch), and so does a
+    // loading thread while jobs wait (see run).
+    if (!this.queues.interactive.size && !this.queues.background.size) worker.unref();
     return slot;
   }
 
