@@ -6,7 +6,7 @@
  * the query is a 60 % crop of one of them, re-encoded; "none the source" queries a generated photo.
  */
 import type pg from 'pg';
-import sharp, { type Sharp } from 'sharp';
+import sharp from 'sharp';
 import { opencv } from '../src/vision/runtime/opencv-runtime.js';
 import { VERIFY, verifyCandidates, verifyMirrored } from '../src/vision/embedding/geometric-verify.js';
 import { RERANK } from '../src/vision/embedding/rerank-score.js';
@@ -16,17 +16,13 @@ import { packageFile } from '../src/vision/runtime/tfjs.js';
 import type { RgbImage } from '../src/images/rgb-image.js';
 import { median, printTable } from '../../scripts/table.js';
 import { itemFeatures } from '../src/domains/search-services/index-items.repo.js';
+import { rgbOf } from '../test/support/real-photos.js';
 
 const RUNS = 30;
 const SAMPLES = packageFile('@vladmandic/human', 'assets/samples.jpg');
 /** x ranges of the seven photos in the top strip of the sample collage (157 px high). */
 const STRIP = [[0, 157], [165, 314], [325, 538], [544, 634], [640, 787], [795, 896], [1128, 1280]] as const;
 const SCREENSHOTS = ['screenshot-facedetect.jpg', 'screenshot-faceid.jpg', 'screenshot-facematch.jpg'];
-
-async function rgbOf(image: Sharp): Promise<RgbImage> {
-  const { data, info } = await image.removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  return { data: new Uint8Array(data), width: info.width, height: info.height };
-}
 
 /** Ten distinct real pictures (seven photos, three screenshots), as a catalogue's stored copies. */
 export async function realPictures(): Promise<RgbImage[]> {

@@ -1,26 +1,14 @@
-import sharp, { type Sharp } from 'sharp';
 import { describe, expect, it } from 'vitest';
-import type { RgbImage } from '../../images/rgb-image.js';
 import { opencv } from '../../vision/runtime/opencv-runtime.js';
-import { packageFile } from '../../vision/runtime/tfjs.js';
 import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures } from '../../vision/embedding/local-features.js';
 import searchQueryFeaturesTask from './search-query-features.task.js';
 import searchVerifyTask from './search-verify.task.js';
-
-const SAMPLES = packageFile('@vladmandic/human', 'assets/samples.jpg');
-
-async function rgb(image: Sharp): Promise<RgbImage> {
-  const { data, info } = await image.removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  return { data: new Uint8Array(data), width: info.width, height: info.height };
-}
+import { rerankPictures } from '../../../test/support/real-photos.js';
 
 describe('search re-ranking tasks: the mirror pass', () => {
   it('verifies a mirrored copy the same way from features described beside the embedding as from the picture', async () => {
     const { cv } = await opencv();
-    const source = await rgb(sharp(SAMPLES).extract({ left: 0, top: 200, width: 600, height: 450 }));
-    const other = await rgb(sharp(SAMPLES).extract({ left: 325, top: 0, width: 213, height: 157 }).resize({ width: 600 }));
-    const raw = { raw: { width: 600, height: 450, channels: 3 as const } };
-    const query = await rgb(sharp(await sharp(Buffer.from(source.data), raw).extract({ left: 120, top: 0, width: 300, height: 450 }).flop().jpeg({ quality: 85 }).toBuffer()));
+    const { source, other, mirroredCrop: query } = await rerankPictures();
     const candidates = [other, source].map((image) => packLocalFeatures(extractLocalFeatures(cv, image, LOCAL_FEATURES.indexSide, LOCAL_FEATURES.indexFeatures)));
 
     const plain = await searchQueryFeaturesTask({ rgb: query });

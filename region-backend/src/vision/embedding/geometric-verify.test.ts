@@ -1,23 +1,16 @@
 import type { RgbImage } from '../../images/rgb-image.js';
-import sharp, { type Sharp } from 'sharp';
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { opencv } from '../runtime/opencv-runtime.js';
-import { packageFile } from '../runtime/tfjs.js';
 import { VERIFY, verifyCandidate, verifyCandidates, verifyMirrored } from './geometric-verify.js';
 import { extractLocalFeatures, LOCAL_FEATURES, queryLocalFeatures } from './local-features.js';
+import { rerankPictures, rgbOf as rgb } from '../../../test/support/real-photos.js';
 
-const SAMPLES = packageFile('@vladmandic/human', 'assets/samples.jpg');
-
-async function rgb(image: Sharp): Promise<RgbImage> {
-  const { data, info } = await image.removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  return { data: new Uint8Array(data), width: info.width, height: info.height };
-}
 
 describe('geometric verification of search candidates', () => {
   it('verifies a cropped, shrunk copy and locates the match in both pictures; refuses another picture', async () => {
     const { cv } = await opencv();
-    const source = await rgb(sharp(SAMPLES).extract({ left: 0, top: 200, width: 600, height: 450 }));
-    const other = await rgb(sharp(SAMPLES).extract({ left: 325, top: 0, width: 213, height: 157 }).resize({ width: 600 }));
+    const { source, other } = await rerankPictures();
     // The query: the right 60 % of the source, at half size, re-encoded.
     const cropped = await sharp(Buffer.from(source.data), { raw: { width: 600, height: 450, channels: 3 } })
       .extract({ left: 240, top: 0, width: 360, height: 450 })
@@ -48,7 +41,7 @@ describe('geometric verification of search candidates', () => {
 
   it('stops verifying once a candidate is verified decisively (no later candidate can rank above it)', async () => {
     const { cv } = await opencv();
-    const source = await rgb(sharp(SAMPLES).extract({ left: 0, top: 200, width: 600, height: 450 }));
+    const { source } = await rerankPictures();
     const query = extractLocalFeatures(cv, await rgb(sharp(await sharp(Buffer.from(source.data), { raw: { width: 600, height: 450, channels: 3 } }).jpeg({ quality: 80 }).toBuffer())), LOCAL_FEATURES.querySide, LOCAL_FEATURES.queryFeatures);
     const indexed = extractLocalFeatures(cv, source, LOCAL_FEATURES.indexSide, LOCAL_FEATURES.indexFeatures);
     const all = verifyCandidates(query, [indexed, indexed], { ...VERIFY, decisiveInliers: 0 });
@@ -61,10 +54,8 @@ describe('geometric verification of search candidates', () => {
 
   it('verifies a mirrored crop with the features of the query\'s mirror image, and maps its box back', async () => {
     const { cv } = await opencv();
-    const source = await rgb(sharp(SAMPLES).extract({ left: 0, top: 200, width: 600, height: 450 }));
-    const other = await rgb(sharp(SAMPLES).extract({ left: 325, top: 0, width: 213, height: 157 }).resize({ width: 600 }));
-    // The middle half of the source (x 120–420 of 600), mirrored.
-    const framed = await rgb(sharp(await sharp(Buffer.from(source.data), { raw: { width: 600, height: 450, channels: 3 } }).extract({ left: 120, top: 0, width: 300, height: 450 }).flop().jpeg({ quality: 85 }).toBuffer()));
+    // framed: the middle half of the source (x 120–420 of 600), mirrored.
+    const { source, other, mirroredCrop: framed } = await rerankPictures();
     const index = (image: RgbImage) => extractLocalFeatures(cv, image, LOCAL_FEATURES.indexSide, LOCAL_FEATURES.indexFeatures);
     const candidates = [index(other), index(source)];
     const direct = queryLocalFeatures(cv, framed);
