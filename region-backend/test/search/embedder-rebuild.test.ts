@@ -3,7 +3,7 @@
  * service's index in the background: the old index keeps answering (with the old model) while every image is
  * embedded again, `indexed_ratio` shows the progress, a process killed with SIGKILL half-way is replaced and
  * the new one goes on from what was committed, and the service then switches to the new index at once.
- * Real backend processes, real PostgreSQL, a small ONNX encoder built by the test (tiny-encoder.fixture.ts).
+ * Real backend processes, real PostgreSQL, a small ONNX encoder built by the test (test/support/tiny-encoder.ts).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

@@ -1,7 +1,7 @@
 /**
  * With an operator's ONNX image embedder configured (stage `image-embedder`), custom classifiers train on its
  * vectors and predict with it: the real training job, real PostgreSQL and worker threads, a tiny encoder built
- * by the test (a 4×4 grid of mean colours, tiny-encoder.fixture.ts) and generated shapes of three colours.
+ * by the test (a 4×4 grid of mean colours, test/support/tiny-encoder.ts) and generated shapes of three colours.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { opencv } from '../runtime/opencv-runtime.js';
 import { VERIFY, verifyCandidate, verifyCandidates, verifyMirrored } from './geometric-verify.js';
 import { extractLocalFeatures, LOCAL_FEATURES, queryLocalFeatures } from './local-features.js';
-import { rerankPictures, rgbOf as rgb } from '../../../test/support/real-photos.js';
+import { rerankPictures, rgbOf } from '../../../test/support/real-photos.js';
 
 
 describe('geometric verification of search candidates', () => {
@@ -17,7 +17,7 @@ describe('geometric verification of search candidates', () => {
       .resize({ width: 180 })
       .jpeg({ quality: 70 })
       .toBuffer();
-    const query = extractLocalFeatures(cv, await rgb(sharp(cropped)), LOCAL_FEATURES.querySide, LOCAL_FEATURES.queryFeatures);
+    const query = extractLocalFeatures(cv, await rgbOf(sharp(cropped)), LOCAL_FEATURES.querySide, LOCAL_FEATURES.queryFeatures);
     const index = (image: RgbImage) => extractLocalFeatures(cv, image, LOCAL_FEATURES.indexSide, LOCAL_FEATURES.indexFeatures);
 
     const match = verifyCandidate(query, index(source));
@@ -42,7 +42,7 @@ describe('geometric verification of search candidates', () => {
   it('stops verifying once a candidate is verified decisively (no later candidate can rank above it)', async () => {
     const { cv } = await opencv();
     const { source } = await rerankPictures();
-    const query = extractLocalFeatures(cv, await rgb(sharp(await sharp(Buffer.from(source.data), { raw: { width: 600, height: 450, channels: 3 } }).jpeg({ quality: 80 }).toBuffer())), LOCAL_FEATURES.querySide, LOCAL_FEATURES.queryFeatures);
+    const query = extractLocalFeatures(cv, await rgbOf(sharp(await sharp(Buffer.from(source.data), { raw: { width: 600, height: 450, channels: 3 } }).jpeg({ quality: 80 }).toBuffer())), LOCAL_FEATURES.querySide, LOCAL_FEATURES.queryFeatures);
     const indexed = extractLocalFeatures(cv, source, LOCAL_FEATURES.indexSide, LOCAL_FEATURES.indexFeatures);
     const all = verifyCandidates(query, [indexed, indexed], { ...VERIFY, decisiveInliers: 0 });
     expect(all[0]!.inliers).toBeGreaterThanOrEqual(VERIFY.decisiveInliers);

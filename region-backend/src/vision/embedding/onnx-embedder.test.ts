@@ -1,6 +1,6 @@
 /**
  * An operator's ONNX image encoder plugs in as the search embedder by manifest alone (tiny encoders of the
- * three output layouts: tiny-encoder.fixture.ts).
+ * three output layouts: test/support/tiny-encoder.ts).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
