@@ -48,7 +48,9 @@ export class ImageDecoderPool {
     threads: number,
     readonly limits: DecoderLimits,
   ) {
-    this.pool = new InferencePool(threads, { taskTimeoutMs: limits.timeoutMs });
+    // One tier: libvips decodes on the process's shared libuv threads, whose priority a decode thread cannot
+    // lower, so more decode threads for a flooding account would only add to everyone's contention.
+    this.pool = new InferencePool(threads, { taskTimeoutMs: limits.timeoutMs, lowPriorityThreads: 0 });
   }
 
   private async run<T>(payload: ImageDecodePayload, priority: Priority, accountId?: number): Promise<T> {
