@@ -83,6 +83,11 @@ export class ImageDecoderPool {
     return { rgba: decoded.rgba, png: Buffer.from(decoded.png.buffer, decoded.png.byteOffset, decoded.png.byteLength) };
   }
 
+  /** Calls each account has in flight (see InferencePool.callsInFlight). */
+  set callsInFlight(count: ((account: string) => number) | undefined) {
+    this.pool.callsInFlight = count;
+  }
+
   /** Decodes waiting for a thread. */
   get waiting(): number {
     const w = this.pool.waiting;

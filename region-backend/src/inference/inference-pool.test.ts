@@ -102,6 +102,22 @@ describe('InferencePool fairness and limits', () => {
     }
   });
 
+  it("puts an account's task on the low-priority tier while the account has other calls in flight in the process", async () => {
+    const pool = new InferencePool(1, { accountQueue: 100 });
+    try {
+      await Promise.all([pool.run('ping', 0), pool.run('ping', 0)]);
+      const calls = new Map([['1', 3], ['2', 1]]);
+      pool.callsInFlight = (account) => calls.get(account) ?? 0;
+      // Alone in the pool, one at a time: only the account with a single call in flight gets the first tier.
+      const flooding = await pool.run('ping', 1, { accountId: 1 });
+      const single = await pool.run('ping', 2, { accountId: 2 });
+      expect(flooding.threadId).not.toBe(single.threadId);
+      if (process.platform === 'linux') expect([single.nice, flooding.nice]).toEqual([os.getPriority(), Math.min(19, os.getPriority() + 10)]);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('lets a short task borrow an idle thread beyond its account share, and only a short one', async () => {
     const pool = new InferencePool(2, { accountThreads: 1, accountQueue: 100, lowPriorityThreads: 0 });
     try {

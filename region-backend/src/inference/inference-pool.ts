@@ -134,6 +134,11 @@ export class InferencePool {
   /** Background jobs that ran inside a batch of several (for benchmarks and tests). */
   batchedJobs = 0;
   private lastInteractive = -Infinity;
+  /**
+   * Calls each account has in flight in the process (HTTP requests), when known: a task of an account with
+   * several is not its only call, even if it reaches this pool alone.
+   */
+  callsInFlight: ((account: string) => number) | undefined;
   private reserveTimer: NodeJS.Timeout | undefined;
 
   /** `taskTimeoutMs` sets both time limits at once (0 = none). */
@@ -276,8 +281,12 @@ export class InferencePool {
     return this.queues.interactive.shift(() => true, (job) => job.mayBorrow);
   }
 
-  /** An account's only call: nothing else of its account is running or waiting (first-tier work). */
-  private isSingleCall = (job: Job): boolean => (this.running.get(job.account) ?? 0) === 0 && this.queues.interactive.waitingOf(job.account) === 1;
+  /**
+   * An account's only call (first-tier work): nothing else of its account is running or waiting here, and
+   * the account has no other call in flight in the process.
+   */
+  private isSingleCall = (job: Job): boolean =>
+    (this.running.get(job.account) ?? 0) === 0 && this.queues.interactive.waitingOf(job.account) === 1 && (this.callsInFlight?.(job.account) ?? 0) <= 1;
 
   /** The next job for a free thread, by its tier. */
   private nextFor(slot: Slot): Job | undefined {
