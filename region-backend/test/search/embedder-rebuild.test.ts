@@ -82,7 +82,7 @@ describe('changing the image embedder', () => {
     await first.kill('SIGTERM');
 
     // The operator configures an ONNX encoder (slowed down so the rebuild can be watched).
-    const manifest = writeTinyEncoder(modelDir, 'grid-encoder', 'vector', { dim: 48 }, 0, 3);
+    const manifest = writeTinyEncoder(modelDir, 'grid-encoder', 'vector', { dim: 48 }, 0, 20);
     const overrides = path.join(modelDir, 'overrides.json');
     writeFileSync(overrides, JSON.stringify({ 'image-embedder': manifest }));
     const onnxId = (await embedderIdentity(manifest)).id;
