@@ -1,0 +1,128 @@
+/**
+ * The int8 (QDQ) version of a converted model, made once and kept beside the conversions in the model cache
+ * (never committed). Steps: ONNX Runtime's basic graph optimisations on the float conversion (constant
+ * folding, the cancelling NHWC/NCHW transposes removed), a calibration run of the float graph with every
+ * tensor the quantiser needs exposed as an output (minimum and maximum over the calibration inputs), then
+ * the QDQ rewrite (convert/qdq-quantiser.ts). The cached file's name carries the hash of the conversion,
+ * the calibration set, the quantiser version and the ONNX Runtime version; its bytes are checked against the
+ * SHA-256 written beside it. The same inputs give the same bytes.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import type { InferenceSession, Tensor } from 'onnxruntime-node';
+import { calibrationTensors, decodeModel, quantiseModel, withOutputs, type QuantiseOptions, type TensorRange } from '../convert/qdq-quantiser.js';
+import { conversionKey, convertedModel, modelCacheDir, sha256, writeDurably, type ConversionSpec } from './converted-model.js';
+
+/** Bumped whenever the quantiser's output for the same inputs changes. */
+export const QUANTISER_VERSION = 'qdq-1';
+
+export interface CalibrationSet {
+  /** Identity of the inputs (hash of their sources). */
+  key: string;
+  /** The inputs of the model's (single) input, one tensor per calibration run. */
+  inputs(): Promise<Tensor[]>;
+}
+
+export interface QuantisationSpec {
+  conversion: ConversionSpec;
+  calibration: CalibrationSet;
+  /** Names of nodes (in the optimised float graph) to keep float. */
+  keepFloat?: string[];
+}
+
+export interface QuantisedModel {
+  file: string;
+  bytes: Uint8Array;
+  /** True when this call quantised (false: read from the cache). */
+  quantised: boolean;
+}
+
+async function ortVersion(): Promise<string> {
+  const { ort } = await import('./onnx-session.js');
+  return ort.env.versions.common ?? 'unknown';
+}
+
+export async function quantisationKey(spec: QuantisationSpec): Promise<string> {
+  return createHash('sha256')
+    .update(JSON.stringify([QUANTISER_VERSION, await ortVersion(), conversionKey(spec.conversion), spec.calibration.key, spec.keepFloat ?? []]))
+    .digest('hex');
+}
+
+/** The float conversion after ONNX Runtime's basic (standard-op) optimisations. */
+async function optimisedFloat(bytes: Uint8Array, dir: string): Promise<Uint8Array> {
+  const { ort } = await import('./onnx-session.js');
+  const tmp = path.join(dir, `.optimised-${process.pid}-${Math.random().toString(36).slice(2)}.onnx`);
+  try {
+    const session = await ort.InferenceSession.create(bytes, { graphOptimizationLevel: 'basic', optimizedModelFilePath: tmp, intraOpNumThreads: 1 });
+    await session.release();
+    return readFileSync(tmp);
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}
+
+/** Minimum and maximum of each named tensor over the calibration inputs. */
+export async function calibrate(modelBytes: Uint8Array, tensors: string[], inputs: Tensor[]): Promise<Map<string, TensorRange>> {
+  const { ort, sessionOptions } = await import('./onnx-session.js');
+  const session = await ort.InferenceSession.create(modelBytes, { ...sessionOptions(), graphOptimizationLevel: 'disabled' });
+  const ranges = new Map<string, TensorRange>(tensors.map((t) => [t, { min: Infinity, max: -Infinity }]));
+  try {
+    for (const input of inputs) {
+      const out = await session.run({ [session.inputNames[0]!]: input }, tensors);
+      for (const name of tensors) {
+        const data = out[name]!.data as Float32Array;
+        const r = ranges.get(name)!;
+        for (let i = 0; i < data.length; i++) {
+          const v = data[i]!;
+          if (v < r.min) r.min = v;
+          if (v > r.max) r.max = v;
+        }
+      }
+    }
+  } finally {
+    await session.release();
+  }
+  return ranges;
+}
+
+/** The quantised model: from the cache when intact, made now otherwise. */
+export async function quantisedModel(spec: QuantisationSpec): Promise<QuantisedModel> {
+  const dir = modelCacheDir();
+  const key = await quantisationKey(spec);
+  const base = path.basename(spec.conversion.file).replace(/\.(min\.js|json)$/, '').replace(/[^\w.-]/g, '_');
+  const file = path.join(dir, `${base}-int8-${key.slice(0, 24)}.onnx`);
+  const sumFile = `${file}.sha256`;
+  if (existsSync(file) && existsSync(sumFile)) {
+    const bytes = readFileSync(file);
+    if (sha256(bytes) === readFileSync(sumFile, 'utf8').trim()) return { file, bytes, quantised: false };
+    rmSync(sumFile, { force: true });
+  }
+  mkdirSync(dir, { recursive: true });
+  const float = decodeModel(await optimisedFloat(convertedModel(spec.conversion).bytes, dir));
+  const options: QuantiseOptions = { keepFloat: spec.keepFloat ?? [] };
+  const tensors = calibrationTensors(float, options);
+  const ranges = await calibrate(withOutputs(float, tensors), tensors, await spec.calibration.inputs());
+  const bytes = quantiseModel(float, ranges, options);
+  writeDurably(file, bytes);
+  writeDurably(sumFile, `${sha256(bytes)}\n`);
+  return { file, bytes, quantised: true };
+}
+
+const pending = new Map<string, Promise<InferenceSession>>();
+
+/** A session on the quantised model, created once per thread and spec. */
+export function quantisedSession(spec: QuantisationSpec): Promise<InferenceSession> {
+  const id = `int8:${JSON.stringify([spec.conversion.file, spec.conversion.outputs, spec.conversion.inputShape ?? null, spec.calibration.key, spec.keepFloat ?? []])}`;
+  let session = pending.get(id);
+  if (!session) {
+    session = (async () => {
+      const { bytes } = await quantisedModel(spec);
+      const { onnxSession } = await import('./onnx-session.js');
+      return onnxSession(id, () => bytes);
+    })();
+    session.catch(() => pending.delete(id));
+    pending.set(id, session);
+  }
+  return session;
+}
