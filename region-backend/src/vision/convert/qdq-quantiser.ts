@@ -157,6 +157,8 @@ export function quantiseModel(model: ModelProto, ranges: Map<string, TensorRange
   const graph = out.graph!;
   const ix = indexGraph(graph);
   const nodes = quantisedNodes(graph, ix, options);
+  // Readers of a graph input get pointed at its dequantised copy below; the bias needs the input's own name.
+  const dataInput = new Map(nodes.map((n) => [n, n.input![0]!]));
   const inits = graph.initializer!;
   const dropped = new Set<string>();
   const head: NodeProto[] = [];
@@ -192,11 +194,13 @@ export function quantiseModel(model: ModelProto, ranges: Map<string, TensorRange
 
   // Conv weights (per channel, int8) and biases (int32).
   for (const node of nodes.filter((n) => n.opType === 'Conv')) {
-    const [x, w, b] = node.input!;
+    const [, w, b] = node.input!;
+    const x = dataInput.get(node)!;
     const weight = ix.initializers.get(w!)!;
     const channels = Number(weight.dims![0]);
     const { q, scales } = quantiseWeights(floatsOf(weight), channels);
-    const sx = scaleOf.get(x!)!;
+    const sx = scaleOf.get(x);
+    if (sx === undefined) throw new QuantiseError(`${node.name}: input ${x} has no scale`);
     const wq = `${w}/int8/${count}`;
     inits.push(tensor(wq, DataType.INT8, weight.dims!.map(Number), bytesOf(q)));
     inits.push(tensor(`${wq}/scale`, DataType.FLOAT, [channels], bytesOf(scales)));
