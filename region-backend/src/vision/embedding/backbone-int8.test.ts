@@ -8,7 +8,7 @@ import type { RgbImage } from '../../images/rgb-image.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { humanAsset } from '../runtime/calibration-images.js';
 import { quantisedModel } from '../runtime/quantised-model.js';
@@ -39,7 +39,7 @@ afterAll(() => {
 
 const ref = (precision: 'int8' | 'float'): EmbedderRef => ({ id: builtinEmbedderId(precision), manifestPath: null, dim: EMBEDDING_DIM });
 
-async function rgb(image: sharp.Sharp): Promise<RgbImage> {
+async function rgb(image: Sharp): Promise<RgbImage> {
   const { data, info } = await image.removeAlpha().raw().toBuffer({ resolveWithObject: true });
   return { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width: info.width, height: info.height };
 }
