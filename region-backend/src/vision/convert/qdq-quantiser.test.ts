@@ -108,8 +108,9 @@ describe('QDQ quantiser', () => {
     expect(weight?.dataType).toBe(DataType.FLOAT);
   });
 
-  it('refuses to quantise without a range for every tensor', () => {
+  it('refuses to quantise without a range for every tensor, or to keep float a node that is not there', () => {
     expect(() => quantiseModel(decodeModel(tinyNetwork()), new Map())).toThrow(/no calibration range/);
+    expect(() => calibrationTensors(decodeModel(tinyNetwork()), { keepFloat: ['no such node'] })).toThrow(/not in the graph: no such node/);
   });
 
   it('int8 weights: one scale per output channel, error at most half a step', () => {

@@ -85,6 +85,11 @@ function isFloatWeight(ix: GraphIndex, name: string | undefined, rank: number): 
 /** Nodes that are quantised: Conv with a constant 4-D weight, Add of two activations; minus those kept float. */
 function quantisedNodes(graph: GraphProto, ix: GraphIndex, options: QuantiseOptions): NodeProto[] {
   const keep = options.keepFloat;
+  if (Array.isArray(keep)) {
+    const names = new Set((graph.node ?? []).map((n) => n.name));
+    const missing = keep.filter((k) => !names.has(k));
+    if (missing.length) throw new QuantiseError(`nodes to keep float not in the graph: ${missing.join(', ')}`);
+  }
   const kept = (node: NodeProto, i: number) => (typeof keep === 'function' ? keep(node, i) : (keep ?? []).includes(node.name ?? ''));
   return (graph.node ?? []).filter((node, i) => {
     if (kept(node, i) || (node.domain ?? '') !== '') return false;
@@ -136,20 +141,39 @@ export function activationParams(range: TensorRange): { scale: number; zeroPoint
   return { scale, zeroPoint: Math.min(255, Math.max(0, Math.round(-min / scale))) };
 }
 
-/** Symmetric int8 per-output-channel quantisation of a weight [M, ...]. */
+/**
+ * Symmetric int8 per-output-channel quantisation of a weight [M, ...]. Each channel's scale is the one of
+ * `CLIP_STEPS` candidates (max |w| / 127 shrunk by up to half) with the least squared error: a few large
+ * weights would otherwise leave the rest of the channel with only a few levels.
+ */
 export function quantiseWeights(values: Float32Array, channels: number): { q: Int8Array; scales: Float32Array } {
   const per = values.length / channels;
   const q = new Int8Array(values.length);
   const scales = new Float32Array(channels);
   for (let m = 0; m < channels; m++) {
+    const start = m * per;
     let amax = 0;
-    for (let i = m * per; i < (m + 1) * per; i++) amax = Math.max(amax, Math.abs(values[i]!));
-    const scale = amax > 0 ? amax / 127 : 1;
-    scales[m] = scale;
-    for (let i = m * per; i < (m + 1) * per; i++) q[i] = Math.max(-127, Math.min(127, Math.round(values[i]! / scale)));
+    for (let i = start; i < start + per; i++) amax = Math.max(amax, Math.abs(values[i]!));
+    let best = amax > 0 ? amax / 127 : 1;
+    if (amax > 0) {
+      let bestError = Infinity;
+      for (let k = 0; k < CLIP_STEPS; k++) {
+        const scale = Math.fround((amax * (1 - k / (2 * CLIP_STEPS))) / 127);
+        let error = 0;
+        for (let i = start; i < start + per; i++) {
+          const v = values[i]!;
+          error += (v - Math.max(-127, Math.min(127, Math.round(v / scale))) * scale) ** 2;
+        }
+        if (error < bestError) [bestError, best] = [error, scale];
+      }
+    }
+    scales[m] = best;
+    for (let i = start; i < start + per; i++) q[i] = Math.max(-127, Math.min(127, Math.round(values[i]! / best)));
   }
   return { q, scales };
 }
+
+const CLIP_STEPS = 20;
 
 /** Rewrites the model in QDQ form with the calibrated `ranges` of `calibrationTensors(model, options)`. */
 export function quantiseModel(model: ModelProto, ranges: Map<string, TensorRange>, options: QuantiseOptions = {}): Uint8Array {

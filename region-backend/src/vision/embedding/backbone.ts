@@ -42,9 +42,18 @@ function backboneCalibration(): CalibrationSet {
   return calibration;
 }
 
+/**
+ * Convolutions the int8 backbone keeps float: the four whose quantisation moved the final vector most
+ * (quantised alone, one at a time, on held-out pictures), all linear-bottleneck projections. Keeping them
+ * costs no measurable time and raises the int8-vs-float cosine from min 0.956 / mean 0.982 to 0.978 / 0.988.
+ */
+export const INT8_KEEP_FLOAT = ['expanded_conv_13', 'expanded_conv_1', 'expanded_conv_10', 'expanded_conv_12'].map(
+  (block) => `node:${PREFIX}MobilenetV2/${block}/project/BatchNorm/FusedBatchNormV3`,
+);
+
 /** The int8 (QDQ) version of the backbone cut at `outputs`, calibrated on the shipped sample pictures. */
 export function quantisedBackboneSpec(outputs: string[]): QuantisationSpec {
-  return { conversion: backboneSpec(outputs), calibration: backboneCalibration() };
+  return { conversion: backboneSpec(outputs), calibration: backboneCalibration(), keepFloat: INT8_KEEP_FLOAT };
 }
 
 /** A session on the backbone cut at `outputs`, in the configured precision (IRIS_BACKBONE_PRECISION). */

@@ -7,7 +7,7 @@
 export type BackbonePrecision = 'int8' | 'float';
 
 /** Part of the built-in embedder's id for the int8 backbone; bumped with the quantiser or its calibration set. */
-export const INT8_BACKBONE_TAG = 'int8.qdq1';
+export const INT8_BACKBONE_TAG = 'int8.qdq2';
 
 export function backbonePrecision(): BackbonePrecision {
   const value = process.env.IRIS_BACKBONE_PRECISION?.trim() || 'int8';

@@ -15,7 +15,7 @@ import { calibrationTensors, decodeModel, quantiseModel, withOutputs, type Quant
 import { conversionKey, convertedModel, modelCacheDir, sha256, writeDurably, type ConversionSpec } from './converted-model.js';
 
 /** Bumped whenever the quantiser's output for the same inputs changes. */
-export const QUANTISER_VERSION = 'qdq-1';
+export const QUANTISER_VERSION = 'qdq-2';
 
 export interface CalibrationSet {
   /** Identity of the inputs (hash of their sources). */
@@ -27,7 +27,7 @@ export interface CalibrationSet {
 export interface QuantisationSpec {
   conversion: ConversionSpec;
   calibration: CalibrationSet;
-  /** Names of nodes (in the optimised float graph) to keep float. */
+  /** Names of nodes (in the optimised float graph) to keep float; those the cut leaves out are ignored. */
   keepFloat?: string[];
 }
 
@@ -100,7 +100,9 @@ export async function quantisedModel(spec: QuantisationSpec): Promise<QuantisedM
   }
   mkdirSync(dir, { recursive: true });
   const float = decodeModel(await optimisedFloat(convertedModel(spec.conversion).bytes, dir));
-  const options: QuantiseOptions = { keepFloat: spec.keepFloat ?? [] };
+  // Nodes to keep float that a cut leaves out are simply not there.
+  const present = new Set(float.graph!.node!.map((n) => n.name));
+  const options: QuantiseOptions = { keepFloat: (spec.keepFloat ?? []).filter((name) => present.has(name)) };
   const tensors = calibrationTensors(float, options);
   const ranges = await calibrate(withOutputs(float, tensors), tensors, await spec.calibration.inputs());
   const bytes = quantiseModel(float, ranges, options);
