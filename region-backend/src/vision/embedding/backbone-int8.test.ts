@@ -11,7 +11,8 @@ import path from 'node:path';
 import sharp, { type Sharp } from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { humanAsset } from '../runtime/calibration-images.js';
-import { quantisedModel } from '../runtime/quantised-model.js';
+import { INT8_BACKBONE_KEY } from '../runtime/backbone-precision.js';
+import { quantisationKey, quantisedModel } from '../runtime/quantised-model.js';
 import { DataType } from '../convert/onnx-builder.js';
 import { decodeModel } from '../convert/qdq-quantiser.js';
 import { INT8_KEEP_FLOAT, MOBILENET_V2_MID_CONV, quantisedBackboneSpec } from './backbone.js';
@@ -103,6 +104,8 @@ describe('int8 backbone', () => {
     expect(convs.filter((n) => weights.get(n.input![1]!) === DataType.FLOAT).map((n) => n.name).sort()).toEqual([...INT8_KEEP_FLOAT].sort());
     expect(convs.length).toBe(52);
     const again = await quantisedModel(spec);
+    // A new model needs a new embedder id (INT8_BACKBONE_TAG): the key it stands for is recorded beside it.
+    expect((await quantisationKey(spec)).slice(0, 16), 'the int8 backbone changed: bump INT8_BACKBONE_TAG and INT8_BACKBONE_KEY').toBe(INT8_BACKBONE_KEY);
     expect(again.quantised).toBe(false);
     expect(Buffer.compare(Buffer.from(again.bytes), Buffer.from(first.bytes))).toBe(0);
   }, 120_000);

@@ -9,6 +9,13 @@ export type BackbonePrecision = 'int8' | 'float';
 /** Part of the built-in embedder's id for the int8 backbone; bumped with the quantiser or its calibration set. */
 export const INT8_BACKBONE_TAG = 'int8.qdq2';
 
+/**
+ * The quantisation key (runtime/quantised-model.ts: conversion, calibration set, quantiser and ONNX Runtime
+ * versions) the tag above stands for. A test fails when the key changes: bump the tag with it, so indexes are
+ * rebuilt with the new model.
+ */
+export const INT8_BACKBONE_KEY = 'c0d03080f35c1893';
+
 export function backbonePrecision(): BackbonePrecision {
   const value = process.env.IRIS_BACKBONE_PRECISION?.trim() || 'int8';
   if (value !== 'int8' && value !== 'float') throw new Error(`IRIS_BACKBONE_PRECISION must be "int8" or "float", not "${value}"`);
