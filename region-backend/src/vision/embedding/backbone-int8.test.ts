@@ -5,7 +5,7 @@
  * The quantised model is made once into a fresh cache, then read back from it.
  */
 import type { RgbImage } from '../../images/rgb-image.js';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp, { type Sharp } from 'sharp';
@@ -92,10 +92,13 @@ const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, v, i) => s + v * 
 const ranking = (query: Float32Array, items: Float32Array[]) => items.map((v, i) => [dot(query, v), i] as const).sort((a, b) => b[0] - a[0]).map(([, i]) => i);
 
 describe('int8 backbone', () => {
-  it('is made once into the model cache, then read back', async () => {
+  it('is made once into the model cache (callers at the same time wait for it), then read back', async () => {
     const spec = quantisedBackboneSpec([MOBILENET_V2_MID_CONV]);
-    const first = await quantisedModel(spec);
-    expect(first.quantised).toBe(true);
+    const both = await Promise.all([quantisedModel(spec), quantisedModel(spec)]);
+    expect(both.map((m) => m.quantised).sort()).toEqual([false, true]);
+    const first = both.find((m) => m.quantised)!;
+    expect(Buffer.compare(Buffer.from(both[0]!.bytes), Buffer.from(both[1]!.bytes))).toBe(0);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.lock'))).toEqual([]);
     expect(first.file.startsWith(dir)).toBe(true);
     // The convolutions meant to stay float are there, reading float weights; every other one is quantised.
     const graph = decodeModel(first.bytes).graph!;

@@ -8,7 +8,7 @@
  * SHA-256 written beside it. The same inputs give the same bytes.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
 import { calibrationTensors, decodeModel, quantiseModel, withOutputs, type QuantiseOptions, type TensorRange } from '../convert/qdq-quantiser.js';
@@ -86,29 +86,85 @@ export async function calibrate(modelBytes: Uint8Array, tensors: string[], input
   return ranges;
 }
 
-/** The quantised model: from the cache when intact, made now otherwise. */
+function cached(file: string): Uint8Array | null {
+  const sumFile = `${file}.sha256`;
+  if (!existsSync(file) || !existsSync(sumFile)) return null;
+  const bytes = readFileSync(file);
+  if (sha256(bytes) === readFileSync(sumFile, 'utf8').trim()) return bytes;
+  rmSync(sumFile, { force: true });
+  return null;
+}
+
+/** A lock held by whoever makes `file` now; older than this, it is taken as left by a killed process. */
+const LOCK_STALE_MS = 5 * 60_000;
+
+function holderAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return true; // still being written: give it time
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Takes the lock of `file`, or waits until its holder has written it (then answers its bytes). */
+async function lockOrWait(file: string): Promise<{ release: () => void } | { bytes: Uint8Array }> {
+  const lock = `${file}.lock`;
+  for (;;) {
+    try {
+      const fd = openSync(lock, 'wx');
+      writeFileSync(fd, String(process.pid));
+      closeSync(fd);
+      return { release: () => rmSync(lock, { force: true }) };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const bytes = cached(file);
+    if (bytes) return { bytes };
+    try {
+      if (!holderAlive(Number(readFileSync(lock, 'utf8'))) || Date.now() - statSync(lock).mtimeMs > LOCK_STALE_MS) rmSync(lock, { force: true });
+    } catch {
+      // The holder just released it: try again.
+    }
+  }
+}
+
+/**
+ * The quantised model: from the cache when intact, made now otherwise. Threads and processes sharing the
+ * cache make it once: the others wait for the file (a lock file beside it says who is making it).
+ */
 export async function quantisedModel(spec: QuantisationSpec): Promise<QuantisedModel> {
   const dir = modelCacheDir();
   const key = await quantisationKey(spec);
   const base = path.basename(spec.conversion.file).replace(/\.(min\.js|json)$/, '').replace(/[^\w.-]/g, '_');
   const file = path.join(dir, `${base}-int8-${key.slice(0, 24)}.onnx`);
-  const sumFile = `${file}.sha256`;
-  if (existsSync(file) && existsSync(sumFile)) {
-    const bytes = readFileSync(file);
-    if (sha256(bytes) === readFileSync(sumFile, 'utf8').trim()) return { file, bytes, quantised: false };
-    rmSync(sumFile, { force: true });
-  }
+  const hit = cached(file);
+  if (hit) return { file, bytes: hit, quantised: false };
   mkdirSync(dir, { recursive: true });
+  const lock = await lockOrWait(file);
+  if ('bytes' in lock) return { file, bytes: lock.bytes, quantised: false };
+  try {
+    const again = cached(file);
+    if (again) return { file, bytes: again, quantised: false };
+    const bytes = await quantiseNow(spec, dir);
+    writeDurably(file, bytes);
+    writeDurably(`${file}.sha256`, `${sha256(bytes)}\n`);
+    return { file, bytes, quantised: true };
+  } finally {
+    lock.release();
+  }
+}
+
+async function quantiseNow(spec: QuantisationSpec, dir: string): Promise<Uint8Array> {
   const float = decodeModel(await optimisedFloat(convertedModel(spec.conversion).bytes, dir));
   // Nodes to keep float that a cut leaves out are simply not there.
   const present = new Set(float.graph!.node!.map((n) => n.name));
   const options: QuantiseOptions = { keepFloat: (spec.keepFloat ?? []).filter((name) => present.has(name)) };
   const tensors = calibrationTensors(float, options);
   const ranges = await calibrate(withOutputs(float, tensors), tensors, await spec.calibration.inputs());
-  const bytes = quantiseModel(float, ranges, options);
-  writeDurably(file, bytes);
-  writeDurably(sumFile, `${sha256(bytes)}\n`);
-  return { file, bytes, quantised: true };
+  return quantiseModel(float, ranges, options);
 }
 
 const pending = new Map<string, Promise<InferenceSession>>();
