@@ -3,8 +3,8 @@
  * tapped at its last convolutional feature map (`Conv_1/Relu6`, 1792 channels, stride 32) instead of its
  * classifier. The bundle declares a fixed 224×224 input; the convolutional part works at any size, so the
  * conversion frees height and width to let views keep their aspect ratio or use a larger scale. Images of
- * one size run as one batch. By default the backbone runs statically quantised to int8 (QDQ, calibrated on
- * the sample pictures shipped with the model pack; IRIS_BACKBONE_PRECISION=float keeps the float conversion).
+ * one size run as one batch. IRIS_BACKBONE_PRECISION=int8 runs it statically quantised to int8 (QDQ,
+ * calibrated on the sample pictures shipped with the model pack); the float conversion is the default.
  * Worker threads only.
  */
 import type { RgbImage } from '../../images/rgb-image.js';

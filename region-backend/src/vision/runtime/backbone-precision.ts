@@ -1,7 +1,7 @@
 /**
- * Which numeric precision the embedding backbone runs in: `int8` (default; the converted model statically
- * quantised, runtime/quantised-model.ts) or `float` (the conversion as it is), chosen with
- * IRIS_BACKBONE_PRECISION. The main thread reads it for the built-in embedder's identity, the worker threads
+ * Which numeric precision the embedding backbone runs in: `float` (default: the conversion as it is) or
+ * `int8` (the converted model statically quantised, runtime/quantised-model.ts: about twice as fast, with a
+ * small loss of near-duplicate recall, docs/models.md), chosen with IRIS_BACKBONE_PRECISION. The main thread reads it for the built-in embedder's identity, the worker threads
  * to pick the model; both see the same environment. No model runtime here.
  */
 export type BackbonePrecision = 'int8' | 'float';
@@ -17,7 +17,7 @@ export const INT8_BACKBONE_TAG = 'int8.qdq2';
 export const INT8_BACKBONE_KEY = 'c0d03080f35c1893';
 
 export function backbonePrecision(): BackbonePrecision {
-  const value = process.env.IRIS_BACKBONE_PRECISION?.trim() || 'int8';
+  const value = process.env.IRIS_BACKBONE_PRECISION?.trim() || 'float';
   if (value !== 'int8' && value !== 'float') throw new Error(`IRIS_BACKBONE_PRECISION must be "int8" or "float", not "${value}"`);
   return value;
 }
