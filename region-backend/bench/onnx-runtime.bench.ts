@@ -3,8 +3,9 @@
  * what served before), measured in the same run on the same inputs (640-px real photos brought to each
  * model's input size). Per model: TFJS ms, the bare ONNX Runtime session on the conversion (the floor), and
  * the production call (manifest model, input preparation included). Then the embedding per image per core
- * (batch 1 and 8), background throughput with dynamic batching on all cores, ingest of 640-px JPEGs over
- * loopback HTTP (download + decode + embed), and interactive latency while a background batch runs.
+ * (batch 1 and 8; float floor and int8 QDQ session side by side), background throughput with dynamic batching on all cores, ingest of 640-px JPEGs over
+ * loopback HTTP (download + decode + embed), and interactive latency while a background batch runs, each
+ * with the float and the int8 backbone.
  * IRIS_BENCH_RUNS (default 15) sets the timed runs per row.
  */
 import type { RgbImage } from '../src/images/rgb-image.js';
@@ -16,7 +17,7 @@ import type * as tfTypes from '@tensorflow/tfjs';
 import { median, printTable } from '../../scripts/table.js';
 import { resolveManifest } from '../src/vision/runtime/model-config.js';
 import type { ModelManifest } from '../src/vision/runtime/model-manifest.js';
-import { backboneInput, backboneSpec, MOBILENET_V2_MID_CONV } from '../src/vision/embedding/backbone.js';
+import { backboneInput, backboneSession, backboneSpec, MOBILENET_V2_MID_CONV } from '../src/vision/embedding/backbone.js';
 import { InferencePool } from '../src/inference/inference-pool.js';
 import { loadManifestModel, manifestInput } from '../src/vision/runtime/manifest-model.js';
 import { nsfwjsArtifacts, relaxInputShape } from '../src/vision/runtime/nsfwjs-models.js';
@@ -97,11 +98,22 @@ async function embeddingRows(photo: RgbImage): Promise<(string | number)[][]> {
   });
   tf.dispose([x]);
   graph.dispose();
-  const session = await convertedSession(backboneSpec([MOBILENET_V2_MID_CONV]));
   const rows: (string | number)[][] = [['TFJS wasm, batch 1', tfMs]];
+  // Float and int8 alternate run by run, so both see the same load; the ratio is the reliable figure.
+  const float = await convertedSession(backboneSpec([MOBILENET_V2_MID_CONV]));
+  const int8 = await backboneSession([MOBILENET_V2_MID_CONV], 'int8');
   for (const batch of [1, 8]) {
-    const feed = { [session.inputNames[0]!]: backboneInput(Array.from({ length: batch }, () => view)) };
-    rows.push([`ONNX Runtime, batch ${batch}`, (await timeIt(RUNS, () => session.run(feed))) / batch]);
+    const x = backboneInput(Array.from({ length: batch }, () => view));
+    const times = { float: [] as number[], int8: [] as number[] };
+    for (let i = 0; i < RUNS + 2; i++) {
+      for (const [key, session] of [['float', float], ['int8', int8]] as const) {
+        const t = performance.now();
+        await session.run({ [session.inputNames[0]!]: x });
+        if (i >= 2) times[key].push((performance.now() - t) / batch);
+      }
+    }
+    const [f, q] = [median(times.float), median(times.int8)];
+    rows.push([`ONNX Runtime float (floor: bare session), batch ${batch}`, f], [`ONNX Runtime int8 QDQ (bare session), batch ${batch}`, q], [`  float / int8, batch ${batch}`, f / q]);
   }
   return rows;
 }
@@ -119,9 +131,14 @@ async function jpegs(photo: RgbImage, count: number): Promise<Buffer[]> {
   );
 }
 
-async function poolRows(photo: RgbImage): Promise<(string | number)[][]> {
+/** The pool rows with the backbone in one precision (worker threads read IRIS_BACKBONE_PRECISION when they start). */
+async function poolRows(photo: RgbImage, precision: 'float' | 'int8'): Promise<(string | number)[][]> {
   const threads = Math.max(1, os.availableParallelism());
+  const previous = process.env.IRIS_BACKBONE_PRECISION;
+  process.env.IRIS_BACKBONE_PRECISION = precision;
   const pool = new InferencePool(threads);
+  if (previous === undefined) delete process.env.IRIS_BACKBONE_PRECISION;
+  else process.env.IRIS_BACKBONE_PRECISION = previous;
   const images = await jpegs(photo, 64);
   const server = http.createServer((req, res) => {
     const body = images[Number(req.url?.slice(1)) % images.length]!;
@@ -174,6 +191,7 @@ export default async function run(): Promise<void> {
   printTable(['model (input)', 'TFJS wasm ms', 'ONNX floor: bare session ms', 'ONNX production call ms', 'speed-up vs TFJS'], await modelRows(photo));
   console.log('One thread each, batch 1, median of timed runs after 2 warm-ups; the production call includes resizing and tensor preparation.\n');
   printTable(['embedding backbone, 224×298 view (one 640×480 image)', 'ms per image, 1 thread'], await embeddingRows(photo));
-  printTable(['pool (embed task: decode + views + backbone + pooling + whitening)', 'value'], await poolRows(photo));
+  const [float, int8] = [await poolRows(photo, 'float'), await poolRows(photo, 'int8')];
+  printTable(['pool (embed task: decode + views + backbone + pooling + whitening)', 'float backbone', 'int8 backbone'], float.map((row, i) => [row[0]!, row[1]!, int8[i]![1]!]));
   console.log(`Load average at the end ${os.loadavg()[0]!.toFixed(1)}.`);
 }

@@ -14,6 +14,7 @@ import { featureMaps } from '../../src/vision/embedding/backbone.js';
 import { POOLINGS, pool, type FeatureMap, type Pooling } from '../../src/vision/embedding/feature-pooling.js';
 import { renderView, type ViewSpec } from '../../src/vision/embedding/image-views.js';
 import type { PcaBasis } from '../../src/vision/embedding/pca-whitening.js';
+import { backboneTag } from '../../src/vision/runtime/backbone-precision.js';
 import { loadNsfwjsModel, nsfwjsModelFile } from '../../src/vision/runtime/nsfwjs-models.js';
 import { loadGraphModelFile, packageFile, tfjs } from '../../src/vision/runtime/tfjs.js';
 import { evalCacheDir } from './debian-datasets.js';
@@ -38,7 +39,8 @@ async function tensorToMap(out: tfTypes.Tensor): Promise<FeatureMap> {
 }
 
 const mobilenetV2Mid: Backbone = {
-  id: 'mnv2mid',
+  // The production ONNX session in the configured precision (IRIS_BACKBONE_PRECISION): cached apart.
+  id: `mnv2mid-onnx-${backboneTag()}`,
   async run(input) {
     const [map] = await featureMaps([input]);
     return map!;

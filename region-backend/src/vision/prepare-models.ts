@@ -1,12 +1,14 @@
 /**
  * Converts every TFJS graph model the backend will run (the default manifests, the operator's overrides,
- * the embedding backbone and the training feature taps) into the ONNX cache, so the first request does not
- * pay for it. Runs once per start in a worker thread; already cached conversions are only hash-checked.
+ * the embedding backbone and the training feature taps) into the ONNX cache, and quantises the backbone when
+ * it runs in int8, so the first request does not pay for it. Runs once per start in a worker thread; already cached conversions are only hash-checked.
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_MODELS_DIR, resolveManifest } from './runtime/model-config.js';
-import { backboneSpec, MOBILENET_V2_MID_CONV } from './embedding/backbone.js';
+import { backboneSpec, MOBILENET_V2_MID_CONV, quantisedBackboneSpec } from './embedding/backbone.js';
+import { backbonePrecision } from './runtime/backbone-precision.js';
+import { quantisedModel } from './runtime/quantised-model.js';
 import { CLASSIFIER_FEATURES } from './training/feature-info.js';
 import { tfjsGraphOutputs } from './convert/tfjs-artifacts.js';
 import { convertedModel, type ConversionSpec } from './runtime/converted-model.js';
@@ -27,9 +29,15 @@ export function packConversions(): ConversionSpec[] {
   return specs;
 }
 
-export function prepareModels(): PreparedModel[] {
-  return packConversions().map((spec) => {
+export async function prepareModels(): Promise<PreparedModel[]> {
+  const prepared = packConversions().map((spec) => {
     const { file, converted } = convertedModel(spec);
     return { source: spec.file, file, converted };
   });
+  if (backbonePrecision() === 'int8') {
+    const spec = quantisedBackboneSpec([MOBILENET_V2_MID_CONV]);
+    const { file, quantised } = await quantisedModel(spec);
+    prepared.push({ source: `${spec.conversion.file} (int8)`, file, converted: quantised });
+  }
+  return prepared;
 }

@@ -11,8 +11,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newResourceId } from '@iris/shared';
-import { embedderIdentity } from '../../src/vision/embedding/embedder-identity.js';
-import { EMBEDDING_VERSION } from '../../src/vision/embedding/embedding-info.js';
+import { BUILTIN_EMBEDDER, embedderIdentity } from '../../src/vision/embedding/embedder-identity.js';
 import { writeTinyEncoder } from '../support/tiny-encoder.js';
 import { startChildBackend, type ChildBackend } from '../data-sets/child-backend.js';
 import type { ImageServer } from '../support/image-server.js';
@@ -77,7 +76,7 @@ describe('changing the image embedder', () => {
     expect(created.status, created.text).toBe(200);
     await waitFor(() => view(first, serviceId), (s) => s.n_indexed === N, 180_000);
     const builtIn = await search(first, serviceId, 4);
-    expect(builtIn.ver).toBe(EMBEDDING_VERSION);
+    expect(builtIn.ver).toBe(BUILTIN_EMBEDDER.id);
     expect(builtIn.results[0]!.url).toBe(urlOf(4));
     await first.kill('SIGTERM');
 
@@ -90,10 +89,10 @@ describe('changing the image embedder', () => {
     const second = await child({ IRIS_MODEL_OVERRIDES: overrides });
     const during = await waitFor(() => state(serviceId), (s) => s.next_pipeline !== null && s.n_rebuilt >= 2, 120_000);
     expect(during.next_pipeline!.startsWith(`${onnxId}/`)).toBe(true);
-    expect(during.pipeline.startsWith(`${EMBEDDING_VERSION}/`)).toBe(true);
+    expect(during.pipeline.startsWith(`${BUILTIN_EMBEDDER.id}/`)).toBe(true);
     // The old index answers, embedding the query with its own model; the ratio shows the rebuild's progress.
     const old = await search(second, serviceId, 7);
-    expect(old.ver).toBe(EMBEDDING_VERSION);
+    expect(old.ver).toBe(BUILTIN_EMBEDDER.id);
     expect(old.results[0]!.url).toBe(urlOf(7));
     const progress = await view(second, serviceId);
     expect(progress.n_indexed).toBe(N);
@@ -120,7 +119,7 @@ describe('changing the image embedder', () => {
 
     // Both indexes complete, one embedding per image and embedder (what the killed process committed was kept).
     const counts = await db.query<{ pipeline: string; n: number }>('SELECT pipeline, count(*)::int AS n FROM image_embeddings GROUP BY pipeline ORDER BY pipeline');
-    expect(counts.rows.map((r) => [r.pipeline.split('/')[0], r.n]).sort()).toEqual([[EMBEDDING_VERSION, N + 2], [onnxId, N + 2]].sort());
+    expect(counts.rows.map((r) => [r.pipeline.split('/')[0], r.n]).sort()).toEqual([[BUILTIN_EMBEDDER.id, N + 2], [onnxId, N + 2]].sort());
     const recorded = await db.query('SELECT id, dim FROM search_embedders');
     expect(recorded.rows).toEqual([{ id: onnxId, dim: 48 }]);
     await third.kill('SIGTERM');

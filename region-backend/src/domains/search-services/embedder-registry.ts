@@ -5,7 +5,7 @@
  * index being replaced run the model the index was built with).
  */
 import type pg from 'pg';
-import { BUILTIN_EMBEDDER, configuredEmbedder, embedderIdOf, refOf, type EmbedderIdentity, type EmbedderRef } from '../../vision/embedding/embedder-identity.js';
+import { BUILTIN_EMBEDDERS, configuredEmbedder, embedderIdOf, refOf, type EmbedderIdentity, type EmbedderRef } from '../../vision/embedding/embedder-identity.js';
 import { pipelineOf } from './embedding-pipeline.js';
 
 export class UnknownEmbedderError extends Error {
@@ -16,7 +16,7 @@ export class UnknownEmbedderError extends Error {
 }
 
 export class EmbedderRegistry {
-  private readonly known = new Map<string, EmbedderRef>([[BUILTIN_EMBEDDER.id, BUILTIN_EMBEDDER]]);
+  private readonly known = new Map<string, EmbedderRef>(BUILTIN_EMBEDDERS.map((e) => [e.id, e]));
   private current: Promise<EmbedderRef> | null = null;
 
   constructor(private readonly pool: pg.Pool) {}

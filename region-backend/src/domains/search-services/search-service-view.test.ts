@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { BUILTIN_EMBEDDER } from '../../vision/embedding/embedder-identity.js';
 import { EMBEDDING_DIM, EMBEDDING_VERSION } from '../../vision/embedding/embedding-info.js';
 import { bytesToVector, pipelineOf, vectorToBytes } from './embedding-pipeline.js';
 import { indexedRatio, searchServiceObject } from './search-service-view.js';
@@ -69,7 +70,8 @@ describe('indexed_ratio during a rebuild under another embedder', () => {
 
 describe('embedding pipeline', () => {
   it('names the model version and the scenario views; scenarios with the same views share it', () => {
-    expect(pipelineOf('general').startsWith(`${EMBEDDING_VERSION}/`)).toBe(true);
+    expect(pipelineOf('general').startsWith(`${BUILTIN_EMBEDDER.id}/`)).toBe(true);
+    expect(BUILTIN_EMBEDDER.id.startsWith(EMBEDDING_VERSION)).toBe(true);
     expect(pipelineOf('fashion')).toBe(pipelineOf('fashion_v3'));
     expect(pipelineOf('fashion')).not.toBe(pipelineOf('general'));
     expect(pipelineOf('material')).not.toBe(pipelineOf('fashion'));

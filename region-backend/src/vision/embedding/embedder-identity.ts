@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { z } from 'zod';
+import { backbonePrecision, INT8_BACKBONE_TAG, type BackbonePrecision } from '../runtime/backbone-precision.js';
 import { overridePath, readManifest } from '../runtime/model-config.js';
 import type { ModelManifest } from '../runtime/model-manifest.js';
 import { EMBEDDING_DIM, EMBEDDING_VERSION } from './embedding-info.js';
@@ -48,7 +49,25 @@ export interface EmbedderIdentity extends EmbedderRef {
   modelSha256: string;
 }
 
-export const BUILTIN_EMBEDDER: EmbedderRef = { id: EMBEDDING_VERSION, manifestPath: null, dim: EMBEDDING_DIM };
+/**
+ * The built-in pipeline's id: `EMBEDDING_VERSION`, plus the int8 tag when the backbone runs quantised
+ * (IRIS_BACKBONE_PRECISION), so indexes built with the float backbone are rebuilt with the int8 one and back.
+ */
+export function builtinEmbedderId(precision = backbonePrecision()): string {
+  return precision === 'float' ? EMBEDDING_VERSION : `${EMBEDDING_VERSION}.${INT8_BACKBONE_TAG}`;
+}
+
+export const BUILTIN_EMBEDDER: EmbedderRef = { id: builtinEmbedderId(), manifestPath: null, dim: EMBEDDING_DIM };
+
+/** Both built-in embedders: an index built with the other precision keeps answering until it is rebuilt. */
+export const BUILTIN_EMBEDDERS: readonly EmbedderRef[] = (['int8', 'float'] as const).map((p) => ({ id: builtinEmbedderId(p), manifestPath: null, dim: EMBEDDING_DIM }));
+
+/** The backbone precision of a built-in embedder id (the configured one for anything else). */
+export function builtinPrecisionOf(embedder: Pick<EmbedderRef, 'id'> | undefined): BackbonePrecision {
+  if (embedder?.id === builtinEmbedderId('float')) return 'float';
+  if (embedder?.id === builtinEmbedderId('int8')) return 'int8';
+  return backbonePrecision();
+}
 
 export class EmbedderConfigError extends Error {
   constructor(message: string) {
@@ -117,7 +136,8 @@ export function embedderIdOf(pipeline: string): string {
 /** Vector length of a pipeline's embeddings (its embedder id carries it). */
 export function dimOfPipeline(pipeline: string): number {
   const id = embedderIdOf(pipeline);
-  if (id === BUILTIN_EMBEDDER.id) return BUILTIN_EMBEDDER.dim;
+  const builtin = BUILTIN_EMBEDDERS.find((e) => e.id === id);
+  if (builtin) return builtin.dim;
   const match = /-(\d+)d-[0-9a-f]{16}$/.exec(id);
   if (!match) throw new EmbedderConfigError(`pipeline ${pipeline}: unknown embedder ${id}`);
   return Number(match[1]);

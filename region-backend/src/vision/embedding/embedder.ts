@@ -6,7 +6,7 @@
 import type { RgbImage } from '../../images/rgb-image.js';
 import { readFile } from 'node:fs/promises';
 import { featureMaps, warmUpBackbone } from './backbone.js';
-import type { EmbedderRef } from './embedder-identity.js';
+import { builtinPrecisionOf, type EmbedderRef } from './embedder-identity.js';
 import { EMBEDDING_DIM, EMBEDDING_PIPELINE } from './embedding-info.js';
 import { l2normalise, pool, type FeatureMap } from './feature-pooling.js';
 import { decodeImage, type DecodedImage, type ImageInput } from './image-views.js';
@@ -114,7 +114,7 @@ async function vectorsOfViewSets(items: { rgb: RgbImage; views: readonly ViewSpe
     return onnxVectorsOfViews(embedder, rendered);
   }
   const rendered = await Promise.all(items.map((item) => Promise.all(item.views.map((v) => renderView(item.rgb, v)))));
-  const [maps, w] = await Promise.all([featureMaps(rendered.flat()), loadWhitening()]);
+  const [maps, w] = await Promise.all([featureMaps(rendered.flat(), builtinPrecisionOf(embedder)), loadWhitening()]);
   let next = 0;
   return rendered.map((views) => applyWhitening(w, descriptorOf(maps.slice(next, (next += views.length)))));
 }
@@ -156,7 +156,7 @@ export async function embedManyWithPixels(requests: EmbedRequest[], viewsOf: (re
   const groups = new Map<string, number[]>();
   requests.forEach((r, i) => {
     if (decoded[i] instanceof Error) return;
-    const key = r.embedder?.manifestPath ? r.embedder.id : '';
+    const key = r.embedder?.manifestPath ? r.embedder.id : `builtin:${builtinPrecisionOf(r.embedder)}`;
     groups.set(key, [...(groups.get(key) ?? []), i]);
   });
   for (const indices of groups.values()) {

@@ -60,13 +60,19 @@ export function gap(map: FeatureMap): Float32Array {
 /** Generalised-mean pooling, (mean x^p)^(1/p): between average (p = 1) and max (p → ∞). */
 export function gem(map: FeatureMap, p = 3): Float32Array {
   const { data, channels } = map;
-  const out = new Float32Array(channels);
+  // Sums in float64; the cube multiplied out (a generic power per activation cost more than the backbone).
+  const sums = new Float64Array(channels);
   const positions = map.height * map.width;
+  const cube = p === 3;
   for (let i = 0; i < positions; i++) {
     const base = i * channels;
-    for (let c = 0; c < channels; c++) out[c] = out[c]! + Math.max(1e-6, data[base + c]!) ** p;
+    for (let c = 0; c < channels; c++) {
+      const x = Math.max(1e-6, data[base + c]!);
+      sums[c] = sums[c]! + (cube ? x * x * x : x ** p);
+    }
   }
-  for (let c = 0; c < channels; c++) out[c] = (out[c]! / positions) ** (1 / p);
+  const out = new Float32Array(channels);
+  for (let c = 0; c < channels; c++) out[c] = (sums[c]! / positions) ** (1 / p);
   return out;
 }
 

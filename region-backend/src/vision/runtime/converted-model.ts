@@ -28,7 +28,7 @@ export function modelCacheDir(): string {
   return process.env.IRIS_MODEL_CACHE_DIR ?? path.resolve(process.env.IRIS_DATA_DIR ?? '.iris', 'models', 'onnx');
 }
 
-function sha256(data: Uint8Array | string): string {
+export function sha256(data: Uint8Array | string): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
@@ -39,7 +39,7 @@ export function conversionKey(spec: ConversionSpec): string {
   return hash.digest('hex');
 }
 
-function writeDurably(file: string, data: Uint8Array | string): void {
+export function writeDurably(file: string, data: Uint8Array | string): void {
   const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   const fd = openSync(tmp, 'w');
   try {

@@ -1,0 +1,89 @@
+/**
+ * A region that built its search indexes with the float backbone (the default) and restarts with the int8
+ * one (IRIS_BACKBONE_PRECISION=int8) rebuilds each service's index in the background with the new built-in
+ * embedder id, answering from the float index until the int8 one is complete, then from the int8 one. No
+ * manifest is involved: the built-in embedder's id alone names the precision. Real backend processes, real
+ * PostgreSQL, the real backbone in both precisions.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newResourceId } from '@iris/shared';
+import { BUILTIN_EMBEDDER, builtinEmbedderId } from '../../src/vision/embedding/embedder-identity.js';
+import { startChildBackend, type ChildBackend } from '../data-sets/child-backend.js';
+import type { ImageServer } from '../support/image-server.js';
+import { multipart } from '../support/test-app.js';
+import { searchEnvironment, searchImages, serveImages, waitFor, type SearchResponse } from './search-fixtures.js';
+
+const N = 8;
+const FLOAT_ID = builtinEmbedderId('float');
+const INT8_ID = builtinEmbedderId('int8');
+
+describe('changing the backbone precision', () => {
+  let env: Awaited<ReturnType<typeof searchEnvironment>>;
+  let server: ImageServer;
+  let images: Buffer[];
+  let db: pg.Pool;
+  const children: ChildBackend[] = [];
+  const urlOf = (n: number) => server.url(`/img/${n}.jpg`);
+
+  beforeAll(async () => {
+    images = await searchImages();
+    server = await serveImages(images);
+    env = await searchEnvironment();
+    db = new pg.Pool({ connectionString: env.databaseUrl, max: 2 });
+  });
+  afterAll(async () => {
+    for (const child of children) await child.kill('SIGKILL');
+    await db?.end();
+    await server?.close();
+    await env?.dispose();
+  });
+
+  const child = async (extra: Record<string, string> = {}) => {
+    const started = await startChildBackend({ databaseUrl: env.databaseUrl, dataDir: env.dataDir, env: { IRIS_SEARCH_POLL_MS: '100', IRIS_SEARCH_INDEX_BATCH: '1', ...extra } });
+    children.push(started);
+    return started;
+  };
+  const search = async (backend: ChildBackend, id: string, n: number) => {
+    const body = multipart({ search: { filename: 'q.jpg', content: images[n]!, contentType: 'image/jpeg' }, count: '3' });
+    const res = await backend.call({ method: 'POST', url: `/search/${id}`, body: body.payload, headers: body.headers });
+    expect(res.status, res.text).toBe(200);
+    return res.json() as SearchResponse & { ver: string };
+  };
+  const state = async (id: string) =>
+    (await db.query<{ pipeline: string; next_pipeline: string | null }>('SELECT pipeline, next_pipeline FROM search_services WHERE id = $1', [id])).rows[0]!;
+
+  it('the int8 embedder has its own id; the default is the float one', () => {
+    expect(INT8_ID).not.toBe(FLOAT_ID);
+    expect(BUILTIN_EMBEDDER.id).toBe(process.env.IRIS_BACKBONE_PRECISION === 'int8' ? INT8_ID : FLOAT_ID);
+  });
+
+  it('rebuilds a float index with the int8 backbone in the background, then switches', async () => {
+    const first = await child({ IRIS_BACKBONE_PRECISION: 'float' });
+    const setId = newResourceId();
+    expect((await first.call({ method: 'POST', url: '/image_sets/_0000014', resourceId: setId, body: { name: 's' } })).status).toBe(200);
+    const csv = multipart({ urls_to_add: { filename: 'a.csv', content: Array.from({ length: N }, (_, n) => `${urlOf(n)},m${n},t`).join('\n') } });
+    expect((await first.call({ method: 'POST', url: `/image_sets/_0000014/${setId}`, body: csv.payload, headers: csv.headers })).status).toBe(200);
+    const serviceId = newResourceId();
+    const created = await first.call({ method: 'POST', url: `/image_sets/_0000014/${setId}/services`, resourceId: serviceId, body: { name: 's', scenario: 'general' } });
+    expect(created.status, created.text).toBe(200);
+    await waitFor(() => state(serviceId), (s) => s.pipeline.startsWith(`${FLOAT_ID}/`), 60_000);
+    await waitFor(() => search(first, serviceId, 3), (r) => r.results.length > 0 && r.results[0]!.url === urlOf(3), 180_000);
+    expect((await search(first, serviceId, 3)).ver).toBe(FLOAT_ID);
+    await first.kill('SIGTERM');
+
+    // Restarted with the int8 backbone: the service is rebuilt under the int8 id.
+    const second = await child({ IRIS_BACKBONE_PRECISION: 'int8' });
+    const during = await search(second, serviceId, 5);
+    // Whichever index answers, the query ran the backbone that index was built with, and finds the picture.
+    expect([FLOAT_ID, INT8_ID]).toContain(during.ver);
+    expect(during.results[0]!.url).toBe(urlOf(5));
+    await waitFor(() => state(serviceId), (s) => s.next_pipeline === null && s.pipeline.startsWith(`${INT8_ID}/`), 180_000);
+    const switched = await waitFor(() => search(second, serviceId, 6), (r) => r.ver === INT8_ID, 60_000);
+    expect(switched.results[0]!.url).toBe(urlOf(6));
+    expect(switched.results[0]!.score).toBeGreaterThan(0.9);
+    const counts = await db.query<{ pipeline: string; n: number }>('SELECT pipeline, count(*)::int AS n FROM image_embeddings GROUP BY pipeline');
+    expect(counts.rows.map((r) => [r.pipeline.split('/')[0], r.n]).sort()).toEqual([[FLOAT_ID, N], [INT8_ID, N]].sort());
+    await second.kill('SIGTERM');
+  }, 600_000);
+});
