@@ -32,7 +32,7 @@ import { textBanner, withoutRows } from '../src/vision/embedding/text-banner.js'
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadHeldOutPhotos, loadTestPhotos } from './lib/debian-datasets.js';
-import { BACKBONES, backboneDescriptors, itemKey, type EvalItem } from './lib/embedding-candidates.js';
+import { itemKey, productionDescriptor, type EvalItem } from './lib/embedding-candidates.js';
 import { loadPhoto } from './lib/image-variants.js';
 import { dot } from './lib/retrieval-metrics.js';
 import { makeSearchQuery, SEARCH_EDITS, type SearchEdit } from './lib/search-edits.js';
@@ -56,12 +56,11 @@ function rgbItem(rgb: RgbImage, key: string): EvalItem {
 
 const whitening = decodeWhitening(readFileSync(fileURLToPath(new URL(`../src/vision/embedding/${EMBEDDING_PIPELINE.whitening.file}`, import.meta.url)))).whitening;
 
-/** The production vector of an item under a list of views (pooled per view, summed, whitened). */
+/** The production vector of an item under a list of views (pooled per view and block, summed, whitened). */
 async function vectorOf(it: EvalItem, views: readonly ViewSpec[]): Promise<Float32Array> {
   let sum: Float32Array | null = null;
   for (const view of views) {
-    const { set } = await backboneDescriptors(BACKBONES.mnv2mid, it, view);
-    const v = l2normalise(Float32Array.from(set[EMBEDDING_PIPELINE.pooling]!));
+    const v = await productionDescriptor(it, view);
     sum ??= new Float32Array(v.length);
     for (let k = 0; k < v.length; k++) sum[k] = sum[k]! + v[k]!;
   }

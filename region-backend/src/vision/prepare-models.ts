@@ -6,7 +6,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_MODELS_DIR, resolveManifest } from './runtime/model-config.js';
-import { backboneSpec, MOBILENET_V2_MID_CONV } from './embedding/backbone.js';
+import { backboneSpec, EMBEDDING_OUTPUTS } from './embedding/backbone.js';
 import { CLASSIFIER_FEATURES } from './training/feature-info.js';
 import { tfjsGraphOutputs } from './convert/tfjs-artifacts.js';
 import { convertedModel, type ConversionSpec } from './runtime/converted-model.js';
@@ -19,7 +19,7 @@ export interface PreparedModel {
 
 export function packConversions(): ConversionSpec[] {
   const stages = readdirSync(DEFAULT_MODELS_DIR).filter((f) => f.endsWith('.json')).map((f) => path.basename(f, '.json'));
-  const specs: ConversionSpec[] = [backboneSpec([MOBILENET_V2_MID_CONV]), backboneSpec(CLASSIFIER_FEATURES.taps.map((t) => t.node))];
+  const specs: ConversionSpec[] = [backboneSpec([...EMBEDDING_OUTPUTS]), backboneSpec(CLASSIFIER_FEATURES.taps.map((t) => t.node))];
   for (const stage of stages) {
     const manifest = resolveManifest(stage);
     if (manifest.runtime === 'tfjs-graph') specs.push({ file: manifest.file, outputs: manifest.outputNames ?? tfjsGraphOutputs(manifest.file) });

@@ -43,46 +43,41 @@ export const TEXT_BANNER: TextBannerOptions = {
 
 /** Rows [top, top + height) of the banner as fractions of the picture's height, or null when there is none. */
 export function textBanner(rgb: RgbImage, options: TextBannerOptions = TEXT_BANNER): { top: number; height: number } | null {
-  const { width, height, data } = rgb;
+  const { width, height } = rgb;
   if (width < 32 || height < 32) return null;
+  // At most about 256 samples per row and 256 rows: the work is bounded whatever the picture's size.
   const step = Math.max(1, Math.floor(width / 256));
-  const colours = new Int16Array(height * 3);
-  const own = new Float32Array(height);
-  const channel: number[][] = [[], [], []];
-  for (let y = 0; y < height; y++) {
-    for (const c of channel) c.length = 0;
-    for (let x = 0; x < width; x += step) {
-      const i = (y * width + x) * 3;
-      channel[0]!.push(data[i]!);
-      channel[1]!.push(data[i + 1]!);
-      channel[2]!.push(data[i + 2]!);
-    }
-    for (let k = 0; k < 3; k++) colours[y * 3 + k] = median(channel[k]!);
-    own[y] = shareNear(rgb, y, step, colours, y * 3, options.tolerance);
-  }
-  const maxGap = Math.max(1, Math.round(options.maxGap * height));
+  const rowStep = Math.max(1, Math.floor(height / 256));
+  const rows = Math.ceil(height / rowStep);
+  const colours = new Int16Array(rows * 3);
+  const strong = new Uint8Array(rows);
+  for (let j = 0; j < rows; j++) strong[j] = startsRun(rgb, j * rowStep, step, colours.subarray(j * 3, j * 3 + 3), options) ? 1 : 0;
+  const maxGap = Math.max(1, Math.round((options.maxGap * height) / rowStep));
+  const longest = Math.ceil((options.maxHeight * height) / rowStep) + 1;
   let best: { top: number; bottom: number; score: number } | null = null;
-  let y = 0;
-  while (y < height) {
-    if (own[y]! < options.edgeShare) {
-      y++;
+  let j = 0;
+  while (j < rows) {
+    if (!strong[j]) {
+      j++;
       continue;
     }
-    // Rows sharing the first row's colour: letter rows need only minShare of it; the band ends at its last
-    // well-covered row.
-    const ref = y * 3;
-    let bottom = y + 1;
+    // Rows sharing this row's colour: letter rows need only minShare of it; the band ends at its last
+    // well-covered row. A run longer than a banner can be is not followed further.
+    const ref = colours.subarray(j * 3, j * 3 + 3);
+    let last = j;
     let gap = 0;
-    for (let r = y + 1; r < height && gap <= maxGap; r++) {
-      const share = shareNear(rgb, r, step, colours, ref, options.tolerance);
+    for (let r = j + 1; r < rows && gap <= maxGap && r - j <= longest; r++) {
+      const share = shareNear(rgb, r * rowStep, step, ref, options.tolerance);
       if (share >= options.minShare) {
         gap = 0;
-        if (share >= options.edgeShare) bottom = r + 1;
+        if (share >= options.edgeShare) last = r;
       } else gap++;
     }
-    const score = checkBand(rgb, y, bottom, colours, ref, step, options);
-    if (score !== null && (!best || score > best.score)) best = { top: y, bottom, score };
-    y = bottom + 1;
+    const top = j * rowStep;
+    const bottom = Math.min(height, (last + 1) * rowStep);
+    const score = checkBand(rgb, top, bottom, ref, step, options);
+    if (score !== null && (!best || score > best.score)) best = { top, bottom, score };
+    j = score !== null ? last + 1 : j + 1;
   }
   if (!best) return null;
   const margin = Math.round(options.margin * height);
@@ -91,8 +86,28 @@ export function textBanner(rgb: RgbImage, options: TextBannerOptions = TEXT_BANN
   return { top: top / height, height: (bottom - top) / height };
 }
 
-/** The band's lettering share when rows [top, bottom) make a banner of colour `colours[ref..]`, else null. */
-function checkBand(rgb: RgbImage, top: number, bottom: number, colours: Int16Array, ref: number, step: number, options: TextBannerOptions): number | null {
+/** Whether row y is mostly of one colour (its per-channel median, written to `colour`). */
+function startsRun(rgb: RgbImage, y: number, step: number, colour: Int16Array, options: TextBannerOptions): boolean {
+  const { width, data } = rgb;
+  const counts = new Uint32Array(768);
+  let n = 0;
+  for (let x = 0; x < width; x += step, n++) {
+    const i = (y * width + x) * 3;
+    counts[data[i]!]!++;
+    counts[256 + data[i + 1]!]!++;
+    counts[512 + data[i + 2]!]!++;
+  }
+  for (let k = 0; k < 3; k++) {
+    let seen = 0;
+    let v = 0;
+    while (v < 255 && (seen += counts[k * 256 + v]!) <= n >> 1) v++;
+    colour[k] = v;
+  }
+  return shareNear(rgb, y, step, colour, options.tolerance) >= options.edgeShare;
+}
+
+/** The band's lettering share when rows [top, bottom) make a banner of colour `ref`, else null. */
+function checkBand(rgb: RgbImage, top: number, bottom: number, ref: Int16Array, step: number, options: TextBannerOptions): number | null {
   const { width, height, data } = rgb;
   const rows = bottom - top;
   if (rows < options.minHeight * height || rows > options.maxHeight * height) return null;
@@ -114,7 +129,7 @@ function checkBand(rgb: RgbImage, top: number, bottom: number, colours: Int16Arr
   for (let y = top; y < bottom; y++) {
     for (let x = 0; x < width; x += step) {
       const i = (y * width + x) * 3;
-      const d = Math.abs(data[i]! - colours[ref]!) + Math.abs(data[i + 1]! - colours[ref + 1]!) + Math.abs(data[i + 2]! - colours[ref + 2]!);
+      const d = Math.abs(data[i]! - ref[0]!) + Math.abs(data[i + 1]! - ref[1]!) + Math.abs(data[i + 2]! - ref[2]!);
       if (d > options.contrast) letters++;
       total++;
     }
@@ -137,21 +152,16 @@ function edgeShare(rgb: RgbImage, a: number, b: number, step: number, contrast: 
   return n / total;
 }
 
-function shareNear(rgb: RgbImage, y: number, step: number, colours: Int16Array, ref: number, tol: number): number {
+function shareNear(rgb: RgbImage, y: number, step: number, ref: Int16Array, tol: number): number {
   const { width, data } = rgb;
   let n = 0;
   let total = 0;
   for (let x = 0; x < width; x += step) {
     const i = (y * width + x) * 3;
     total++;
-    if (Math.abs(data[i]! - colours[ref]!) <= tol && Math.abs(data[i + 1]! - colours[ref + 1]!) <= tol && Math.abs(data[i + 2]! - colours[ref + 2]!) <= tol) n++;
+    if (Math.abs(data[i]! - ref[0]!) <= tol && Math.abs(data[i + 1]! - ref[1]!) <= tol && Math.abs(data[i + 2]! - ref[2]!) <= tol) n++;
   }
   return n / total;
-}
-
-function median(values: number[]): number {
-  values.sort((a, b) => a - b);
-  return values[values.length >> 1] ?? 0;
 }
 
 /** The picture with rows [top, top + height) (fractions of its height) cut out and the rest joined. */
