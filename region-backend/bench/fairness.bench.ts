@@ -7,6 +7,8 @@
  * Reported: B's p50/p99 alone and under the flood, in the same run, with the default per-account limits and
  * with the limits lifted (one account may take every thread and queue without bound), and what A got.
  * Goal: B's p50 under the flood within 1.5× of B alone.
+ * First, the inference pool alone (no HTTP, no decode): B's face detection beside A's flood of the same model,
+ * with two tiers (A on the low-priority threads) and with one tier (A holding half the threads).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,6 +19,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median, percentile, printTable } from '../../scripts/table.js';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
+import { InferencePool } from '../src/inference/inference-pool.js';
+import { realPhoto } from '../test/support/real-photos.js';
 import { photoJpeg } from '../test/support/test-images.js';
 import { fileBody, startChildBackend, type ChildBackend } from '../test/data-sets/child-backend.js';
 
@@ -87,8 +91,53 @@ async function flood(backend: ChildBackend, base: string, started: () => void, s
   return JSON.parse(line) as FloodCounts;
 }
 
+/** B's face detections on the pool alone, then beside A's flood of the same task (A: `floodCallers` loops). */
+async function poolProbe(pool: InferencePool, image: Awaited<ReturnType<typeof realPhoto>>): Promise<{ alone: number; flooded: number }> {
+  const detectOn = (accountId: number) => pool.run('vision-detect', { stage: 'face-detector', image }, { accountId });
+  const timed = async () => {
+    const times: number[] = [];
+    for (let i = 0; i < PROBES; i++) {
+      const started = performance.now();
+      await detectOn(B);
+      times.push(performance.now() - started);
+    }
+    return median(times);
+  };
+  for (let i = 0; i < 4; i++) await Promise.all(Array.from({ length: pool.threads }, () => detectOn(101))); // models load on every thread
+  const alone = await timed();
+  let flooding = true;
+  const flood = Array.from({ length: 6 }, async () => {
+    while (flooding) await detectOn(101);
+  });
+  await new Promise((r) => setTimeout(r, 300));
+  const flooded = await timed();
+  flooding = false;
+  await Promise.all(flood);
+  return { alone, flooded };
+}
+
+async function poolRows(cores: number): Promise<(string | number)[][]> {
+  const image = await realPhoto('samples.jpg', 640);
+  const rows: (string | number)[][] = [];
+  const settings = [
+    { label: `two tiers: ${cores} threads + ${cores} low-priority (default)`, limits: {} },
+    { label: `one tier: ${cores} threads, A holds at most ${Math.ceil(cores / 2)}`, limits: { lowPriorityThreads: 0 } },
+  ];
+  for (const setting of settings) {
+    const pool = new InferencePool(cores, setting.limits);
+    try {
+      const { alone, flooded } = await poolProbe(pool, image);
+      rows.push([setting.label, alone, flooded, flooded / alone]);
+    } finally {
+      await pool.close();
+    }
+  }
+  return rows;
+}
+
 export default async function run(): Promise<void> {
   const cores = os.availableParallelism();
+  printTable(['inference pool alone: B face detection (640-px photo) beside A flooding the same model from 6 loops', 'B alone p50 ms', 'B beside A p50 ms', 'ratio'], await poolRows(cores));
   const photos = await Promise.all(Array.from({ length: 8 }, (_, i) => photoJpeg(640, 480, i + 1)));
   const server = http.createServer((req, res) => {
     const photo = photos[Number(/(\d+)\.jpg/.exec(req.url ?? '')?.[1] ?? 0) % photos.length]!;

@@ -4,6 +4,7 @@ import type { BackendConfig } from './config.js';
 import { DOMAINS } from './domains/index.js';
 import { registerContract } from './http/contract.hook.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { registerAccountCalls } from './http/account-calls.hook.js';
 import { registerAccountUploadLimit } from './http/account-uploads.hook.js';
 import { registerInternalAuth } from './http/internal-auth.hook.js';
 import { registerBodyHandling } from './http/request-body.js';
@@ -49,12 +50,16 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
   registerInternalAuth(app, config.internalSecret);
   await app.register(loopWatchdogPlugin, { thresholdMs: config.watchdogMs });
   registerAccountUploadLimit(app, config.accountUploads);
+  const accountCalls = registerAccountCalls(app);
   const swept = await sweepUploadDirs(config.tmpDir);
   if (swept) app.log.info({ swept }, 'removed upload folders left by stopped processes');
 
   await app.register(databasePlugin, { databaseUrl: config.databaseUrl, connectTimeoutMs: config.dbConnectTimeoutMs });
   await app.register(inferencePlugin, { threads: config.inferenceThreads, limits: config.poolLimits });
   await app.register(decoderPlugin, { threads: config.images.decodeThreads, maxPixels: config.images.maxPixels, timeoutMs: config.images.decodeTimeoutMs });
+  // The pools put the tasks of an account with several calls in flight on their low-priority threads.
+  app.inference.callsInFlight = accountCalls.inFlight;
+  app.decoder.callsInFlight = accountCalls.inFlight;
   await app.register(blobStorePlugin);
   await app.register(queuePlugin, {
     databaseUrl: config.databaseUrl,

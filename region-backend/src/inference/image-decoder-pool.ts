@@ -48,7 +48,10 @@ export class ImageDecoderPool {
     threads: number,
     readonly limits: DecoderLimits,
   ) {
-    this.pool = new InferencePool(threads, { taskTimeoutMs: limits.timeoutMs });
+    // Two tiers, as for inference, so an account's single decode never waits behind another's flood. libvips
+    // decodes on the process's shared libuv threads, whose priority a decode thread cannot lower, so one
+    // account still holds at most half the threads: more decodes in flight would only add contention.
+    this.pool = new InferencePool(threads, { taskTimeoutMs: limits.timeoutMs, accountThreads: Math.max(1, Math.ceil(threads / 2)) });
   }
 
   private async run<T>(payload: ImageDecodePayload, priority: Priority, accountId?: number): Promise<T> {
@@ -78,6 +81,11 @@ export class ImageDecoderPool {
   async reference(bytes: Uint8Array): Promise<DecodedReference> {
     const decoded = await this.run<DecodedReference>({ op: 'reference', bytes, maxPixels: this.limits.maxPixels }, 'interactive');
     return { rgba: decoded.rgba, png: Buffer.from(decoded.png.buffer, decoded.png.byteOffset, decoded.png.byteLength) };
+  }
+
+  /** Calls each account has in flight (see InferencePool.callsInFlight). */
+  set callsInFlight(count: ((account: string) => number) | undefined) {
+    this.pool.callsInFlight = count;
   }
 
   /** Decodes waiting for a thread. */

@@ -44,8 +44,25 @@ describe('dynamic batching of background work', () => {
 });
 
 describe('interactive reserve', () => {
-  it('after an interactive call, background work leaves one of two threads free; without one it takes both', async () => {
+  it('with two tiers, background work takes every low-priority thread and no first-tier one', async () => {
     const two = new InferencePool(2);
+    try {
+      // Background work spreads over both low-priority threads once they have loaded, and never more.
+      const used = new Set<number>();
+      for (let round = 0; round < 50 && used.size < 2; round++) {
+        const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => two.run('ping', { spinMs: 20, i }, { priority: 'background' })));
+        for (const a of answers) used.add(a.threadId);
+      }
+      expect(used.size).toBe(2);
+      const interactive = await two.run('ping', 'interactive', { priority: 'interactive' });
+      expect([...used]).not.toContain(interactive.threadId);
+    } finally {
+      await two.close();
+    }
+  });
+
+  it('with one tier, after an interactive call, background work leaves one of two threads free; without one it takes both', async () => {
+    const two = new InferencePool(2, { lowPriorityThreads: 0 });
     try {
       // Both threads ready (background calls only: no interactive call yet).
       const seen = new Set<number>();

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiError } from '@iris/shared';
@@ -54,8 +55,37 @@ describe('InferencePool', () => {
 });
 
 describe('InferencePool fairness and limits', () => {
+  it("runs an account's single call on a first-tier thread while another account floods the low-priority tier", async () => {
+    const pool = new InferencePool(2, { accountQueue: 100 });
+    try {
+      expect(pool.threads).toBe(4);
+      await Promise.all(Array.from({ length: 4 }, () => pool.run('ping', 0))); // threads warm
+      const flood = Array.from({ length: 12 }, () => pool.run('ping', spin(150), { accountId: 1 }));
+      await new Promise((r) => setTimeout(r, 20));
+      const probes = [];
+      for (let i = 0; i < 3; i++) probes.push(await pool.run('ping', spin(5), { accountId: 2 }));
+      const flooded = await Promise.all(flood);
+      // The flood holds the low-priority threads (both of them: alone it still uses every core), the
+      // other account's calls never queue behind it and run at the normal priority.
+      expect(new Set(flooded.slice(1).map((r) => r.threadId)).size).toBe(2);
+      expect(new Set(probes.map((r) => r.threadId)).size).toBeLessThanOrEqual(2);
+      for (const probe of probes) expect(flooded.slice(1).map((r) => r.threadId)).not.toContain(probe.threadId);
+      if (process.platform === 'linux') {
+        // Ten steps below the process's own priority (whatever it was started with), at most 19.
+        const low = Math.min(19, os.getPriority() + 10);
+        for (const r of flooded.slice(1)) expect(r.nice).toBe(low);
+        for (const r of probes) expect(r.nice).toBe(os.getPriority());
+        // Background work runs on the low-priority tier too.
+        expect((await pool.run('ping', 1, { priority: 'background' })).nice).toBe(low);
+      }
+    } finally {
+      await pool.close();
+    }
+  });
+
+
   it('keeps a thread for other accounts while one account floods, and serves accounts in turn', async () => {
-    const pool = new InferencePool(2, { accountThreads: 1, accountQueue: 100 });
+    const pool = new InferencePool(2, { accountThreads: 1, accountQueue: 100, lowPriorityThreads: 0 });
     try {
       await Promise.all([pool.run('ping', 0), pool.run('ping', 0)]); // threads warm
       const flood = Array.from({ length: 12 }, () => pool.run('ping', spin(150), { accountId: 1 }));
@@ -72,8 +102,24 @@ describe('InferencePool fairness and limits', () => {
     }
   });
 
+  it("puts an account's task on the low-priority tier while the account has other calls in flight in the process", async () => {
+    const pool = new InferencePool(1, { accountQueue: 100 });
+    try {
+      await Promise.all([pool.run('ping', 0), pool.run('ping', 0)]);
+      const calls = new Map([['1', 3], ['2', 1]]);
+      pool.callsInFlight = (account) => calls.get(account) ?? 0;
+      // Alone in the pool, one at a time: only the account with a single call in flight gets the first tier.
+      const flooding = await pool.run('ping', 1, { accountId: 1 });
+      const single = await pool.run('ping', 2, { accountId: 2 });
+      expect(flooding.threadId).not.toBe(single.threadId);
+      if (process.platform === 'linux') expect([single.nice, flooding.nice]).toEqual([os.getPriority(), Math.min(19, os.getPriority() + 10)]);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('lets a short task borrow an idle thread beyond its account share, and only a short one', async () => {
-    const pool = new InferencePool(2, { accountThreads: 1, accountQueue: 100 });
+    const pool = new InferencePool(2, { accountThreads: 1, accountQueue: 100, lowPriorityThreads: 0 });
     try {
       await Promise.all([pool.run('ping', 0), pool.run('ping', 0)]); // threads warm
       const long = pool.run('ping', spin(600), { accountId: 1 });
@@ -102,7 +148,7 @@ describe('InferencePool fairness and limits', () => {
   });
 
   it('takes accounts round-robin, not in arrival order', async () => {
-    const pool = new InferencePool(1, { accountThreads: 1, accountQueue: 100 });
+    const pool = new InferencePool(1, { accountThreads: 1, accountQueue: 100, lowPriorityThreads: 0 });
     try {
       const order: string[] = [];
       const track = (account: number, i: number) => pool.run('ping', spin(5), { accountId: account }).then(() => order.push(`${account}:${i}`));
@@ -116,7 +162,7 @@ describe('InferencePool fairness and limits', () => {
   });
 
   it("refuses an account's calls past its queue with 503 (busy), others unaffected", async () => {
-    const pool = new InferencePool(1, { accountThreads: 1, accountQueue: 3 });
+    const pool = new InferencePool(1, { accountThreads: 1, accountQueue: 3, lowPriorityThreads: 0 });
     try {
       await pool.run('ping', 0); // the thread is ready: the first job leaves the queue at once
       const accepted = Array.from({ length: 4 }, () => pool.run('ping', spin(50), { accountId: 1 }));

@@ -27,6 +27,11 @@ export interface RunOptions {
 export interface PoolLimits {
   /** Threads one account's tasks (interactive and background) may hold at once. */
   accountThreads: number;
+  /**
+   * Extra threads at a lower CPU priority (nice +10) for background work and for the calls of an account
+   * that has several at once; the pool's `size` threads then serve only an account's single call. 0: one tier.
+   */
+  lowPriorityThreads: number;
   /** Interactive tasks one account may have waiting; past it, calls are refused with 503. */
   accountQueue: number;
   /** Time limits: over it the thread is terminated and replaced, the caller gets 504. */
@@ -34,8 +39,16 @@ export interface PoolLimits {
   backgroundTimeoutMs: number;
 }
 
-export function defaultPoolLimits(size: number): PoolLimits {
-  return { accountThreads: Math.max(1, Math.ceil(size / 2)), accountQueue: 32, interactiveTimeoutMs: 30_000, backgroundTimeoutMs: 600_000 };
+/** Niceness of the low-priority threads: under contention they get about a tenth of a core's time each. */
+export const LOW_PRIORITY_NICE = 10;
+
+/**
+ * With a low-priority tier an account may use every thread of it (another account's single call still
+ * finds a thread of the first tier); with one tier, half the threads.
+ */
+export function defaultPoolLimits(size: number, lowPriorityThreads = size): PoolLimits {
+  const accountThreads = lowPriorityThreads > 0 ? Math.max(1, lowPriorityThreads) : Math.max(1, Math.ceil(size / 2));
+  return { accountThreads, lowPriorityThreads, accountQueue: 32, interactiveTimeoutMs: 30_000, backgroundTimeoutMs: 600_000 };
 }
 
 /**
@@ -82,7 +95,7 @@ interface Job {
 }
 
 /** `ready` once the thread has loaded (time limits count from then, not from a fresh thread's start-up). */
-interface Slot { worker: Worker; job: Job | null; timer: NodeJS.Timeout | null; ready: boolean }
+interface Slot { worker: Worker; job: Job | null; timer: NodeJS.Timeout | null; ready: boolean; lowPriority: boolean }
 
 const entry = new URL(`./inference-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
 const bootstrap = new URL('./worker-bootstrap.mjs', import.meta.url);
@@ -99,9 +112,14 @@ const INTERACTIVE_RESERVE_MS = 2_000;
 /**
  * A fixed pool of worker threads that run model code, so the request event loop never does.
  * Interactive jobs are always taken before background ones; within a priority, accounts take turns; an
- * account's jobs hold at most `accountThreads` threads at once (so other accounts always find one free when
- * it floods), it queues at most `accountQueue` interactive jobs; every job runs under a time limit.
- * Work that names no account (indexing, training) is not capped.
+ * account's jobs hold at most `accountThreads` threads at once, it queues at most `accountQueue` interactive
+ * jobs; every job runs under a time limit. Work that names no account (indexing, training) is not capped.
+ *
+ * Two tiers (with `lowPriorityThreads`): the `size` first-tier threads take an account's call only while it
+ * is that account's only one (nothing else of it running or waiting), so a caller making ordinary calls
+ * never waits for a thread; background work and the calls of an account sending many at once run on the
+ * low-priority threads, which the kernel's scheduler lets yield the cores to the first tier. A flood thus
+ * costs the other accounts' calls little CPU time, while an account alone still uses every core.
  */
 export class InferencePool {
   private readonly slots: Slot[] = [];
@@ -116,14 +134,25 @@ export class InferencePool {
   /** Background jobs that ran inside a batch of several (for benchmarks and tests). */
   batchedJobs = 0;
   private lastInteractive = -Infinity;
+  /**
+   * Calls each account has in flight in the process (HTTP requests), when known: a task of an account with
+   * several is not its only call, even if it reaches this pool alone.
+   */
+  callsInFlight: ((account: string) => number) | undefined;
   private reserveTimer: NodeJS.Timeout | undefined;
 
   /** `taskTimeoutMs` sets both time limits at once (0 = none). */
   constructor(readonly size: number = Math.max(1, os.availableParallelism()), limits: Partial<PoolLimits> & { taskTimeoutMs?: number } = {}) {
     const { taskTimeoutMs, ...rest } = limits;
     const timeouts = taskTimeoutMs === undefined ? {} : { interactiveTimeoutMs: taskTimeoutMs, backgroundTimeoutMs: taskTimeoutMs };
-    this.limits = { ...defaultPoolLimits(size), ...timeouts, ...rest };
-    for (let i = 0; i < size; i++) this.slots.push(this.spawn());
+    this.limits = { ...defaultPoolLimits(size, rest.lowPriorityThreads), ...timeouts, ...rest };
+    for (let i = 0; i < size; i++) this.slots.push(this.spawn(false));
+    for (let i = 0; i < this.limits.lowPriorityThreads; i++) this.slots.push(this.spawn(true));
+  }
+
+  /** Threads of both tiers. */
+  get threads(): number {
+    return this.slots.length;
   }
 
   /** Runs `task` on a worker thread: its payload and result types are the task module's (`TaskMap`). */
@@ -173,9 +202,9 @@ export class InferencePool {
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
   }
 
-  private spawn(): Slot {
-    const worker = new Worker(bootstrap, { workerData: { entry } });
-    const slot: Slot = { worker, job: null, timer: null, ready: false };
+  private spawn(lowPriority: boolean): Slot {
+    const worker = new Worker(bootstrap, { workerData: { entry, nice: lowPriority ? LOW_PRIORITY_NICE : 0 } });
+    const slot: Slot = { worker, job: null, timer: null, ready: false, lowPriority };
     worker.on('message', (response: TaskResponse | { ready: true }) => {
       if ('ready' in response) {
         slot.ready = true;
@@ -223,7 +252,7 @@ export class InferencePool {
     if (index < 0) return;
     this.finish(slot)?.reject(err);
     void slot.worker.terminate();
-    this.slots[index] = this.spawn();
+    this.slots[index] = this.spawn(slot.lowPriority);
     this.dispatch();
   }
 
@@ -252,6 +281,22 @@ export class InferencePool {
     return this.queues.interactive.shift(() => true, (job) => job.mayBorrow);
   }
 
+  /**
+   * An account's only call (first-tier work): nothing else of its account is running or waiting here, and
+   * the account has no other call in flight in the process.
+   */
+  private isSingleCall = (job: Job): boolean =>
+    (this.running.get(job.account) ?? 0) === 0 && this.queues.interactive.waitingOf(job.account) === 1 && (this.callsInFlight?.(job.account) ?? 0) <= 1;
+
+  /** The next job for a free thread, by its tier. */
+  private nextFor(slot: Slot): Job | undefined {
+    const interactive = this.queues.interactive;
+    if (!this.limits.lowPriorityThreads) return interactive.shift(this.mayRun) ?? this.borrowing() ?? (this.reserveForInteractive() ? undefined : this.nextBackground());
+    if (!slot.lowPriority) return interactive.shift(this.mayRun, this.isSingleCall) ?? this.borrowing();
+    return interactive.shift(this.mayRun) ?? this.nextBackground();
+  }
+
+  /** One tier only: for a while after an interactive call, background work leaves one thread free. */
   private reserveForInteractive(): boolean {
     if (this.slots.length < 2 || performance.now() - this.lastInteractive > INTERACTIVE_RESERVE_MS) return false;
     const busyBackground = this.slots.filter((s) => s.job?.priority === 'background').length;
@@ -267,8 +312,8 @@ export class InferencePool {
   private dispatch(): void {
     for (const slot of this.slots) {
       if (slot.job || !slot.ready) continue;
-      const job = this.queues.interactive.shift(this.mayRun) ?? this.borrowing() ?? (this.reserveForInteractive() ? undefined : this.nextBackground());
-      if (!job) return;
+      const job = this.nextFor(slot);
+      if (!job) continue;
       slot.job = job;
       job.startedAt = performance.now();
       this.observer?.started(job.request.task, job.priority, job.startedAt - job.queuedAt);

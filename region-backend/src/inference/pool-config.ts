@@ -5,7 +5,8 @@ import { defaultPoolLimits, type PoolLimits } from './inference-pool.js';
 const optionalInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max).optional();
 
 const schema = z.object({
-  IRIS_ACCOUNT_INFERENCE_THREADS: optionalInt(1, 64),
+  IRIS_ACCOUNT_INFERENCE_THREADS: optionalInt(1, 128),
+  IRIS_LOW_PRIORITY_THREADS: optionalInt(0, 64),
   IRIS_ACCOUNT_INFERENCE_QUEUE: optionalInt(1, 10_000),
   IRIS_INFERENCE_TIMEOUT_MS: optionalInt(100, 3_600_000),
   IRIS_BACKGROUND_TASK_TIMEOUT_MS: optionalInt(100, 24 * 3_600_000),
@@ -18,8 +19,9 @@ export function loadPoolLimits(env: NodeJS.ProcessEnv, threads: number): PoolLim
     throw new Error(`invalid inference configuration: ${problems}`);
   }
   const e = parsed.data;
-  const defaults = defaultPoolLimits(threads);
+  const defaults = defaultPoolLimits(threads, e.IRIS_LOW_PRIORITY_THREADS ?? threads);
   return {
+    lowPriorityThreads: defaults.lowPriorityThreads,
     accountThreads: e.IRIS_ACCOUNT_INFERENCE_THREADS ?? defaults.accountThreads,
     accountQueue: e.IRIS_ACCOUNT_INFERENCE_QUEUE ?? defaults.accountQueue,
     interactiveTimeoutMs: e.IRIS_INFERENCE_TIMEOUT_MS ?? defaults.interactiveTimeoutMs,

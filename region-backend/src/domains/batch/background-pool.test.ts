@@ -3,7 +3,7 @@ import { InferencePool } from '../../inference/inference-pool.js';
 import { backgroundPool, defaultBatchThreads } from './background-pool.js';
 
 describe('background pool view', () => {
-  const single = new InferencePool(1);
+  const single = new InferencePool(1, { lowPriorityThreads: 0 }); // one tier: the order of one thread's queue
   const double = new InferencePool(2);
   afterAll(async () => {
     await Promise.all([single.close(), double.close()]);
@@ -25,6 +25,12 @@ describe('background pool view', () => {
   });
 
   it('keeps batch jobs on at most the given number of threads', async () => {
+    // Both low-priority threads (where batch work runs) loaded first.
+    const loaded = new Set<number>();
+    for (let round = 0; round < 50 && loaded.size < 2; round++) {
+      for (const r of await Promise.all([1, 2, 3, 4].map(() => double.run('ping', { spinMs: 20 }, { priority: 'background' })))) loaded.add(r.threadId);
+    }
+    expect(loaded.size).toBe(2);
     const threadsUsed = async (maxThreads: number) => {
       const view = backgroundPool(double, maxThreads);
       const results = await Promise.all([1, 2, 3, 4].map((n) => view.run('ping', n)));

@@ -1,0 +1,43 @@
+import Fastify from 'fastify';
+import { describe, expect, it } from 'vitest';
+import type { FastifyRequest } from 'fastify';
+import { registerAccountCalls } from './account-calls.hook.js';
+
+describe('calls in flight per account', () => {
+  it('counts the calls each account has open, and forgets them when answered or failed', async () => {
+    const app = Fastify();
+    // Stands in for the edge-signature hook, which sets the caller's context before this one runs.
+    app.decorateRequest('ctx', null as unknown as FastifyRequest['ctx']);
+    app.addHook('onRequest', async (request) => {
+      const account = request.headers['x-test-account'];
+      if (account) request.ctx = { accountId: Number(account) } as FastifyRequest['ctx'];
+    });
+    const calls = registerAccountCalls(app);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const seen: Record<string, number>[] = [];
+    let arrived = 0;
+    app.get('/slow', async () => {
+      arrived++;
+      await gate;
+      seen.push({ a7: calls.inFlight('7'), a8: calls.inFlight('8') });
+      return { ok: true };
+    });
+    app.get('/fails', async () => {
+      throw new Error('boom');
+    });
+    await app.ready();
+    const call = (account: string, url = '/slow') => app.inject({ method: 'GET', url, headers: { 'x-test-account': account } });
+    const pending = [call('7'), call('7'), call('8')];
+    while (arrived < 3) await new Promise((r) => setTimeout(r, 5));
+    expect([calls.inFlight('7'), calls.inFlight('8'), calls.inFlight('9')]).toEqual([2, 1, 0]);
+    release();
+    await Promise.all(pending);
+    expect(seen[0]).toEqual({ a7: 2, a8: 1 });
+    expect((await call('7', '/fails')).statusCode).toBe(500);
+    // A call without an account (the edge's health checks) is not counted.
+    await app.inject({ method: 'GET', url: '/fails' });
+    expect([calls.inFlight('7'), calls.inFlight('8')]).toEqual([0, 0]);
+    await app.close();
+  });
+});

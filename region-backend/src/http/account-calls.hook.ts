@@ -1,0 +1,49 @@
+/**
+ * Calls of each account in flight in this process, whatever their kind. The inference and decode pools ask
+ * it whether a task belongs to an account's only call (first-tier threads) or to one of several at once (the
+ * low-priority tier): inside a pool alone, a flood's tasks can look single, because the decode stage before
+ * the model hands them over one at a time.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    irisCallAccount?: string;
+  }
+}
+
+export class AccountCalls {
+  private readonly counts = new Map<string, number>();
+
+  /** Calls of `account` (the pools' account key: the id as a string) being served now. */
+  readonly inFlight = (account: string): number => this.counts.get(account) ?? 0;
+
+  enter(account: string): void {
+    this.counts.set(account, (this.counts.get(account) ?? 0) + 1);
+  }
+
+  leave(account: string): void {
+    const left = (this.counts.get(account) ?? 1) - 1;
+    if (left > 0) this.counts.set(account, left);
+    else this.counts.delete(account);
+  }
+}
+
+/** Counts every call that names an account (after the edge-signature hook, which sets `request.ctx`). */
+export function registerAccountCalls(app: FastifyInstance): AccountCalls {
+  const calls = new AccountCalls();
+  const release = (request: FastifyRequest) => {
+    const account = request.irisCallAccount;
+    if (account === undefined) return;
+    request.irisCallAccount = undefined;
+    calls.leave(account);
+  };
+  app.addHook('onRequest', async function countCalls(request) {
+    if (!request.ctx) return;
+    request.irisCallAccount = String(request.ctx.accountId);
+    calls.enter(request.irisCallAccount);
+  });
+  app.addHook('onResponse', async (request) => release(request));
+  app.addHook('onRequestAbort', async (request) => release(request));
+  return calls;
+}
