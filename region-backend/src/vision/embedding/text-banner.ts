@@ -4,8 +4,8 @@ import type { RgbImage } from '../../images/rgb-image.js';
  * it ("SALE 50% OFF" over a product photo). Such a band hides part of the picture and, worse, its letters are
  * the strongest corners and edges of the image: they pull the query's vector towards "text" and take most of
  * its ORB keypoints. Found here, the band is left out of a second query vector (the picture without it) and of
- * the query's keypoints (search-embedding.ts). Pure JavaScript, linear in the pixels sampled (at most about
- * 256 per row).
+ * the query's keypoints (search-embedding.ts, local-features.ts). Pure JavaScript on at most 256 rows × 256
+ * samples: every row is tested as a band's first row and followed for at most a band's height.
  */
 
 export interface TextBannerOptions {
