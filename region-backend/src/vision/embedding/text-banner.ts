@@ -86,10 +86,12 @@ export function textBanner(rgb: RgbImage, options: TextBannerOptions = TEXT_BANN
   return { top: top / height, height: (bottom - top) / height };
 }
 
+const histogram = new Uint32Array(768);
+
 /** Whether row y is mostly of one colour (its per-channel median, written to `colour`). */
 function startsRun(rgb: RgbImage, y: number, step: number, colour: Int16Array, options: TextBannerOptions): boolean {
   const { width, data } = rgb;
-  const counts = new Uint32Array(768);
+  const counts = histogram.fill(0);
   let n = 0;
   for (let x = 0; x < width; x += step, n++) {
     const i = (y * width + x) * 3;
