@@ -57,7 +57,8 @@ export function textBanner(rgb: RgbImage, options: TextBannerOptions = TEXT_BANN
   let best: { top: number; bottom: number; score: number } | null = null;
   let j = 0;
   while (j < rows) {
-    if (!strong[j]) {
+    // A band starts under a sharp edge (checked again with its end below): other rows are not followed.
+    if (!strong[j] || !sharpEdge(rgb, j * rowStep, 'top', step, options)) {
       j++;
       continue;
     }
@@ -115,17 +116,8 @@ function checkBand(rgb: RgbImage, top: number, bottom: number, ref: Int16Array, 
   if (rows < options.minHeight * height || rows > options.maxHeight * height) return null;
   // A sharp edge across the picture on each side that is not the picture's border: a banner is pasted on the
   // picture, while a plain sky, wall or shadow fades into it.
-  // JPEG's colour subsampling and resizing blur the edge over a few rows: the sharpest of 2–5 rows out counts.
-  const sides = [
-    { inside: top + 1, outside: [top - 2, top - 3, top - 4, top - 5] },
-    { inside: bottom - 2, outside: [bottom + 1, bottom + 2, bottom + 3, bottom + 4] },
-  ]
-    .map((side) => ({ ...side, outside: side.outside.filter((r) => r >= 0 && r < height) }))
-    .filter((side) => side.outside.length);
-  if (!sides.length) return null;
-  for (const { inside, outside } of sides) {
-    if (Math.max(...outside.map((r) => edgeShare(rgb, r, inside, step, options.contrast / 4))) < options.minEdgeShare) return null;
-  }
+  if (top < 2 && bottom > height - 2) return null;
+  if (!sharpEdge(rgb, top, 'top', step, options) || !sharpEdge(rgb, bottom, 'bottom', step, options)) return null;
   let letters = 0;
   let total = 0;
   for (let y = top; y < bottom; y++) {
@@ -138,6 +130,18 @@ function checkBand(rgb: RgbImage, top: number, bottom: number, ref: Int16Array, 
   }
   const share = letters / total;
   return share >= options.minLetterShare ? share : null;
+}
+
+/**
+ * Whether a band whose first row is `row` (side 'top') or whose rows end before `row` (side 'bottom') has a
+ * sharp edge on that side, or that side is the picture's border. JPEG's colour subsampling and resizing blur an
+ * edge over a few rows: the sharpest of 2–5 rows out counts.
+ */
+function sharpEdge(rgb: RgbImage, row: number, side: 'top' | 'bottom', step: number, options: TextBannerOptions): boolean {
+  const inside = side === 'top' ? row + 1 : row - 2;
+  const outside = (side === 'top' ? [row - 2, row - 3, row - 4, row - 5] : [row + 1, row + 2, row + 3, row + 4]).filter((r) => r >= 0 && r < rgb.height);
+  if (!outside.length) return true;
+  return outside.some((r) => edgeShare(rgb, r, inside, step, options.contrast / 4) >= options.minEdgeShare);
 }
 
 /** Share of sampled columns whose colour differs between rows `a` and `b` by more than `contrast` (sum of channels). */
