@@ -17,7 +17,7 @@ import type * as tfTypes from '@tensorflow/tfjs';
 import { median, printTable } from '../../scripts/table.js';
 import { resolveManifest } from '../src/vision/runtime/model-config.js';
 import type { ModelManifest } from '../src/vision/runtime/model-manifest.js';
-import { backboneInput, backboneSession, backboneSpec, MOBILENET_V2_MID_CONV } from '../src/vision/embedding/backbone.js';
+import { backboneInput, backboneSession, backboneSpec, EMBEDDING_OUTPUTS } from '../src/vision/embedding/backbone.js';
 import { InferencePool } from '../src/inference/inference-pool.js';
 import { loadManifestModel, manifestInput } from '../src/vision/runtime/manifest-model.js';
 import { nsfwjsArtifacts, relaxInputShape } from '../src/vision/runtime/nsfwjs-models.js';
@@ -92,16 +92,17 @@ async function embeddingRows(photo: RgbImage): Promise<(string | number)[][]> {
   const graph = await tfjsGraph(resolveManifest('porn-classifier').file, true);
   const x = tf.tidy(() => tf.tensor4d(view.data, [1, 224, 298, 3], 'int32').toFloat().div(255));
   const tfMs = await timeIt(Math.min(RUNS, 5), async () => {
-    const out = graph.execute(x, MOBILENET_V2_MID_CONV) as tfTypes.Tensor;
-    await out.data();
-    out.dispose();
+    const out = graph.execute(x, [...EMBEDDING_OUTPUTS]) as tfTypes.Tensor[];
+    await Promise.all(out.map((t) => t.data()));
+    tf.dispose(out);
   });
   tf.dispose([x]);
   graph.dispose();
   const rows: (string | number)[][] = [['TFJS wasm, batch 1', tfMs]];
   // Float and int8 alternate run by run, so both see the same load; the ratio is the reliable figure.
-  const float = await convertedSession(backboneSpec([MOBILENET_V2_MID_CONV]));
-  const int8 = await backboneSession([MOBILENET_V2_MID_CONV], 'int8');
+  // The three maps the embedder reads (EMBEDDING_OUTPUTS), as in serving.
+  const float = await convertedSession(backboneSpec([...EMBEDDING_OUTPUTS]));
+  const int8 = await backboneSession([...EMBEDDING_OUTPUTS], 'int8');
   for (const batch of [1, 8]) {
     const x = backboneInput(Array.from({ length: batch }, () => view));
     const times = { float: [] as number[], int8: [] as number[] };

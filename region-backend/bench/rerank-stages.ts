@@ -17,6 +17,7 @@ import type { RgbImage } from '../src/images/rgb-image.js';
 import { median, printTable } from '../../scripts/table.js';
 import { itemFeatures } from '../src/domains/search-services/index-items.repo.js';
 import { rgbOf } from '../test/support/real-photos.js';
+import { textBanner } from '../src/vision/embedding/text-banner.js';
 
 const RUNS = 30;
 const SAMPLES = packageFile('@vladmandic/human', 'assets/samples.jpg');
@@ -81,6 +82,25 @@ export async function rerankStages(stored?: { pool: pg.Pool; serviceId: string; 
     ['verifying 10 candidates, none the source', timeMs(() => verifyCandidates(other, candidates))],
     [`mirror-image pass (only when nothing verifies and the best vector score ≥ ${RERANK.mirrorMinScore}): ORB on the mirror image of a ${unrelated.width}×${unrelated.height} query + verifying 10`, timeMs(() => verifyMirrored(queryLocalFeatures(cv, unrelated, true), candidates))],
   ];
+  // A query with a text banner across it: finding the band, and ORB with the band left out (as queries are
+  // described) against ORB everywhere (as before the band was looked for), in the same run.
+  const bannered = await rgbOf(
+    sharp(Buffer.from(query.data), { raw: { width: query.width, height: query.height, channels: 3 } }).composite([
+      {
+        input: Buffer.from(
+          `<svg xmlns="http://www.w3.org/2000/svg" width="${query.width}" height="${query.height}"><rect x="0" y="${Math.round(query.height * 0.4)}" width="${query.width}" height="${Math.round(query.height * 0.2)}" fill="#2a46b0" opacity="0.85"/>` +
+            `<text x="50%" y="${Math.round(query.height * 0.55)}" text-anchor="middle" font-family="sans-serif" font-weight="bold" font-size="${Math.round(query.height * 0.12)}" fill="white">SALE 50% OFF</text></svg>`,
+        ),
+      },
+    ]),
+  );
+  if (!textBanner(bannered)) throw new Error('rerank stages: the banner query shows no banner; the rows below would measure nothing');
+  const side = Math.min(LOCAL_FEATURES.querySide, Math.max(LOCAL_FEATURES.queryMinSide, bannered.width, bannered.height));
+  rows.push(
+    [`finding a text banner (text-banner.ts) on the ${bannered.width}×${bannered.height} query with one`, timeMs(() => textBanner(bannered))],
+    ['ORB on that query, banner left out (as queries are described)', timeMs(() => queryLocalFeatures(cv, bannered))],
+    ['ORB on that query, keypoints everywhere (before the banner was looked for)', timeMs(() => extractLocalFeatures(cv, bannered, side, LOCAL_FEATURES.queryFeatures))],
+  );
   if (stored) rows.push(['reading 10 candidates\' features from PostgreSQL', await timeMsAsync(() => itemFeatures(stored.pool, stored.serviceId, stored.pipeline, stored.recordIds))]);
   console.log(`Re-ranking stages, one thread, median of ${RUNS} (the source verified with ${verified[3]?.inliers ?? 0} inliers):\n`);
   printTable(['re-ranking stage', 'ms'], rows);

@@ -33,7 +33,7 @@ import {
   loadTestPhotos,
   type MissingPackage,
 } from './lib/debian-datasets.js';
-import { BACKBONES, backboneDescriptors, cachedPcaBasis, histogramDescriptor, itemKey, type BackboneId, type DescriptorSet, type EvalItem } from './lib/embedding-candidates.js';
+import { BACKBONES, backboneDescriptors, cachedPcaBasis, histogramDescriptor, itemKey, joinLayers, layerDescriptors, productionDescriptor, type BackboneId, type DescriptorSet, type EvalItem, type MidLayer } from './lib/embedding-candidates.js';
 import { loadPhoto, makeDistractorCrops, makeQuery, makeTrainingViews, QUERY_TRANSFORMS, type QueryTransform } from './lib/image-variants.js';
 import { dot, precisionAtK, rankOf } from './lib/retrieval-metrics.js';
 
@@ -270,22 +270,64 @@ export default async function run(): Promise<void> {
         rows.push({ config: config.id, pooling, whiten: id, dim: g[0]!.length, r1: m.r1, r10: m.r10, perTransform: m.perTransform, p10: f?.overall ?? NaN, perClass: f?.perLabel ?? new Map() });
       }
     }
-    if (fit && config.id === EMBEDDING_PIPELINE.evalConfig && keptHeldOut) {
-      const p = EMBEDDING_PIPELINE.pooling;
-      const samples = keptHeldOut.map((i) => l2normalise(Float32Array.from(heldOut[i]![p]!)));
-      const { dim, power, shrink } = EMBEDDING_PIPELINE.whitening;
-      const w = whiteningFromBasis(pcaBasis(samples, dim), { dim, power, shrink });
-      const file = fileURLToPath(new URL(`../src/vision/embedding/${EMBEDDING_PIPELINE.whitening.file}`, import.meta.url));
-      writeFileSync(file, encodeWhitening(w, { describes: `${config.id} ${p}`, power, shrink, samples: samples.length }));
-      log(`wrote ${file} (${samples.length} held-out samples)`);
-    }
     if (config !== CONFIGS[CONFIGS.length - 1]) {
       log(`partial results after ${config.id}:`);
       report(rows, nd.set, isMissing(fashion) ? null : fashion, started, (line) => process.stderr.write(`${line}\n`));
     }
   }
   report(rows, nd.set, isMissing(fashion) ? null : fashion, started, (line) => console.log(line));
+  if ((fit || process.env.IRIS_EVAL_LAYERS !== '0') && keptHeldOut) await layerReport(nd.set, held.items.filter((_, i) => keptHeldOut!.includes(i)), isMissing(fashion) ? null : fashion, fit);
   if (process.env.IRIS_EVAL_SCENARIOS !== '0') await scenarioReport(nd.set, isMissing(fashion) ? null : fashion);
+}
+
+/** Layer combinations: `+` joins the L2-normalised GeM descriptors of several blocks (×weight), then L2. */
+const LAYER_COMBOS: { id: string; parts: [MidLayer, number][] }[] = [
+  { id: 'conv1', parts: [['conv1', 1]] },
+  { id: 'conv1 + b12', parts: [['conv1', 1], ['b12', 1]] },
+  { id: 'conv1 + b14', parts: [['conv1', 1], ['b14', 1]] },
+  { id: 'conv1 + e13', parts: [['conv1', 1], ['e13', 1]] },
+  { id: 'conv1 + e16', parts: [['conv1', 1], ['e16', 1]] },
+  { id: 'conv1 + b12 + b14', parts: [['conv1', 1], ['b12', 1], ['b14', 1]] },
+  { id: 'conv1 + 0.5 b14', parts: [['conv1', 1], ['b14', 0.5]] },
+  { id: 'conv1 + 0.5 e16', parts: [['conv1', 1], ['e16', 0.5]] },
+];
+
+/** The production view (asp224) with GeM on several blocks of the backbone, PCA-whitened to 256 on the held-out pictures. */
+async function layerReport(set: NearDupSet, heldOut: EvalItem[], fashion: FashionSet | null, fit: boolean): Promise<void> {
+  const view: ViewSpec = ASP224;
+  const describe = async (items: EvalItem[], label: string) => {
+    const out: Record<MidLayer, Float32Array>[] = [];
+    for (const [i, it] of items.entries()) {
+      out.push(await layerDescriptors(it, view));
+      if ((i + 1) % 250 === 0) log(`layers ${label}: ${i + 1}/${items.length}`);
+    }
+    return out;
+  };
+  const gallery = await describe(set.gallery, 'gallery');
+  const queries = await describe(set.queries.map((q) => q.item), 'queries');
+  const held = await describe(heldOut, 'held-out');
+  const fash = fashion ? { g: await describe(fashion.gallery, 'fashion gallery'), q: await describe(fashion.queries, 'fashion queries') } : null;
+  const rows: (string | number)[][] = [];
+  for (const combo of LAYER_COMBOS) {
+    const join = (d: Record<MidLayer, Float32Array>) => joinLayers(d, combo.parts);
+    const samples = held.map(join);
+    const w = whiteningFromBasis(cachedPcaBasis(samples, 256, () => pcaBasis(samples, 256)), { dim: 256, power: 0.5, shrink: SHRINK });
+    if (fit && combo.id === EMBEDDING_PIPELINE.evalLayers) {
+      // The shipped whitening of the production pipeline (view asp224, these blocks).
+      const { dim, power, shrink } = EMBEDDING_PIPELINE.whitening;
+      const shipped = whiteningFromBasis(pcaBasis(samples, dim), { dim, power, shrink });
+      const file = fileURLToPath(new URL(`../src/vision/embedding/${EMBEDDING_PIPELINE.whitening.file}`, import.meta.url));
+      writeFileSync(file, encodeWhitening(shipped, { describes: `${EMBEDDING_PIPELINE.evalConfig} ${combo.id} ${EMBEDDING_PIPELINE.pooling}`, power, shrink, samples: samples.length }));
+      log(`wrote ${file} (${samples.length} held-out samples)`);
+    }
+    const v = (ds: Record<MidLayer, Float32Array>[]) => ds.map((d) => applyWhitening(w, join(d)));
+    const m = nearDupMetrics(set, v(gallery), v(queries));
+    const f = fash && fashion ? precisionAtK(v(fash.q), fashion.queryLabels, v(fash.g), fashion.galleryLabels, 10) : null;
+    rows.push([combo.id + (combo.id === EMBEDDING_PIPELINE.evalLayers ? ' (production)' : ''), samples[0]!.length, m.r1, m.r10, f?.overall ?? '—']);
+    log(`layers ${combo.id}: R@1 ${m.r1.toFixed(3)} P@10 ${f?.overall.toFixed(3)}`);
+  }
+  console.log(`Backbone blocks joined (asp224 view, GeM per block, PCA-whitened to 256 on ${held.length} held-out views):\n`);
+  printTable(['blocks', 'input dim', 'near-dup R@1', 'near-dup R@10', 'Fashion-MNIST P@10'], rows);
 }
 
 /** The shipped pipeline (pooling + whitening file) under each scenario's views. */
@@ -300,14 +342,24 @@ async function scenarioReport(set: NearDupSet, fashion: FashionSet | null): Prom
   for (const [name, config] of Object.entries(SCENARIO_CONFIGS)) groups.set(config, [...(groups.get(config) ?? []), name]);
   const rows: (string | number)[][] = [];
   for (const [scenario, names] of groups) {
-    const config: Config = { id: `scenario ${names[0]}`, backbone: 'mnv2mid', views: scenario.views };
-    const vectors = async (items: EvalItem[], label: string) =>
-      (await describeAll(config, items, label)).map((d) => applyWhitening(whitening, l2normalise(Float32Array.from(d[EMBEDDING_PIPELINE.pooling]!))));
+    const vectors = async (items: EvalItem[], label: string) => {
+      const out: Float32Array[] = [];
+      for (const [i, item] of items.entries()) {
+        const sum = new Float32Array(whitening.inputDim);
+        for (const view of scenario.views) {
+          const v = await productionDescriptor(item, view);
+          for (let k = 0; k < v.length; k++) sum[k] = sum[k]! + v[k]!;
+        }
+        out.push(applyWhitening(whitening, l2normalise(sum)));
+        if ((i + 1) % 250 === 0) log(`scenario ${names[0]} ${label}: ${i + 1}/${items.length}`);
+      }
+      return out;
+    };
     const m = nearDupMetrics(set, await vectors(set.gallery, 'gallery'), await vectors(set.queries.map((q) => q.item), 'queries'));
     const f = fashion ? precisionAtK(await vectors(fashion.queries, 'fashion queries'), fashion.queryLabels, await vectors(fashion.gallery, 'fashion gallery'), fashion.galleryLabels, 10) : null;
     rows.push([names.join(', '), scenario.summary, scenario.views.length, m.r1, m.r10, f?.overall ?? '—']);
   }
-  console.log(`Scenarios (shipped file ${EMBEDDING_PIPELINE.whitening.file}, pooling ${EMBEDDING_PIPELINE.pooling}):\n`);
+  console.log(`Scenarios (shipped file ${EMBEDDING_PIPELINE.whitening.file}, blocks ${EMBEDDING_PIPELINE.evalLayers}, pooling ${EMBEDDING_PIPELINE.pooling}):\n`);
   printTable(['scenarios', 'views', 'forward passes', 'near-dup R@1', 'near-dup R@10', 'Fashion-MNIST P@10'], rows);
 }
 

@@ -10,8 +10,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type * as tfTypes from '@tensorflow/tfjs';
 import sharp from 'sharp';
-import { featureMaps } from '../../src/vision/embedding/backbone.js';
-import { POOLINGS, pool, type FeatureMap, type Pooling } from '../../src/vision/embedding/feature-pooling.js';
+import { backboneInput, backboneSpec, featureMaps, MOBILENET_V2_MID_CONV, splitMaps } from '../../src/vision/embedding/backbone.js';
+import { convertedSession } from '../../src/vision/runtime/converted-model.js';
+import { gem, l2normalise, POOLINGS, pool, type FeatureMap, type Pooling } from '../../src/vision/embedding/feature-pooling.js';
+import { EMBEDDING_PIPELINE } from '../../src/vision/embedding/embedding-info.js';
 import { renderView, type ViewSpec } from '../../src/vision/embedding/image-views.js';
 import type { PcaBasis } from '../../src/vision/embedding/pca-whitening.js';
 import { backboneTag } from '../../src/vision/runtime/backbone-precision.js';
@@ -224,4 +226,51 @@ export function cachedPcaBasis(samples: Float32Array[], keep: number, compute: (
   body.set(basis.vectors.subarray(0, rows * basis.inputDim), basis.inputDim + rows);
   writeFileSync(file, Buffer.concat([head, Buffer.from(body.buffer)]));
   return basis;
+}
+
+const BACKBONE_PREFIX = MOBILENET_V2_MID_CONV.slice(0, MOBILENET_V2_MID_CONV.indexOf('MobilenetV2/'));
+/** MobileNetV2-Mid blocks below its last layer whose GeM descriptors may join the last layer's (embedding eval, "Layers"). */
+export const MID_LAYERS = {
+  conv1: MOBILENET_V2_MID_CONV,
+  b12: `${BACKBONE_PREFIX}MobilenetV2/expanded_conv_12/add`,
+  b14: `${BACKBONE_PREFIX}MobilenetV2/expanded_conv_14/add`,
+  e16: `${BACKBONE_PREFIX}MobilenetV2/expanded_conv_16/expand/Relu6`,
+  e13: `${BACKBONE_PREFIX}MobilenetV2/expanded_conv_13/expand/Relu6`,
+} as const;
+export type MidLayer = keyof typeof MID_LAYERS;
+
+/** GeM of each MID_LAYERS map of one view of an item, from one backbone run (cached by item and view). */
+export async function layerDescriptors(item: EvalItem, view: ViewSpec): Promise<Record<MidLayer, Float32Array>> {
+  const v = viewKey(mobilenetV2Mid, view, item);
+  const names = Object.keys(MID_LAYERS) as MidLayer[];
+  const file = cachePath('mnv2mid-layers', hashOf(item.key, JSON.stringify(names), JSON.stringify([v.size, v.fit, v.centre ?? 1, v.flip ?? false, ...(v.sourceSide ? [v.sourceSide] : [])])));
+  const hit = loadSet(file) as Record<string, Float32Array> | null;
+  if (hit) return hit as Record<MidLayer, Float32Array>;
+  const input = await renderView(await item.load(), v);
+  const session = await convertedSession(backboneSpec(Object.values(MID_LAYERS)));
+  const out = await session.run({ [session.inputNames[0]!]: backboneInput([input]) });
+  const set: Record<string, Float32Array> = {};
+  for (const name of names) set[name] = gem(splitMaps(out[MID_LAYERS[name]]!)[0]!);
+  saveSet(file, set as DescriptorSet);
+  return set as Record<MidLayer, Float32Array>;
+}
+
+/** Joins layers' GeM descriptors: each L2-normalised and weighted, concatenated, L2-normalised (embedder.ts viewDescriptor). */
+export function joinLayers(d: Record<MidLayer, Float32Array>, parts: readonly (readonly [MidLayer, number])[]): Float32Array {
+  const out = new Float32Array(parts.reduce((n, [layer]) => n + d[layer].length, 0));
+  let at = 0;
+  for (const [layer, weight] of parts) {
+    const v = l2normalise(Float32Array.from(d[layer]));
+    for (let i = 0; i < v.length; i++) out[at + i] = v[i]! * weight;
+    at += v.length;
+  }
+  return l2normalise(out);
+}
+
+/** The production pipeline's layers (embedding-info.ts) as joinLayers parts. */
+export const PRODUCTION_LAYERS = EMBEDDING_PIPELINE.layers.map((l) => [l.id as MidLayer, l.weight] as const);
+
+/** The production descriptor of one view of an item, before whitening (embedder.ts viewDescriptor). */
+export async function productionDescriptor(item: EvalItem, view: ViewSpec): Promise<Float32Array> {
+  return joinLayers(await layerDescriptors(item, view), PRODUCTION_LAYERS);
 }

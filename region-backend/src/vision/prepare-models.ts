@@ -6,7 +6,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_MODELS_DIR, resolveManifest } from './runtime/model-config.js';
-import { backboneSpec, MOBILENET_V2_MID_CONV, quantisedBackboneSpec } from './embedding/backbone.js';
+import { backboneSpec, EMBEDDING_OUTPUTS, quantisedBackboneSpec } from './embedding/backbone.js';
 import { backbonePrecision } from './runtime/backbone-precision.js';
 import { quantisedModel } from './runtime/quantised-model.js';
 import { CLASSIFIER_FEATURES } from './training/feature-info.js';
@@ -21,7 +21,7 @@ export interface PreparedModel {
 
 export function packConversions(): ConversionSpec[] {
   const stages = readdirSync(DEFAULT_MODELS_DIR).filter((f) => f.endsWith('.json')).map((f) => path.basename(f, '.json'));
-  const specs: ConversionSpec[] = [backboneSpec([MOBILENET_V2_MID_CONV]), backboneSpec(CLASSIFIER_FEATURES.taps.map((t) => t.node))];
+  const specs: ConversionSpec[] = [backboneSpec([...EMBEDDING_OUTPUTS]), backboneSpec(CLASSIFIER_FEATURES.taps.map((t) => t.node))];
   for (const stage of stages) {
     const manifest = resolveManifest(stage);
     if (manifest.runtime === 'tfjs-graph') specs.push({ file: manifest.file, outputs: manifest.outputNames ?? tfjsGraphOutputs(manifest.file) });
@@ -35,7 +35,7 @@ export async function prepareModels(): Promise<PreparedModel[]> {
     return { source: spec.file, file, converted };
   });
   if (backbonePrecision() === 'int8') {
-    const spec = quantisedBackboneSpec([MOBILENET_V2_MID_CONV]);
+    const spec = quantisedBackboneSpec([...EMBEDDING_OUTPUTS]);
     const { file, quantised } = await quantisedModel(spec);
     prepared.push({ source: `${spec.conversion.file} (int8)`, file, converted: quantised });
   }

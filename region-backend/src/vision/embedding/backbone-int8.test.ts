@@ -15,7 +15,7 @@ import { INT8_BACKBONE_KEY } from '../runtime/backbone-precision.js';
 import { quantisationKey, quantisedModel } from '../runtime/quantised-model.js';
 import { DataType } from '../convert/onnx-builder.js';
 import { decodeModel } from '../convert/qdq-quantiser.js';
-import { INT8_KEEP_FLOAT, MOBILENET_V2_MID_CONV, quantisedBackboneSpec } from './backbone.js';
+import { EMBEDDING_OUTPUTS, INT8_KEEP_FLOAT, quantisedBackboneSpec } from './backbone.js';
 import { builtinEmbedderId, type EmbedderRef } from './embedder-identity.js';
 import { vectorOfViews } from './embedder.js';
 import { EMBEDDING_DIM } from './embedding-info.js';
@@ -93,7 +93,7 @@ const ranking = (query: Float32Array, items: Float32Array[]) => items.map((v, i)
 
 describe('int8 backbone', () => {
   it('is made once into the model cache (callers at the same time wait for it), then read back', async () => {
-    const spec = quantisedBackboneSpec([MOBILENET_V2_MID_CONV]);
+    const spec = quantisedBackboneSpec([...EMBEDDING_OUTPUTS]);
     const both = await Promise.all([quantisedModel(spec), quantisedModel(spec)]);
     expect(both.map((m) => m.quantised).sort()).toEqual([false, true]);
     const first = both.find((m) => m.quantised)!;

@@ -1,7 +1,7 @@
 /**
  * The embedding backbone: nsfwjs MobileNetV2 (width 1.4, "Mid"), converted to ONNX and run on ONNX Runtime,
- * tapped at its last convolutional feature map (`Conv_1/Relu6`, 1792 channels, stride 32) instead of its
- * classifier. The bundle declares a fixed 224×224 input; the convolutional part works at any size, so the
+ * tapped at its last convolutional feature map (`Conv_1/Relu6`, 1792 channels, stride 32) and two mid-level
+ * blocks instead of its classifier. The bundle declares a fixed 224×224 input; the convolutional part works at any size, so the
  * conversion frees height and width to let views keep their aspect ratio or use a larger scale. Images of
  * one size run as one batch. IRIS_BACKBONE_PRECISION=int8 runs it statically quantised to int8 (QDQ,
  * calibrated on the sample pictures shipped with the model pack); the float conversion is the default.
@@ -20,6 +20,11 @@ export type { RgbImage };
 
 const PREFIX = 'StatefulPartitionedCall/sequential/keras_layer/StatefulPartitionedCall/StatefulPartitionedCall/StatefulPartitionedCall/predict/';
 export const MOBILENET_V2_MID_CONV = `${PREFIX}MobilenetV2/Conv_1/Relu6`;
+/** Mid-level blocks (stride 16; 136 and 224 channels) whose descriptors join the last map's in the embedding. */
+export const MOBILENET_V2_MID_BLOCK_12 = `${PREFIX}MobilenetV2/expanded_conv_12/add`;
+export const MOBILENET_V2_MID_BLOCK_14 = `${PREFIX}MobilenetV2/expanded_conv_14/add`;
+/** The maps the search embedding pools, in this order (embedding-info.ts). */
+export const EMBEDDING_OUTPUTS = [MOBILENET_V2_MID_CONV, MOBILENET_V2_MID_BLOCK_12, MOBILENET_V2_MID_BLOCK_14] as const;
 
 /** Largest batch one session call takes (bounds the memory of one call). */
 export const MAX_BATCH = 16;
@@ -63,7 +68,7 @@ export function backboneSession(outputs: string[], precision = backbonePrecision
 
 /** Loads the model now (a thread can warm up before its first request). */
 export async function warmUpBackbone(): Promise<void> {
-  await backboneSession([MOBILENET_V2_MID_CONV]);
+  await backboneSession([...EMBEDDING_OUTPUTS]);
 }
 
 /** NHWC float input (pixels scaled to 0..1, as the model was trained) for images of one size. */
@@ -101,11 +106,16 @@ export function splitMaps(t: InstanceType<typeof ort.Tensor>): FeatureMap[] {
 
 /** Feature maps of several images (each any size ≥ 32 px), same-size images batched together, in `precision`. */
 export async function featureMaps(images: RgbImage[], precision = backbonePrecision()): Promise<FeatureMap[]> {
-  const session = await backboneSession([MOBILENET_V2_MID_CONV], precision);
-  const maps: FeatureMap[] = new Array(images.length);
+  return (await layerMaps(images, [MOBILENET_V2_MID_CONV], precision)).map((maps) => maps[0]!);
+}
+
+/** For each image, its maps at `outputs` (in that order), from one backbone run per batch, in `precision`. */
+export async function layerMaps(images: RgbImage[], outputs: readonly string[] = EMBEDDING_OUTPUTS, precision = backbonePrecision()): Promise<FeatureMap[][]> {
+  const session = await backboneSession([...outputs], precision);
+  const maps: FeatureMap[][] = images.map(() => []);
   for (const group of sizeGroups(images)) {
     const out = await session.run({ [session.inputNames[0]!]: backboneInput(group.map((i) => images[i]!)) });
-    splitMaps(out[MOBILENET_V2_MID_CONV]!).forEach((map, k) => (maps[group[k]!] = map));
+    outputs.forEach((name, o) => splitMaps(out[name]!).forEach((map, k) => (maps[group[k]!]![o] = map)));
   }
   return maps;
 }

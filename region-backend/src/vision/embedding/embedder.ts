@@ -1,11 +1,12 @@
 /**
  * The production image embedder (see embedding-info.ts for what it is and docs/embedding.md for why):
- * decode → scenario views → MobileNetV2-Mid conv map → pooling → sum over views → PCA-whitening → L2.
+ * decode → scenario views → MobileNetV2-Mid maps (last conv, blocks 12 and 14) → pooling per map, joined →
+ * sum over views → PCA-whitening → L2.
  * Runs inside inference worker threads only; the model and the whitening matrix load once per thread.
  */
 import type { RgbImage } from '../../images/rgb-image.js';
 import { readFile } from 'node:fs/promises';
-import { featureMaps, warmUpBackbone } from './backbone.js';
+import { layerMaps, warmUpBackbone } from './backbone.js';
 import { builtinPrecisionOf, type EmbedderRef } from './embedder-identity.js';
 import { EMBEDDING_DIM, EMBEDDING_PIPELINE } from './embedding-info.js';
 import { l2normalise, pool, type FeatureMap } from './feature-pooling.js';
@@ -83,11 +84,28 @@ function inputOf(request: EmbedRequest): ImageInput {
   throw new EmbedInputError('embed needs image bytes or rgb pixels');
 }
 
-/** Sum of the L2-normalised pooled descriptors of one image's view maps, L2-normalised. */
-function descriptorOf(maps: FeatureMap[]): Float32Array {
-  let sum: Float32Array | null = null;
-  for (const map of maps) {
+/** One view's descriptor: each layer's map pooled, L2-normalised and weighted, joined, L2-normalised. */
+export function viewDescriptor(layers: FeatureMap[]): Float32Array {
+  const parts = layers.map((map, i) => {
     const v = l2normalise(pool(map, EMBEDDING_PIPELINE.pooling));
+    const weight = EMBEDDING_PIPELINE.layers[i]?.weight ?? 1;
+    if (weight !== 1) for (let k = 0; k < v.length; k++) v[k] = v[k]! * weight;
+    return v;
+  });
+  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return l2normalise(out);
+}
+
+/** Sum of the view descriptors of one image (each view's layer maps), L2-normalised. */
+function descriptorOf(views: FeatureMap[][]): Float32Array {
+  let sum: Float32Array | null = null;
+  for (const layers of views) {
+    const v = viewDescriptor(layers);
     sum ??= new Float32Array(v.length);
     for (let i = 0; i < v.length; i++) sum[i] = sum[i]! + v[i]!;
   }
@@ -97,7 +115,7 @@ function descriptorOf(maps: FeatureMap[]): Float32Array {
 /** Sum of the L2-normalised pooled descriptors of the views (before whitening), for evaluation and tests. */
 export async function pooledDescriptor(rgb: RgbImage, scenario?: string): Promise<Float32Array> {
   const views = await Promise.all(scenarioViews(scenario).map((v) => renderView(rgb, v)));
-  return descriptorOf(await featureMaps(views));
+  return descriptorOf(await layerMaps(views));
 }
 
 /** The final vector of an image under a list of views (pooled per view, summed, whitened, L2). */
@@ -114,7 +132,7 @@ async function vectorsOfViewSets(items: { rgb: RgbImage; views: readonly ViewSpe
     return onnxVectorsOfViews(embedder, rendered);
   }
   const rendered = await Promise.all(items.map((item) => Promise.all(item.views.map((v) => renderView(item.rgb, v)))));
-  const [maps, w] = await Promise.all([featureMaps(rendered.flat(), builtinPrecisionOf(embedder)), loadWhitening()]);
+  const [maps, w] = await Promise.all([layerMaps(rendered.flat(), undefined, builtinPrecisionOf(embedder)), loadWhitening()]);
   let next = 0;
   return rendered.map((views) => applyWhitening(w, descriptorOf(maps.slice(next, (next += views.length)))));
 }

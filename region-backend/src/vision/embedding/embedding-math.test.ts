@@ -92,10 +92,11 @@ describe('eigen-decomposition and whitening', () => {
     const bytes = readFileSync(new URL(EMBEDDING_PIPELINE.whitening.file, import.meta.url));
     expect(bytes.length).toBeLessThan(2 * 1024 * 1024);
     const { whitening, header } = decodeWhitening(bytes);
-    expect(whitening.inputDim).toBe(1792);
+    // The joined blocks: last conv map (1792 channels), blocks 12 (136) and 14 (224).
+    expect(whitening.inputDim).toBe(1792 + 136 + 224);
     expect(whitening.outputDim).toBe(EMBEDDING_DIM);
     expect(header.power).toBe(EMBEDDING_PIPELINE.whitening.power);
-    const v = applyWhitening(whitening, l2normalise(Float32Array.from({ length: 1792 }, (_, i) => (i % 7) / 7)));
+    const v = applyWhitening(whitening, l2normalise(Float32Array.from({ length: whitening.inputDim }, (_, i) => (i % 7) / 7)));
     expect(Math.hypot(...v)).toBeCloseTo(1, 5);
   });
 });

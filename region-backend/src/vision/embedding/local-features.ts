@@ -4,9 +4,10 @@
  * against its best candidates without touching their pictures. Runs on inference threads only.
  */
 import type { RgbImage } from '../../images/rgb-image.js';
-import { CvScope, type Cv } from '../runtime/opencv-runtime.js';
+import { CvScope, type Cv, type CvMat } from '../runtime/opencv-runtime.js';
 import { greyAt, orbInto, packFeatures, type RawFeatures } from '../logo/orb-extraction.js';
 import { DESCRIPTOR_BYTES } from '../logo/logo-params.js';
+import { textBanner } from './text-banner.js';
 
 export const LOCAL_FEATURES = {
   /** Recipe stored with the bytes: features of another recipe are re-extracted. */
@@ -30,15 +31,31 @@ export interface LocalFeatures {
   descriptors: Uint8Array;
 }
 
-/** ORB features of an RGB image rescaled so its longer side is `side` pixels (of its mirror image when asked). */
-export function extractLocalFeatures(cv: Cv, image: RgbImage, side: number, maxFeatures: number, mirror = false): LocalFeatures {
+/** Rows [top, top + height) of a picture, as fractions of its height, where no keypoint is taken (a text banner). */
+export interface ExcludedRows {
+  top: number;
+  height: number;
+}
+
+/**
+ * ORB features of an RGB image rescaled so its longer side is `side` pixels (of its mirror image when asked),
+ * none inside `exclude`.
+ */
+export function extractLocalFeatures(cv: Cv, image: RgbImage, side: number, maxFeatures: number, mirror = false, exclude?: ExcludedRows | null): LocalFeatures {
   const factor = side / Math.max(image.width, image.height);
   const width = Math.max(1, Math.round(image.width * factor));
   const height = Math.max(1, Math.round(image.height * factor));
   const scope = new CvScope();
   try {
     const raw: RawFeatures = { points: [], descriptors: [] };
-    orbInto(cv, scope, greyAt(cv, scope, image, width, height, mirror), maxFeatures, 0, 1, raw);
+    let mask: CvMat | undefined;
+    if (exclude) {
+      mask = scope.keep(new cv.Mat(height, width, cv.CV_8UC1, [255, 0, 0, 0]));
+      const top = Math.max(0, Math.floor(exclude.top * height));
+      const bottom = Math.min(height, Math.ceil((exclude.top + exclude.height) * height));
+      mask.data.fill(0, top * width, bottom * width);
+    }
+    orbInto(cv, scope, greyAt(cv, scope, image, width, height, mirror), maxFeatures, 0, 1, raw, mask);
     return packFeatures(raw, width, height);
   } finally {
     scope.release();
@@ -47,11 +64,12 @@ export function extractLocalFeatures(cv: Cv, image: RgbImage, side: number, maxF
 
 /**
  * The ORB features of a query picture: described larger than indexed ones, small ones enlarged; `mirror`
- * describes its mirror image (ORB is not mirror-invariant: a mirrored copy matches its source that way).
+ * describes its mirror image (ORB is not mirror-invariant: a mirrored copy matches its source that way). A
+ * text banner across the query (text-banner.ts) is left out: its letters would take most keypoints.
  */
 export function queryLocalFeatures(cv: Cv, image: RgbImage, mirror = false): LocalFeatures {
   const side = Math.min(LOCAL_FEATURES.querySide, Math.max(LOCAL_FEATURES.queryMinSide, image.width, image.height));
-  return extractLocalFeatures(cv, image, side, LOCAL_FEATURES.queryFeatures, mirror);
+  return extractLocalFeatures(cv, image, side, LOCAL_FEATURES.queryFeatures, mirror, textBanner(image));
 }
 
 /**

@@ -12,6 +12,9 @@ import { embedderIdentity, embedderOutputSchema, EmbedderConfigError, dimOfPipel
 import { EmbedderMismatchError, checkedIdentity, vectorsOfOutput } from './onnx-embedder.js';
 import { embedForIndex, embedForQuery } from './search-embedding.js';
 import { tinyEncoder, writeTinyEncoder } from '../../../test/support/tiny-encoder.js';
+import { rerankPictures } from '../../../test/support/real-photos.js';
+import { makeSearchQuery } from '../../images/query-edits.js';
+import sharp from 'sharp';
 
 let dir: string;
 
@@ -42,6 +45,20 @@ describe('ONNX image embedder by manifest', () => {
     expect(query.vectors[0]).toHaveLength(48);
     expect(cosine(query.vectors[0]!, indexed[1]!.vector)).toBeGreaterThan(cosine(query.vectors[0]!, indexed[0]!.vector));
     expect(cosine(query.vectors[0]!, indexed[1]!.vector)).toBeGreaterThan(0.98);
+  });
+
+  it('embeds a query with a text banner across it twice with the model: as sent and without the banner', async () => {
+    const embedder = refOf(await embedderIdentity(writeTinyEncoder(dir, 'grid', 'vector', { dim: 48 })));
+    const { source } = await rerankPictures();
+    const raw = { raw: { width: source.width, height: source.height, channels: 3 as const } };
+    const png = await sharp(Buffer.from(source.data), raw).png().toBuffer();
+    const bannered = await makeSearchQuery({ png, width: source.width, height: source.height }, 'text', 'onnx');
+    const query = await embedForQuery({ image: bannered, scenario: 'general', embedder });
+    expect(query.vectors).toHaveLength(2);
+    const [indexed] = await Promise.all([embedForIndex({ image: png, scenario: 'general', embedder })]);
+    for (const v of query.vectors) expect(v).toHaveLength(48);
+    // Without the banner the query is nearer its source.
+    expect(cosine(query.vectors[1]!, indexed!.vector)).toBeGreaterThan(cosine(query.vectors[0]!, indexed!.vector));
   });
 
   it('reads ViT tokens (cls, mean) and pools feature maps (gem, gap, mac)', async () => {

@@ -4,7 +4,8 @@
  * - indexing: the vector of the scenario's views plus thumbnail-sized copies of the picture, and the picture's
  *   compact ORB features for geometric re-ranking;
  * - querying: the vector of the scenario's views, a second vector of the picture found inside a page or a
- *   frame (content-box.ts) when there is one, and the query's ORB features.
+ *   frame (content-box.ts) when there is one, another of the picture without the text banner across it
+ *   (text-banner.ts) when there is one, and the query's ORB features (none on the banner).
  *
  * Runs on inference threads only (model, OpenCV).
  */
@@ -14,6 +15,7 @@ import { decodeEmbedInput, embedManyWithPixels, vectorOfViews, type EmbedRequest
 import { indexViews, queryViews } from './embedding-views.js';
 import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures, queryLocalFeatures } from './local-features.js';
 import { cropRgb } from './image-views.js';
+import { textBanner, withoutRows } from './text-banner.js';
 
 export interface IndexEmbedding {
   vector: Float32Array;
@@ -24,7 +26,7 @@ export interface IndexEmbedding {
 }
 
 export interface QueryEmbedding {
-  /** The whole query's vector, then the content box's when one was found. */
+  /** The whole query's vector, then the content box's when one was found, then the picture's without its text banner when it has one. */
   vectors: Float32Array[];
   /** Normalised [x, y, w, h] of the picture found inside the query, or null. */
   box: [number, number, number, number] | null;
@@ -59,6 +61,8 @@ export async function embedForQuery(request: EmbedRequest & { features?: boolean
   const box = contentBox(decoded.rgb);
   const vectors = [await vectorOfViews(decoded.rgb, views, request.embedder)];
   if (box) vectors.push(await vectorOfViews(await cropRgb(decoded.rgb, box), views, request.embedder));
+  const banner = textBanner(decoded.rgb);
+  if (banner) vectors.push(await vectorOfViews(withoutRows(decoded.rgb, banner), views, request.embedder));
   const features = request.features === false ? new Uint8Array(0) : packLocalFeatures(queryLocalFeatures((await opencv()).cv, decoded.rgb));
   return { vectors, box, features, width: decoded.width, height: decoded.height };
 }

@@ -46,13 +46,15 @@ export function greyAt(cv: Cv, scope: CvScope, image: { data: Uint8Array; width:
   return flipped;
 }
 
-/** ORB on one image; points are mapped back with `(p - offset) / scale`. */
-export function orbInto(cv: Cv, scope: CvScope, image: CvMat, maxFeatures: number, offset: number, scale: number, out: RawFeatures): void {
+/**
+ * ORB on one image; points are mapped back with `(p - offset) / scale`. `mask` (8-bit, the image's size) keeps
+ * keypoints where it is non-zero.
+ */
+export function orbInto(cv: Cv, scope: CvScope, image: CvMat, maxFeatures: number, offset: number, scale: number, out: RawFeatures, mask?: CvMat): void {
   const orb = scope.keep(new cv.ORB(maxFeatures));
   const keypoints = scope.keep(new cv.KeyPointVector());
   const descriptors = scope.keep(new cv.Mat());
-  const noMask = scope.keep(new cv.Mat());
-  orb.detectAndCompute(image, noMask, keypoints, descriptors);
+  orb.detectAndCompute(image, mask ?? scope.keep(new cv.Mat()), keypoints, descriptors);
   const n = keypoints.size();
   if (!n || descriptors.rows !== n || descriptors.cols !== DESCRIPTOR_BYTES) return;
   for (let i = 0; i < n; i++) {

