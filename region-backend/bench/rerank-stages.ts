@@ -75,7 +75,7 @@ export async function rerankStages(stored?: { pool: pg.Pool; serviceId: string; 
   if (!verified[3]) throw new Error('rerank stages: the query does not verify its source; the table would measure nothing');
   const decisive = (verified[3]?.inliers ?? 0) >= VERIFY.decisiveInliers;
   const rows: (string | number)[][] = [
-    [`ORB on the query (${query.width}×${query.height}, described at ≤ 640 px, ≤ 700 keypoints)`, timeMs(() => queryLocalFeatures(cv, query))],
+    [`ORB on the query (${query.width}×${query.height}, described at ≤ ${LOCAL_FEATURES.querySide} px, ≤ ${LOCAL_FEATURES.queryFeatures} keypoints)`, timeMs(() => queryLocalFeatures(cv, query))],
     ['unpacking 11 feature sets', timeMs(() => [packLocalFeatures(q), ...packed].map(unpackLocalFeatures))],
     [`verifying 10 candidates, the 4th the source (${decisive ? 'decisive: stops there' : 'not decisive: all 10'})`, timeMs(() => verifyCandidates(q, candidates))],
     ['the same, always verifying all 10', timeMs(() => verifyCandidates(q, candidates, { ...VERIFY, decisiveInliers: 0 }))],

@@ -1,5 +1,6 @@
 import { opencv } from '../../vision/runtime/opencv-runtime.js';
 import { packLocalFeatures, queryLocalFeatures } from '../../vision/embedding/local-features.js';
+import { textBanner } from '../../vision/embedding/text-banner.js';
 import type { RgbImage } from '../../images/rgb-image.js';
 
 export interface SearchQueryFeaturesPayload {
@@ -21,6 +22,7 @@ export interface SearchQueryFeatures {
  */
 export default async function searchQueryFeaturesTask(payload: SearchQueryFeaturesPayload): Promise<SearchQueryFeatures> {
   const { cv } = await opencv();
-  const features = packLocalFeatures(queryLocalFeatures(cv, payload.rgb));
-  return { features, mirrored: payload.mirror ? packLocalFeatures(queryLocalFeatures(cv, payload.rgb, true)) : null };
+  const banner = textBanner(payload.rgb);
+  const features = packLocalFeatures(queryLocalFeatures(cv, payload.rgb, false, banner));
+  return { features, mirrored: payload.mirror ? packLocalFeatures(queryLocalFeatures(cv, payload.rgb, true, banner)) : null };
 }

@@ -17,6 +17,11 @@ export const LOCAL_FEATURES = {
   indexFeatures: 300,
   /** Queries are described larger and with more keypoints (small ones enlarged up to this side). */
   querySide: 640,
+  /**
+   * The query's mirror image (re-ranking's mirror pass) is described smaller: mirrored copies are rarer, and
+   * its ORB is the pass's whole cost when nothing verifies.
+   */
+  mirrorSide: 480,
   /** Small queries (thumbnails) are enlarged to at least this side so ORB's pyramid finds keypoints. */
   queryMinSide: 320,
   queryFeatures: 700,
@@ -65,11 +70,12 @@ export function extractLocalFeatures(cv: Cv, image: RgbImage, side: number, maxF
 /**
  * The ORB features of a query picture: described larger than indexed ones, small ones enlarged; `mirror`
  * describes its mirror image (ORB is not mirror-invariant: a mirrored copy matches its source that way). A
- * text banner across the query (text-banner.ts) is left out: its letters would take most keypoints.
+ * text banner across the query (text-banner.ts) is left out: its letters would take most keypoints. A caller
+ * describing the picture and its mirror image passes the banner found once (mirroring keeps the rows).
  */
-export function queryLocalFeatures(cv: Cv, image: RgbImage, mirror = false): LocalFeatures {
-  const side = Math.min(LOCAL_FEATURES.querySide, Math.max(LOCAL_FEATURES.queryMinSide, image.width, image.height));
-  return extractLocalFeatures(cv, image, side, LOCAL_FEATURES.queryFeatures, mirror, textBanner(image));
+export function queryLocalFeatures(cv: Cv, image: RgbImage, mirror = false, banner = textBanner(image)): LocalFeatures {
+  const side = Math.min(mirror ? LOCAL_FEATURES.mirrorSide : LOCAL_FEATURES.querySide, Math.max(LOCAL_FEATURES.queryMinSide, image.width, image.height));
+  return extractLocalFeatures(cv, image, side, LOCAL_FEATURES.queryFeatures, mirror, banner);
 }
 
 /**
