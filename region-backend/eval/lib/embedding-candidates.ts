@@ -10,8 +10,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type * as tfTypes from '@tensorflow/tfjs';
 import sharp from 'sharp';
-import { backboneInput, backboneSpec, featureMaps, MOBILENET_V2_MID_CONV, splitMaps } from '../../src/vision/embedding/backbone.js';
-import { convertedSession } from '../../src/vision/runtime/converted-model.js';
+import { backboneInput, backboneSession, featureMaps, MOBILENET_V2_MID_CONV, splitMaps } from '../../src/vision/embedding/backbone.js';
 import { gem, l2normalise, POOLINGS, pool, type FeatureMap, type Pooling } from '../../src/vision/embedding/feature-pooling.js';
 import { EMBEDDING_PIPELINE } from '../../src/vision/embedding/embedding-info.js';
 import { renderView, type ViewSpec } from '../../src/vision/embedding/image-views.js';
@@ -239,15 +238,18 @@ export const MID_LAYERS = {
 } as const;
 export type MidLayer = keyof typeof MID_LAYERS;
 
-/** GeM of each MID_LAYERS map of one view of an item, from one backbone run (cached by item and view). */
+/**
+ * GeM of each MID_LAYERS map of one view of an item, from one backbone run in the configured precision
+ * (IRIS_BACKBONE_PRECISION; cached by precision, item and view).
+ */
 export async function layerDescriptors(item: EvalItem, view: ViewSpec): Promise<Record<MidLayer, Float32Array>> {
   const v = viewKey(mobilenetV2Mid, view, item);
   const names = Object.keys(MID_LAYERS) as MidLayer[];
-  const file = cachePath('mnv2mid-layers', hashOf(item.key, JSON.stringify(names), JSON.stringify([v.size, v.fit, v.centre ?? 1, v.flip ?? false, ...(v.sourceSide ? [v.sourceSide] : [])])));
+  const file = cachePath(`mnv2mid-layers-${backboneTag()}`, hashOf(item.key, JSON.stringify(names), JSON.stringify([v.size, v.fit, v.centre ?? 1, v.flip ?? false, ...(v.sourceSide ? [v.sourceSide] : [])])));
   const hit = loadSet(file) as Record<string, Float32Array> | null;
   if (hit) return hit as Record<MidLayer, Float32Array>;
   const input = await renderView(await item.load(), v);
-  const session = await convertedSession(backboneSpec(Object.values(MID_LAYERS)));
+  const session = await backboneSession(Object.values(MID_LAYERS));
   const out = await session.run({ [session.inputNames[0]!]: backboneInput([input]) });
   const set: Record<string, Float32Array> = {};
   for (const name of names) set[name] = gem(splitMaps(out[MID_LAYERS[name]]!)[0]!);
