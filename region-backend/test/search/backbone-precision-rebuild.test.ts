@@ -5,53 +5,22 @@
  * manifest is involved: the built-in embedder's id alone names the precision. Real backend processes, real
  * PostgreSQL, the real backbone in both precisions.
  */
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newResourceId } from '@iris/shared';
 import { BUILTIN_EMBEDDER, builtinEmbedderId } from '../../src/vision/embedding/embedder-identity.js';
-import { startChildBackend, type ChildBackend } from '../data-sets/child-backend.js';
-import type { ImageServer } from '../support/image-server.js';
 import { multipart } from '../support/test-app.js';
-import { searchEnvironment, searchImages, serveImages, waitFor, type SearchResponse } from './search-fixtures.js';
+import { childSearchFixture } from './child-search-fixture.js';
+import { waitFor } from './search-fixtures.js';
 
 const N = 8;
 const FLOAT_ID = builtinEmbedderId('float');
 const INT8_ID = builtinEmbedderId('int8');
 
 describe('changing the backbone precision', () => {
-  let env: Awaited<ReturnType<typeof searchEnvironment>>;
-  let server: ImageServer;
-  let images: Buffer[];
-  let db: pg.Pool;
-  const children: ChildBackend[] = [];
-  const urlOf = (n: number) => server.url(`/img/${n}.jpg`);
-
-  beforeAll(async () => {
-    images = await searchImages();
-    server = await serveImages(images);
-    env = await searchEnvironment();
-    db = new pg.Pool({ connectionString: env.databaseUrl, max: 2 });
-  });
-  afterAll(async () => {
-    for (const child of children) await child.kill('SIGKILL');
-    await db?.end();
-    await server?.close();
-    await env?.dispose();
-  });
-
-  const child = async (extra: Record<string, string> = {}) => {
-    const started = await startChildBackend({ databaseUrl: env.databaseUrl, dataDir: env.dataDir, env: { IRIS_SEARCH_POLL_MS: '100', IRIS_SEARCH_INDEX_BATCH: '1', ...extra } });
-    children.push(started);
-    return started;
-  };
-  const search = async (backend: ChildBackend, id: string, n: number) => {
-    const body = multipart({ search: { filename: 'q.jpg', content: images[n]!, contentType: 'image/jpeg' }, count: '3' });
-    const res = await backend.call({ method: 'POST', url: `/search/${id}`, body: body.payload, headers: body.headers });
-    expect(res.status, res.text).toBe(200);
-    return res.json() as SearchResponse & { ver: string };
-  };
+  const fixture = childSearchFixture();
+  const { urlOf, child, search, service } = fixture;
   const state = async (id: string) =>
-    (await db.query<{ pipeline: string; next_pipeline: string | null }>('SELECT pipeline, next_pipeline FROM search_services WHERE id = $1', [id])).rows[0]!;
+    (await fixture.db.query<{ pipeline: string; next_pipeline: string | null }>('SELECT pipeline, next_pipeline FROM search_services WHERE id = $1', [id])).rows[0]!;
 
   it('the int8 embedder has its own id; the default is the float one', () => {
     expect(INT8_ID).not.toBe(FLOAT_ID);
@@ -68,7 +37,9 @@ describe('changing the backbone precision', () => {
     const created = await first.call({ method: 'POST', url: `/image_sets/_0000014/${setId}/services`, resourceId: serviceId, body: { name: 's', scenario: 'general' } });
     expect(created.status, created.text).toBe(200);
     await waitFor(() => state(serviceId), (s) => s.pipeline.startsWith(`${FLOAT_ID}/`), 60_000);
-    await waitFor(() => search(first, serviceId, 3), (r) => r.results.length > 0 && r.results[0]!.url === urlOf(3), 180_000);
+    // Every picture in the float index before the restart, so whichever index answers below holds picture 5.
+    await waitFor(() => service(first, serviceId), (s) => s.n_indexed === N, 180_000);
+    await waitFor(() => search(first, serviceId, 3), (r) => r.results.length > 0 && r.results[0]!.url === urlOf(3), 60_000);
     expect((await search(first, serviceId, 3)).ver).toBe(FLOAT_ID);
     await first.kill('SIGTERM');
 
@@ -82,7 +53,7 @@ describe('changing the backbone precision', () => {
     const switched = await waitFor(() => search(second, serviceId, 6), (r) => r.ver === INT8_ID, 60_000);
     expect(switched.results[0]!.url).toBe(urlOf(6));
     expect(switched.results[0]!.score).toBeGreaterThan(0.9);
-    const counts = await db.query<{ pipeline: string; n: number }>('SELECT pipeline, count(*)::int AS n FROM image_embeddings GROUP BY pipeline');
+    const counts = await fixture.db.query<{ pipeline: string; n: number }>('SELECT pipeline, count(*)::int AS n FROM image_embeddings GROUP BY pipeline');
     expect(counts.rows.map((r) => [r.pipeline.split('/')[0], r.n]).sort()).toEqual([[FLOAT_ID, N], [INT8_ID, N]].sort());
     await second.kill('SIGTERM');
   }, 600_000);

@@ -8,62 +8,30 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newResourceId } from '@iris/shared';
 import { BUILTIN_EMBEDDER, embedderIdentity } from '../../src/vision/embedding/embedder-identity.js';
 import { writeTinyEncoder } from '../support/tiny-encoder.js';
-import { startChildBackend, type ChildBackend } from '../data-sets/child-backend.js';
-import type { ImageServer } from '../support/image-server.js';
 import { multipart } from '../support/test-app.js';
-import { searchEnvironment, searchImages, serveImages, waitFor, type SearchResponse } from './search-fixtures.js';
+import { childSearchFixture } from './child-search-fixture.js';
+import { waitFor } from './search-fixtures.js';
 
 const N = 12;
 
-interface ServiceView {
-  n_indexed: number;
-  indexed_ratio: number;
-}
-
 describe('changing the image embedder', () => {
-  let env: Awaited<ReturnType<typeof searchEnvironment>>;
-  let server: ImageServer;
-  let images: Buffer[];
+  const fixture = childSearchFixture();
+  const { urlOf, child, search, service: view } = fixture;
   let modelDir: string;
-  let db: pg.Pool;
-  const children: ChildBackend[] = [];
-  const urlOf = (n: number) => server.url(`/img/${n}.jpg`);
 
-  beforeAll(async () => {
-    images = await searchImages();
-    server = await serveImages(images);
-    env = await searchEnvironment();
-    db = new pg.Pool({ connectionString: env.databaseUrl, max: 2 });
+  beforeAll(() => {
     modelDir = mkdtempSync(path.join(os.tmpdir(), 'iris-embedder-rebuild-'));
   });
-  afterAll(async () => {
-    for (const child of children) await child.kill('SIGKILL');
-    await db?.end();
-    await server?.close();
-    await env?.dispose();
+  afterAll(() => {
     if (modelDir) rmSync(modelDir, { recursive: true, force: true });
   });
 
-  const child = async (extra: Record<string, string> = {}) => {
-    // One image per transaction: a rebuild takes long enough to be watched and interrupted.
-    const started = await startChildBackend({ databaseUrl: env.databaseUrl, dataDir: env.dataDir, env: { IRIS_SEARCH_POLL_MS: '100', IRIS_SEARCH_INDEX_BATCH: '1', ...extra } });
-    children.push(started);
-    return started;
-  };
-  const view = async (backend: ChildBackend, id: string) => (await backend.call({ method: 'GET', url: `/customer_services/_0000172/${id}` })).json() as ServiceView;
-  const search = async (backend: ChildBackend, id: string, n: number) => {
-    const body = multipart({ search: { filename: 'q.jpg', content: images[n]!, contentType: 'image/jpeg' }, count: '3' });
-    const res = await backend.call({ method: 'POST', url: `/search/${id}`, body: body.payload, headers: body.headers });
-    expect(res.status, res.text).toBe(200);
-    return res.json() as SearchResponse & { ver: string };
-  };
   const state = async (id: string) =>
-    (await db.query<{ pipeline: string; next_pipeline: string | null; n_rebuilt: number }>('SELECT pipeline, next_pipeline, n_rebuilt FROM search_services WHERE id = $1', [id])).rows[0]!;
+    (await fixture.db.query<{ pipeline: string; next_pipeline: string | null; n_rebuilt: number }>('SELECT pipeline, next_pipeline, n_rebuilt FROM search_services WHERE id = $1', [id])).rows[0]!;
 
   it('keeps serving the old index during the rebuild, survives SIGKILL, then switches', async () => {
     const first = await child();
@@ -118,9 +86,9 @@ describe('changing the image embedder', () => {
     expect((await search(third, serviceId, N + 1)).results[0]!.url).toBe(urlOf(N + 1));
 
     // Both indexes complete, one embedding per image and embedder (what the killed process committed was kept).
-    const counts = await db.query<{ pipeline: string; n: number }>('SELECT pipeline, count(*)::int AS n FROM image_embeddings GROUP BY pipeline ORDER BY pipeline');
+    const counts = await fixture.db.query<{ pipeline: string; n: number }>('SELECT pipeline, count(*)::int AS n FROM image_embeddings GROUP BY pipeline ORDER BY pipeline');
     expect(counts.rows.map((r) => [r.pipeline.split('/')[0], r.n]).sort()).toEqual([[BUILTIN_EMBEDDER.id, N + 2], [onnxId, N + 2]].sort());
-    const recorded = await db.query('SELECT id, dim FROM search_embedders');
+    const recorded = await fixture.db.query('SELECT id, dim FROM search_embedders');
     expect(recorded.rows).toEqual([{ id: onnxId, dim: 48 }]);
     await third.kill('SIGTERM');
   }, 600_000);

@@ -3,54 +3,25 @@
  * indexing (its advisory lock and its pg-boss job die with it) is replaced, and the new process finishes from
  * the last committed batch; two processes with job workers index one set together without conflict.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newResourceId } from '@iris/shared';
-import { startChildBackend, type ChildBackend } from '../data-sets/child-backend.js';
-import type { ImageServer } from '../support/image-server.js';
 import { multipart } from '../support/test-app.js';
 import {
   addImagesCsv,
   createImageSet,
   createService,
-  searchEnvironment,
-  searchImages,
   searchUpload,
-  serveImages,
   startSearchBackend,
   waitFor,
   waitIndexed,
   type SearchResponse,
 } from './search-fixtures.js';
+import { childSearchFixture } from './child-search-fixture.js';
 
 describe('search indexing durability', () => {
-  let env: Awaited<ReturnType<typeof searchEnvironment>>;
-  let server: ImageServer;
-  let images: Buffer[];
-  const children: ChildBackend[] = [];
-  const urlOf = (n: number) => server.url(`/img/${n}.jpg`);
-
-  beforeAll(async () => {
-    images = await searchImages();
-    server = await serveImages(images);
-    env = await searchEnvironment();
-  });
-  afterAll(async () => {
-    for (const child of children) await child.kill('SIGKILL');
-    await server?.close();
-    await env?.dispose();
-  });
-
-  const child = async () => {
-    const started = await startChildBackend({
-      databaseUrl: env.databaseUrl,
-      dataDir: env.dataDir,
-      // One image per transaction and the three-view scenario: indexing is slow enough to be caught half-way.
-      env: { IRIS_SEARCH_POLL_MS: '100', IRIS_SEARCH_INDEX_BATCH: '1' },
-    });
-    children.push(started);
-    return started;
-  };
-  const serviceOf = async (backend: ChildBackend, id: string) => (await backend.call({ method: 'GET', url: `/customer_services/_0000172/${id}` })).json() as { n_indexed: number };
+  // One image per transaction and the three-view scenario: indexing is slow enough to be caught half-way.
+  const fixture = childSearchFixture();
+  const { urlOf, child, service: serviceOf } = fixture;
 
   it('finishes indexing after the indexing process is killed', async () => {
     const first = await child();
@@ -69,14 +40,14 @@ describe('search indexing durability', () => {
 
     const second = await child();
     await waitFor(() => serviceOf(second, serviceId), (s) => s.n_indexed === 16, 120_000);
-    const body = multipart({ search: { filename: 'q.jpg', content: images[9]! }, count: '3' });
+    const body = multipart({ search: { filename: 'q.jpg', content: fixture.images[9]! }, count: '3' });
     const res = await second.call({ method: 'POST', url: `/search/${serviceId}`, body: body.payload, headers: body.headers });
     expect(res.status, res.text).toBe(200);
     expect((res.json() as SearchResponse).results[0]!.url).toBe(urlOf(9));
 
     // Each image embedded once, each record indexed once.
     const pg = await import('pg');
-    const client = new pg.default.Client({ connectionString: env.databaseUrl });
+    const client = new pg.default.Client({ connectionString: fixture.env.databaseUrl });
     await client.connect();
     try {
       const embeddings = await client.query('SELECT count(*)::int AS n FROM image_embeddings');
@@ -90,8 +61,8 @@ describe('search indexing durability', () => {
   }, 300_000);
 
   it('lets two processes with job workers index one set', async () => {
-    const x = await startSearchBackend({ ...env, env: { IRIS_SEARCH_POLL_MS: '200', IRIS_SEARCH_INDEX_BATCH: '2' } });
-    const y = await startSearchBackend({ ...env, env: { IRIS_SEARCH_POLL_MS: '200', IRIS_SEARCH_INDEX_BATCH: '2' } });
+    const x = await startSearchBackend({ ...fixture.env, env: { IRIS_SEARCH_POLL_MS: '200', IRIS_SEARCH_INDEX_BATCH: '2' } });
+    const y = await startSearchBackend({ ...fixture.env, env: { IRIS_SEARCH_POLL_MS: '200', IRIS_SEARCH_INDEX_BATCH: '2' } });
     try {
       // One data directory, one process that saves indexes in it.
       expect([await x.app.searchIndexes.isWriter(), await y.app.searchIndexes.isWriter()]).toEqual([true, false]);
@@ -101,7 +72,7 @@ describe('search indexing durability', () => {
       await addImagesCsv(y, setId, [1, 3, 5, 7, 9, 11, 13, 15].map((n) => `${urlOf(n)},m${n},t`));
       await waitIndexed(x, service.id, 16);
       for (const [backend, n] of [[x, 3], [y, 12]] as const) {
-        const res = await searchUpload(backend, service.id, images[n]!, { count: '20' });
+        const res = await searchUpload(backend, service.id, fixture.images[n]!, { count: '20' });
         const results = (res.json() as SearchResponse).results;
         expect(results[0]!.url).toBe(urlOf(n));
         expect(results).toHaveLength(16);

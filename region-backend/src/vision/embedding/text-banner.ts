@@ -146,26 +146,23 @@ function sharpEdge(rgb: RgbImage, row: number, side: 'top' | 'bottom', step: num
 
 /** Share of sampled columns whose colour differs between rows `a` and `b` by more than `contrast` (sum of channels). */
 function edgeShare(rgb: RgbImage, a: number, b: number, step: number, contrast: number): number {
-  const { width, data } = rgb;
-  let n = 0;
-  let total = 0;
-  for (let x = 0; x < width; x += step) {
-    const i = (a * width + x) * 3;
-    const j = (b * width + x) * 3;
-    total++;
-    if (Math.abs(data[i]! - data[j]!) + Math.abs(data[i + 1]! - data[j + 1]!) + Math.abs(data[i + 2]! - data[j + 2]!) > contrast) n++;
-  }
-  return n / total;
+  const { data } = rgb;
+  const down = (b - a) * rgb.width * 3;
+  return columnShare(rgb, a, step, (i) => Math.abs(data[i]! - data[i + down]!) + Math.abs(data[i + 1]! - data[i + down + 1]!) + Math.abs(data[i + 2]! - data[i + down + 2]!) > contrast);
 }
 
 function shareNear(rgb: RgbImage, y: number, step: number, ref: Int16Array, tol: number): number {
-  const { width, data } = rgb;
+  const { data } = rgb;
+  return columnShare(rgb, y, step, (i) => Math.abs(data[i]! - ref[0]!) <= tol && Math.abs(data[i + 1]! - ref[1]!) <= tol && Math.abs(data[i + 2]! - ref[2]!) <= tol);
+}
+
+/** Share of row `y`'s columns sampled every `step` pixels for which `test` holds (given the pixel's offset in the data). */
+function columnShare(rgb: RgbImage, y: number, step: number, test: (offset: number) => boolean): number {
   let n = 0;
   let total = 0;
-  for (let x = 0; x < width; x += step) {
-    const i = (y * width + x) * 3;
+  for (let x = 0; x < rgb.width; x += step) {
     total++;
-    if (Math.abs(data[i]! - ref[0]!) <= tol && Math.abs(data[i + 1]! - ref[1]!) <= tol && Math.abs(data[i + 2]! - ref[2]!) <= tol) n++;
+    if (test((y * rgb.width + x) * 3)) n++;
   }
   return n / total;
 }
