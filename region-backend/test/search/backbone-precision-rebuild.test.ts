@@ -6,9 +6,7 @@
  * PostgreSQL, the real backbone in both precisions.
  */
 import { describe, expect, it } from 'vitest';
-import { newResourceId } from '@iris/shared';
 import { BUILTIN_EMBEDDER, builtinEmbedderId } from '../../src/vision/embedding/embedder-identity.js';
-import { multipart } from '../support/test-app.js';
 import { childSearchFixture } from './child-search-fixture.js';
 import { waitFor } from './search-fixtures.js';
 
@@ -18,7 +16,7 @@ const INT8_ID = builtinEmbedderId('int8');
 
 describe('changing the backbone precision', () => {
   const fixture = childSearchFixture();
-  const { urlOf, child, search, service } = fixture;
+  const { urlOf, child, search, service, createIndexedSet } = fixture;
   const state = async (id: string) =>
     (await fixture.db.query<{ pipeline: string; next_pipeline: string | null }>('SELECT pipeline, next_pipeline FROM search_services WHERE id = $1', [id])).rows[0]!;
 
@@ -29,13 +27,7 @@ describe('changing the backbone precision', () => {
 
   it('rebuilds a float index with the int8 backbone in the background, then switches', async () => {
     const first = await child({ IRIS_BACKBONE_PRECISION: 'float' });
-    const setId = newResourceId();
-    expect((await first.call({ method: 'POST', url: '/image_sets/_0000014', resourceId: setId, body: { name: 's' } })).status).toBe(200);
-    const csv = multipart({ urls_to_add: { filename: 'a.csv', content: Array.from({ length: N }, (_, n) => `${urlOf(n)},m${n},t`).join('\n') } });
-    expect((await first.call({ method: 'POST', url: `/image_sets/_0000014/${setId}`, body: csv.payload, headers: csv.headers })).status).toBe(200);
-    const serviceId = newResourceId();
-    const created = await first.call({ method: 'POST', url: `/image_sets/_0000014/${setId}/services`, resourceId: serviceId, body: { name: 's', scenario: 'general' } });
-    expect(created.status, created.text).toBe(200);
+    const { serviceId } = await createIndexedSet(first, N);
     await waitFor(() => state(serviceId), (s) => s.pipeline.startsWith(`${FLOAT_ID}/`), 60_000);
     // Every picture in the float index before the restart, so whichever index answers below holds picture 5.
     await waitFor(() => service(first, serviceId), (s) => s.n_indexed === N, 180_000);

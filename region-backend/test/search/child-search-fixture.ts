@@ -6,6 +6,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { newResourceId } from '@iris/shared';
 import { startChildBackend, type ChildBackend } from '../data-sets/child-backend.js';
 import type { ImageServer } from '../support/image-server.js';
 import { multipart } from '../support/test-app.js';
@@ -24,6 +25,8 @@ export interface ChildSearchFixture {
   search(backend: ChildBackend, id: string, n: number): Promise<SearchResponse & { ver: string }>;
   /** The search service's indexing progress, as its GET answers it. */
   service(backend: ChildBackend, id: string): Promise<ServiceProgress>;
+  /** An image set of pictures 0 … n − 1 (`m<n>` metadata, tag `t`) and a `general` search service on it. */
+  createIndexedSet(backend: ChildBackend, n: number): Promise<{ setId: string; serviceId: string }>;
 }
 
 export interface ServiceProgress {
@@ -46,6 +49,16 @@ export function childSearchFixture(): ChildSearchFixture {
       const res = await backend.call({ method: 'POST', url: `/search/${id}`, body: body.payload, headers: body.headers });
       expect(res.status, res.text).toBe(200);
       return res.json() as SearchResponse & { ver: string };
+    },
+    createIndexedSet: async (backend: ChildBackend, n: number) => {
+      const setId = newResourceId();
+      expect((await backend.call({ method: 'POST', url: '/image_sets/_0000014', resourceId: setId, body: { name: 's' } })).status).toBe(200);
+      const csv = multipart({ urls_to_add: { filename: 'a.csv', content: Array.from({ length: n }, (_, k) => `${fixture.urlOf(k)},m${k},t`).join('\n') } });
+      expect((await backend.call({ method: 'POST', url: `/image_sets/_0000014/${setId}`, body: csv.payload, headers: csv.headers })).status).toBe(200);
+      const serviceId = newResourceId();
+      const created = await backend.call({ method: 'POST', url: `/image_sets/_0000014/${setId}/services`, resourceId: serviceId, body: { name: 's', scenario: 'general' } });
+      expect(created.status, created.text).toBe(200);
+      return { setId, serviceId };
     },
     service: async (backend: ChildBackend, id: string) => (await backend.call({ method: 'GET', url: `/customer_services/_0000172/${id}` })).json() as ServiceProgress,
   } as ChildSearchFixture;

@@ -9,7 +9,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newResourceId } from '@iris/shared';
 import { BUILTIN_EMBEDDER, embedderIdentity } from '../../src/vision/embedding/embedder-identity.js';
 import { writeTinyEncoder } from '../support/tiny-encoder.js';
 import { multipart } from '../support/test-app.js';
@@ -20,7 +19,7 @@ const N = 12;
 
 describe('changing the image embedder', () => {
   const fixture = childSearchFixture();
-  const { urlOf, child, search, service: view } = fixture;
+  const { urlOf, child, search, service: view, createIndexedSet } = fixture;
   let modelDir: string;
 
   beforeAll(() => {
@@ -35,13 +34,7 @@ describe('changing the image embedder', () => {
 
   it('keeps serving the old index during the rebuild, survives SIGKILL, then switches', async () => {
     const first = await child();
-    const setId = newResourceId();
-    expect((await first.call({ method: 'POST', url: '/image_sets/_0000014', resourceId: setId, body: { name: 's' } })).status).toBe(200);
-    const csv = multipart({ urls_to_add: { filename: 'a.csv', content: Array.from({ length: N }, (_, n) => `${urlOf(n)},m${n},t`).join('\n') } });
-    expect((await first.call({ method: 'POST', url: `/image_sets/_0000014/${setId}`, body: csv.payload, headers: csv.headers })).status).toBe(200);
-    const serviceId = newResourceId();
-    const created = await first.call({ method: 'POST', url: `/image_sets/_0000014/${setId}/services`, resourceId: serviceId, body: { name: 's', scenario: 'general' } });
-    expect(created.status, created.text).toBe(200);
+    const { setId, serviceId } = await createIndexedSet(first, N);
     await waitFor(() => view(first, serviceId), (s) => s.n_indexed === N, 180_000);
     const builtIn = await search(first, serviceId, 4);
     expect(builtIn.ver).toBe(BUILTIN_EMBEDDER.id);
