@@ -10,8 +10,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type * as tfTypes from '@tensorflow/tfjs';
 import sharp from 'sharp';
-import { backboneInput, backboneSession, featureMaps, MOBILENET_V2_MID_CONV, splitMaps } from '../../src/vision/embedding/backbone.js';
-import { gem, l2normalise, POOLINGS, pool, type FeatureMap, type Pooling } from '../../src/vision/embedding/feature-pooling.js';
+import { backboneInput, backboneSession, featureMaps, MOBILENET_V2_MID_BLOCK_12, MOBILENET_V2_MID_BLOCK_14, MOBILENET_V2_MID_CONV, splitMaps } from '../../src/vision/embedding/backbone.js';
+import { gem, joinDescriptors, POOLINGS, pool, type FeatureMap, type Pooling } from '../../src/vision/embedding/feature-pooling.js';
 import { EMBEDDING_PIPELINE } from '../../src/vision/embedding/embedding-info.js';
 import { renderView, type ViewSpec } from '../../src/vision/embedding/image-views.js';
 import type { PcaBasis } from '../../src/vision/embedding/pca-whitening.js';
@@ -231,8 +231,8 @@ const BACKBONE_PREFIX = MOBILENET_V2_MID_CONV.slice(0, MOBILENET_V2_MID_CONV.ind
 /** MobileNetV2-Mid blocks below its last layer whose GeM descriptors may join the last layer's (embedding eval, "Layers"). */
 export const MID_LAYERS = {
   conv1: MOBILENET_V2_MID_CONV,
-  b12: `${BACKBONE_PREFIX}MobilenetV2/expanded_conv_12/add`,
-  b14: `${BACKBONE_PREFIX}MobilenetV2/expanded_conv_14/add`,
+  b12: MOBILENET_V2_MID_BLOCK_12,
+  b14: MOBILENET_V2_MID_BLOCK_14,
   e16: `${BACKBONE_PREFIX}MobilenetV2/expanded_conv_16/expand/Relu6`,
   e13: `${BACKBONE_PREFIX}MobilenetV2/expanded_conv_13/expand/Relu6`,
 } as const;
@@ -257,16 +257,12 @@ export async function layerDescriptors(item: EvalItem, view: ViewSpec): Promise<
   return set as Record<MidLayer, Float32Array>;
 }
 
-/** Joins layers' GeM descriptors: each L2-normalised and weighted, concatenated, L2-normalised (embedder.ts viewDescriptor). */
+/** Joins layers' GeM descriptors with their weights (feature-pooling.ts joinDescriptors, as embedder.ts viewDescriptor does). */
 export function joinLayers(d: Record<MidLayer, Float32Array>, parts: readonly (readonly [MidLayer, number])[]): Float32Array {
-  const out = new Float32Array(parts.reduce((n, [layer]) => n + d[layer].length, 0));
-  let at = 0;
-  for (const [layer, weight] of parts) {
-    const v = l2normalise(Float32Array.from(d[layer]));
-    for (let i = 0; i < v.length; i++) out[at + i] = v[i]! * weight;
-    at += v.length;
-  }
-  return l2normalise(out);
+  return joinDescriptors(
+    parts.map(([layer]) => d[layer]),
+    parts.map(([, weight]) => weight),
+  );
 }
 
 /** The production pipeline's layers (embedding-info.ts) as joinLayers parts. */

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { layerMaps, warmUpBackbone } from './backbone.js';
 import { builtinPrecisionOf, type EmbedderRef } from './embedder-identity.js';
 import { EMBEDDING_DIM, EMBEDDING_PIPELINE } from './embedding-info.js';
-import { l2normalise, pool, type FeatureMap } from './feature-pooling.js';
+import { joinDescriptors, l2normalise, pool, type FeatureMap } from './feature-pooling.js';
 import { decodeImage, type DecodedImage, type ImageInput } from './image-views.js';
 import { renderView, type ViewSpec } from './image-views.js';
 import { applyWhitening, decodeWhitening, type Whitening } from './pca-whitening.js';
@@ -84,21 +84,12 @@ function inputOf(request: EmbedRequest): ImageInput {
   throw new EmbedInputError('embed needs image bytes or rgb pixels');
 }
 
-/** One view's descriptor: each layer's map pooled, L2-normalised and weighted, joined, L2-normalised. */
+/** One view's descriptor: each layer's map pooled, then joined with the pipeline's layer weights. */
 export function viewDescriptor(layers: FeatureMap[]): Float32Array {
-  const parts = layers.map((map, i) => {
-    const v = l2normalise(pool(map, EMBEDDING_PIPELINE.pooling));
-    const weight = EMBEDDING_PIPELINE.layers[i]?.weight ?? 1;
-    if (weight !== 1) for (let k = 0; k < v.length; k++) v[k] = v[k]! * weight;
-    return v;
-  });
-  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return l2normalise(out);
+  return joinDescriptors(
+    layers.map((map) => pool(map, EMBEDDING_PIPELINE.pooling)),
+    EMBEDDING_PIPELINE.layers.map((l) => l.weight),
+  );
 }
 
 /** Sum of the view descriptors of one image (each view's layer maps), L2-normalised. */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { EMBEDDING_DIM, EMBEDDING_PIPELINE } from './embedding-info.js';
-import { gap, gem, l2normalise, mac, rmac, rmacRegions, type FeatureMap } from './feature-pooling.js';
+import { gap, gem, joinDescriptors, l2normalise, mac, rmac, rmacRegions, type FeatureMap } from './feature-pooling.js';
 import { applyWhitening, decodeWhitening, encodeWhitening, fitWhitening, fromHalf, pcaBasis, toHalf } from './pca-whitening.js';
 import { leadingEigen, symmetricEigen } from './symmetric-eigen.js';
 
@@ -98,5 +98,19 @@ describe('eigen-decomposition and whitening', () => {
     expect(header.power).toBe(EMBEDDING_PIPELINE.whitening.power);
     const v = applyWhitening(whitening, l2normalise(Float32Array.from({ length: whitening.inputDim }, (_, i) => (i % 7) / 7)));
     expect(Math.hypot(...v)).toBeCloseTo(1, 5);
+  });
+});
+
+describe('joining descriptors', () => {
+  it('normalises each part, scales it by its weight, joins and normalises, leaving the inputs as they were', () => {
+    const a = Float32Array.from([3, 4]);
+    const b = Float32Array.from([0, 0, 2]);
+    const joined = joinDescriptors([a, b], [1, 0.5]);
+    // Parts (0.6, 0.8) and (0, 0, 0.5), then the whole divided by √1.25.
+    const n = Math.sqrt(1.25);
+    expect(Array.from(joined).map((v) => +v.toFixed(6))).toEqual([0.6 / n, 0.8 / n, 0, 0, 0.5 / n].map((v) => +v.toFixed(6)));
+    expect(Array.from(a)).toEqual([3, 4]);
+    expect(Array.from(b)).toEqual([0, 0, 2]);
+    expect(Array.from(joinDescriptors([a, b]))).toEqual(Array.from(joinDescriptors([a, b], [1, 1])));
   });
 });

@@ -22,6 +22,24 @@ export function l2normalise(v: Float32Array): Float32Array {
   return v;
 }
 
+/**
+ * Several descriptors of one image joined into one: each L2-normalised and scaled by its weight (default 1),
+ * concatenated, then L2-normalised. The inputs are left as they are.
+ */
+export function joinDescriptors(parts: readonly Float32Array[], weights: readonly number[] = []): Float32Array {
+  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  parts.forEach((part, i) => {
+    const slot = out.subarray(at, at + part.length);
+    slot.set(part);
+    l2normalise(slot);
+    const weight = weights[i] ?? 1;
+    if (weight !== 1) for (let k = 0; k < slot.length; k++) slot[k] = slot[k]! * weight;
+    at += part.length;
+  });
+  return l2normalise(out);
+}
+
 export interface Region {
   top: number;
   left: number;
