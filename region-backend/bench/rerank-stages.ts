@@ -10,7 +10,7 @@ import sharp from 'sharp';
 import { opencv } from '../src/vision/runtime/opencv-runtime.js';
 import { VERIFY, verifyCandidates, verifyMirrored } from '../src/vision/embedding/geometric-verify.js';
 import { RERANK } from '../src/vision/embedding/rerank-score.js';
-import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures, queryLocalFeatures, unpackLocalFeatures } from '../src/vision/embedding/local-features.js';
+import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures, queryDescribeSide, queryLocalFeatures, unpackLocalFeatures } from '../src/vision/embedding/local-features.js';
 import { photoPixels } from '../test/support/test-images.js';
 import { packageFile } from '../src/vision/runtime/tfjs.js';
 import type { RgbImage } from '../src/images/rgb-image.js';
@@ -95,11 +95,10 @@ export async function rerankStages(stored?: { pool: pg.Pool; serviceId: string; 
     ]),
   );
   if (!textBanner(bannered)) throw new Error('rerank stages: the banner query shows no banner; the rows below would measure nothing');
-  const side = Math.min(LOCAL_FEATURES.querySide, Math.max(LOCAL_FEATURES.queryMinSide, bannered.width, bannered.height));
   rows.push(
     [`finding a text banner (text-banner.ts) on the ${bannered.width}×${bannered.height} query with one`, timeMs(() => textBanner(bannered))],
     ['ORB on that query, banner left out (as queries are described)', timeMs(() => queryLocalFeatures(cv, bannered))],
-    ['ORB on that query, keypoints everywhere (before the banner was looked for)', timeMs(() => extractLocalFeatures(cv, bannered, side, LOCAL_FEATURES.queryFeatures))],
+    ['ORB on that query, keypoints everywhere (before the banner was looked for)', timeMs(() => extractLocalFeatures(cv, bannered, queryDescribeSide(bannered), LOCAL_FEATURES.queryFeatures))],
   );
   if (stored) rows.push(['reading 10 candidates\' features from PostgreSQL', await timeMsAsync(() => itemFeatures(stored.pool, stored.serviceId, stored.pipeline, stored.recordIds))]);
   console.log(`Re-ranking stages, one thread, median of ${RUNS} (the source verified with ${verified[3]?.inliers ?? 0} inliers):\n`);

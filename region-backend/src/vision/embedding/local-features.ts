@@ -74,8 +74,12 @@ export function extractLocalFeatures(cv: Cv, image: RgbImage, side: number, maxF
  * describing the picture and its mirror image passes the banner found once (mirroring keeps the rows).
  */
 export function queryLocalFeatures(cv: Cv, image: RgbImage, mirror = false, banner = textBanner(image)): LocalFeatures {
-  const side = Math.min(mirror ? LOCAL_FEATURES.mirrorSide : LOCAL_FEATURES.querySide, Math.max(LOCAL_FEATURES.queryMinSide, image.width, image.height));
-  return extractLocalFeatures(cv, image, side, LOCAL_FEATURES.queryFeatures, mirror, banner);
+  return extractLocalFeatures(cv, image, queryDescribeSide(image, mirror), LOCAL_FEATURES.queryFeatures, mirror, banner);
+}
+
+/** The longer side a query picture (or its mirror image) is described at: small ones enlarged, large ones shrunk. */
+export function queryDescribeSide(image: { width: number; height: number }, mirror = false): number {
+  return Math.min(mirror ? LOCAL_FEATURES.mirrorSide : LOCAL_FEATURES.querySide, Math.max(LOCAL_FEATURES.queryMinSide, image.width, image.height));
 }
 
 /**

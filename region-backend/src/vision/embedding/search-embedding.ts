@@ -63,6 +63,6 @@ export async function embedForQuery(request: EmbedRequest & { features?: boolean
   if (box) vectors.push(await vectorOfViews(await cropRgb(decoded.rgb, box), views, request.embedder));
   const banner = textBanner(decoded.rgb);
   if (banner) vectors.push(await vectorOfViews(withoutRows(decoded.rgb, banner), views, request.embedder));
-  const features = request.features === false ? new Uint8Array(0) : packLocalFeatures(queryLocalFeatures((await opencv()).cv, decoded.rgb));
+  const features = request.features === false ? new Uint8Array(0) : packLocalFeatures(queryLocalFeatures((await opencv()).cv, decoded.rgb, false, banner));
   return { vectors, box, features, width: decoded.width, height: decoded.height };
 }
