@@ -28,7 +28,7 @@ export function modelCacheDir(): string {
   return process.env.IRIS_MODEL_CACHE_DIR ?? path.resolve(process.env.IRIS_DATA_DIR ?? '.iris', 'models', 'onnx');
 }
 
-export function sha256(data: Uint8Array | string): string {
+function sha256(data: Uint8Array | string): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
@@ -39,7 +39,7 @@ export function conversionKey(spec: ConversionSpec): string {
   return hash.digest('hex');
 }
 
-export function writeDurably(file: string, data: Uint8Array | string): void {
+function writeDurably(file: string, data: Uint8Array | string): void {
   const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   const fd = openSync(tmp, 'w');
   try {
@@ -58,24 +58,42 @@ export interface ConvertedModel {
   converted: boolean;
 }
 
+/**
+ * Where a model made from the TFJS model `source` is cached: named after the source, what was made of it
+ * (`made`: '' for the conversion, e.g. '-int8') and the key of everything that made it.
+ */
+export function cachedModelFile(source: string, made: string, key: string): string {
+  const base = path.basename(source).replace(/\.(min\.js|json)$/, '').replace(/[^\w.-]/g, '_');
+  return path.join(modelCacheDir(), `${base}${made}-${key.slice(0, 24)}.onnx`);
+}
+
+/** A cached model's bytes when they match the SHA-256 written beside them; otherwise null (a stale sum is removed). */
+export function readCachedModel(file: string): Uint8Array | null {
+  const sumFile = `${file}.sha256`;
+  if (!existsSync(file) || !existsSync(sumFile)) return null;
+  const bytes = readFileSync(file);
+  if (sha256(bytes) === readFileSync(sumFile, 'utf8').trim()) return bytes;
+  rmSync(sumFile, { force: true });
+  return null;
+}
+
+/** Writes a model into the cache, then its SHA-256 beside it (the sum marks it complete); both durably. */
+export function writeCachedModel(file: string, bytes: Uint8Array): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeDurably(file, bytes);
+  writeDurably(`${file}.sha256`, `${sha256(bytes)}\n`);
+}
+
 /** The ONNX conversion of a TFJS graph model: from the cache when it is intact, converted otherwise. */
 export function convertedModel(spec: ConversionSpec): ConvertedModel {
-  const dir = modelCacheDir();
   const key = conversionKey(spec);
-  const base = path.basename(spec.file).replace(/\.(min\.js|json)$/, '').replace(/[^\w.-]/g, '_');
-  const file = path.join(dir, `${base}-${key.slice(0, 24)}.onnx`);
-  const sumFile = `${file}.sha256`;
-  if (existsSync(file) && existsSync(sumFile)) {
-    const bytes = readFileSync(file);
-    if (sha256(bytes) === readFileSync(sumFile, 'utf8').trim()) return { file, bytes, converted: false };
-    rmSync(sumFile, { force: true });
-  }
+  const file = cachedModelFile(spec.file, '', key);
+  const cached = readCachedModel(file);
+  if (cached) return { file, bytes: cached, converted: false };
   const graph = readTfjsGraph(spec.file);
   const doc = `converted from ${path.basename(spec.file)} by ${CONVERTER_VERSION}; key ${key}`;
   const bytes = convertGraph(graph, { outputs: spec.outputs, inputShape: spec.inputShape ?? [null], doc });
-  mkdirSync(dir, { recursive: true });
-  writeDurably(file, bytes);
-  writeDurably(sumFile, `${sha256(bytes)}\n`);
+  writeCachedModel(file, bytes);
   return { file, bytes, converted: true };
 }
 

@@ -8,11 +8,11 @@
  * SHA-256 written beside it. The same inputs give the same bytes.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
 import { calibrationTensors, decodeModel, quantiseModel, withOutputs, type QuantiseOptions, type TensorRange } from '../convert/qdq-quantiser.js';
-import { conversionKey, convertedModel, modelCacheDir, sha256, writeDurably, type ConversionSpec } from './converted-model.js';
+import { cachedModelFile, conversionKey, convertedModel, readCachedModel, writeCachedModel, type ConversionSpec } from './converted-model.js';
 
 /** Bumped whenever the quantiser's output for the same inputs changes. */
 export const QUANTISER_VERSION = 'qdq-2';
@@ -86,15 +86,6 @@ export async function calibrate(modelBytes: Uint8Array, tensors: string[], input
   return ranges;
 }
 
-function cached(file: string): Uint8Array | null {
-  const sumFile = `${file}.sha256`;
-  if (!existsSync(file) || !existsSync(sumFile)) return null;
-  const bytes = readFileSync(file);
-  if (sha256(bytes) === readFileSync(sumFile, 'utf8').trim()) return bytes;
-  rmSync(sumFile, { force: true });
-  return null;
-}
-
 /** A lock held by whoever makes `file` now; older than this, it is taken as left by a killed process. */
 const LOCK_STALE_MS = 5 * 60_000;
 
@@ -121,7 +112,7 @@ async function lockOrWait(file: string): Promise<{ release: () => void } | { byt
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
-    const bytes = cached(file);
+    const bytes = readCachedModel(file);
     if (bytes) return { bytes };
     try {
       if (!holderAlive(Number(readFileSync(lock, 'utf8'))) || Date.now() - statSync(lock).mtimeMs > LOCK_STALE_MS) rmSync(lock, { force: true });
@@ -136,21 +127,17 @@ async function lockOrWait(file: string): Promise<{ release: () => void } | { byt
  * cache make it once: the others wait for the file (a lock file beside it says who is making it).
  */
 export async function quantisedModel(spec: QuantisationSpec): Promise<QuantisedModel> {
-  const dir = modelCacheDir();
-  const key = await quantisationKey(spec);
-  const base = path.basename(spec.conversion.file).replace(/\.(min\.js|json)$/, '').replace(/[^\w.-]/g, '_');
-  const file = path.join(dir, `${base}-int8-${key.slice(0, 24)}.onnx`);
-  const hit = cached(file);
+  const file = cachedModelFile(spec.conversion.file, '-int8', await quantisationKey(spec));
+  const hit = readCachedModel(file);
   if (hit) return { file, bytes: hit, quantised: false };
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(path.dirname(file), { recursive: true });
   const lock = await lockOrWait(file);
   if ('bytes' in lock) return { file, bytes: lock.bytes, quantised: false };
   try {
-    const again = cached(file);
+    const again = readCachedModel(file);
     if (again) return { file, bytes: again, quantised: false };
-    const bytes = await quantiseNow(spec, dir);
-    writeDurably(file, bytes);
-    writeDurably(`${file}.sha256`, `${sha256(bytes)}\n`);
+    const bytes = await quantiseNow(spec, path.dirname(file));
+    writeCachedModel(file, bytes);
     return { file, bytes, quantised: true };
   } finally {
     lock.release();
