@@ -4,12 +4,10 @@
  * Outputs must agree within a stated tolerance, and decoded answers (top labels, matched boxes) must be the same.
  */
 import type { RgbImage } from '../../images/rgb-image.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type * as tfTypes from '@tensorflow/tfjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { realPhoto, REAL_PHOTOS } from '../../../test/support/real-photos.js';
+import { temporaryModelCache } from '../../../test/support/temporary-model-cache.js';
 import { decodeDetector } from '../detect/detector-output.js';
 import { iou } from '../detect/detection.js';
 import { resolveManifest } from '../runtime/model-config.js';
@@ -22,19 +20,13 @@ import { fileIOHandler, tfjs } from '../runtime/tfjs.js';
 import { CLASSIFIER_FEATURES } from '../training/feature-info.js';
 import { featuresOfInput } from '../training/feature-extractor.js';
 
-let cacheDir: string;
+temporaryModelCache('iris-onnx-cache-');
 let photos: RgbImage[];
 
 beforeAll(async () => {
-  cacheDir = mkdtempSync(path.join(os.tmpdir(), 'iris-onnx-cache-'));
-  process.env.IRIS_MODEL_CACHE_DIR = cacheDir;
   photos = await Promise.all(REAL_PHOTOS.map((p) => realPhoto(p)));
 });
 
-afterAll(() => {
-  delete process.env.IRIS_MODEL_CACHE_DIR;
-  rmSync(cacheDir, { recursive: true, force: true });
-});
 
 async function tfjsGraph(file: string, relax = false): Promise<tfTypes.GraphModel> {
   const tf = await tfjs();

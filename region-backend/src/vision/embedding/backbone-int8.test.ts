@@ -5,17 +5,16 @@
  * The quantised model is made once into a fresh cache, then read back from it.
  */
 import type { RgbImage } from '../../images/rgb-image.js';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { readdirSync } from 'node:fs';
 import sharp, { type Sharp } from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { humanAsset } from '../runtime/calibration-images.js';
 import { INT8_BACKBONE_KEY } from '../runtime/backbone-precision.js';
 import { quantisationKey, quantisedModel } from '../runtime/quantised-model.js';
 import { DataType } from '../convert/onnx-builder.js';
 import { decodeModel } from '../convert/qdq-quantiser.js';
 import { EMBEDDING_OUTPUTS, INT8_KEEP_FLOAT, quantisedBackboneSpec } from './backbone.js';
+import { temporaryModelCache } from '../../../test/support/temporary-model-cache.js';
 import { builtinEmbedderId, type EmbedderRef } from './embedder-identity.js';
 import { vectorOfViews } from './embedder.js';
 import { EMBEDDING_DIM } from './embedding-info.js';
@@ -30,15 +29,7 @@ const MIN_COSINE = 0.95;
 const MIN_RANK_CORRELATION = 0.7;
 const MEAN_RANK_CORRELATION = 0.9;
 
-let dir: string;
-beforeAll(() => {
-  dir = mkdtempSync(path.join(os.tmpdir(), 'iris-int8-'));
-  process.env.IRIS_MODEL_CACHE_DIR = dir;
-});
-afterAll(() => {
-  delete process.env.IRIS_MODEL_CACHE_DIR;
-  rmSync(dir, { recursive: true, force: true });
-});
+const cacheDir = temporaryModelCache('iris-int8-');
 
 const ref = (precision: 'int8' | 'float'): EmbedderRef => ({ id: builtinEmbedderId(precision), manifestPath: null, dim: EMBEDDING_DIM });
 
@@ -98,8 +89,8 @@ describe('int8 backbone', () => {
     expect(both.map((m) => m.quantised).sort()).toEqual([false, true]);
     const first = both.find((m) => m.quantised)!;
     expect(Buffer.compare(Buffer.from(both[0]!.bytes), Buffer.from(both[1]!.bytes))).toBe(0);
-    expect(readdirSync(dir).filter((f) => f.endsWith('.lock'))).toEqual([]);
-    expect(first.file.startsWith(dir)).toBe(true);
+    expect(readdirSync(cacheDir()).filter((f) => f.endsWith('.lock'))).toEqual([]);
+    expect(first.file.startsWith(cacheDir())).toBe(true);
     // The convolutions meant to stay float are there, reading float weights; every other one is quantised.
     const graph = decodeModel(first.bytes).graph!;
     const weights = new Map(graph.initializer!.map((t) => [t.name, t.dataType]));

@@ -1,20 +1,11 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { resolveManifest } from './model-config.js';
 import { convertedModel, type ConversionSpec } from './converted-model.js';
 import { ort } from './onnx-session.js';
+import { temporaryModelCache } from '../../../test/support/temporary-model-cache.js';
 
-let dir: string;
-beforeAll(() => {
-  dir = mkdtempSync(path.join(os.tmpdir(), 'iris-convert-cache-'));
-  process.env.IRIS_MODEL_CACHE_DIR = dir;
-});
-afterAll(() => {
-  delete process.env.IRIS_MODEL_CACHE_DIR;
-  rmSync(dir, { recursive: true, force: true });
-});
+const cacheDir = temporaryModelCache('iris-convert-cache-');
 
 describe('converted model cache', () => {
   const spec = (): ConversionSpec => ({ file: resolveManifest('person-segmentation').file, outputs: ['activation_10'] });
@@ -22,7 +13,7 @@ describe('converted model cache', () => {
   it('converts once, then reads the file whose hash matches; a damaged file is converted again', async () => {
     const first = convertedModel(spec());
     expect(first.converted).toBe(true);
-    expect(first.file.startsWith(dir)).toBe(true);
+    expect(first.file.startsWith(cacheDir())).toBe(true);
     const again = convertedModel(spec());
     expect(again.converted).toBe(false);
     expect(Buffer.compare(Buffer.from(again.bytes), Buffer.from(first.bytes))).toBe(0);
@@ -35,7 +26,7 @@ describe('converted model cache', () => {
     expect(Buffer.compare(Buffer.from(repaired.bytes), Buffer.from(first.bytes))).toBe(0);
     const session = await ort.InferenceSession.create(repaired.bytes);
     expect(session.outputNames).toEqual(['activation_10']);
-    expect(readdirSync(dir).filter((f) => f.includes('.tmp-'))).toEqual([]);
+    expect(readdirSync(cacheDir()).filter((f) => f.includes('.tmp-'))).toEqual([]);
   });
 
   it('other cut points are other cache entries', () => {
