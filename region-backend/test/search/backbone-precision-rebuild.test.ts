@@ -1,6 +1,6 @@
 /**
- * A region that built its search indexes with the float backbone (the default) and restarts with the int8
- * one (IRIS_BACKBONE_PRECISION=int8) rebuilds each service's index in the background with the new built-in
+ * A region that built its search indexes with the float backbone (IRIS_BACKBONE_PRECISION=float, as before
+ * int8 became the default) and restarts with the int8 one rebuilds each service's index in the background with the new built-in
  * embedder id, answering from the float index until the int8 one is complete, then from the int8 one. No
  * manifest is involved: the built-in embedder's id alone names the precision. Real backend processes, real
  * PostgreSQL, the real backbone in both precisions.
@@ -20,9 +20,9 @@ describe('changing the backbone precision', () => {
   const state = async (id: string) =>
     (await fixture.db.query<{ pipeline: string; next_pipeline: string | null }>('SELECT pipeline, next_pipeline FROM search_services WHERE id = $1', [id])).rows[0]!;
 
-  it('the int8 embedder has its own id; the default is the float one', () => {
+  it('the int8 embedder has its own id; the default is the int8 one', () => {
     expect(INT8_ID).not.toBe(FLOAT_ID);
-    expect(BUILTIN_EMBEDDER.id).toBe(process.env.IRIS_BACKBONE_PRECISION === 'int8' ? INT8_ID : FLOAT_ID);
+    expect(BUILTIN_EMBEDDER.id).toBe(process.env.IRIS_BACKBONE_PRECISION === 'float' ? FLOAT_ID : INT8_ID);
   });
 
   it('rebuilds a float index with the int8 backbone in the background, then switches', async () => {

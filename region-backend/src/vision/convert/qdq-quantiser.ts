@@ -142,11 +142,18 @@ export function activationParams(range: TensorRange): { scale: number; zeroPoint
 }
 
 /**
- * Symmetric int8 per-output-channel quantisation of a weight [M, ...]. Each channel's scale is the one of
- * `CLIP_STEPS` candidates (max |w| / 127 shrunk by up to half) with the least squared error: a few large
- * weights would otherwise leave the rest of the channel with only a few levels.
+ * Weights use 7 bits of the int8 range ([-63, 63]): on x86 CPUs without VNNI, ONNX Runtime multiplies uint8
+ * activations by int8 weights with VPMADDUBSW, whose int16 sum of two products saturates above 32767; with
+ * |w| ≤ 63 it cannot (2 × 255 × 63 = 32130), so every CPU computes the same integers.
  */
-export function quantiseWeights(values: Float32Array, channels: number): { q: Int8Array; scales: Float32Array } {
+export const WEIGHT_LEVELS = 63;
+
+/**
+ * Symmetric per-output-channel quantisation of a weight [M, ...] to ±`WEIGHT_LEVELS`. Each channel's scale is
+ * the one of `CLIP_STEPS` candidates (max |w| / levels shrunk by up to half) with the least squared error: a
+ * few large weights would otherwise leave the rest of the channel with only a few levels.
+ */
+export function quantiseWeights(values: Float32Array, channels: number, levels = WEIGHT_LEVELS): { q: Int8Array; scales: Float32Array } {
   const per = values.length / channels;
   const q = new Int8Array(values.length);
   const scales = new Float32Array(channels);
@@ -154,21 +161,21 @@ export function quantiseWeights(values: Float32Array, channels: number): { q: In
     const start = m * per;
     let amax = 0;
     for (let i = start; i < start + per; i++) amax = Math.max(amax, Math.abs(values[i]!));
-    let best = amax > 0 ? amax / 127 : 1;
+    let best = amax > 0 ? amax / levels : 1;
     if (amax > 0) {
       let bestError = Infinity;
       for (let k = 0; k < CLIP_STEPS; k++) {
-        const scale = Math.fround((amax * (1 - k / (2 * CLIP_STEPS))) / 127);
+        const scale = Math.fround((amax * (1 - k / (2 * CLIP_STEPS))) / levels);
         let error = 0;
         for (let i = start; i < start + per; i++) {
           const v = values[i]!;
-          error += (v - Math.max(-127, Math.min(127, Math.round(v / scale))) * scale) ** 2;
+          error += (v - Math.max(-levels, Math.min(levels, Math.round(v / scale))) * scale) ** 2;
         }
         if (error < bestError) [bestError, best] = [error, scale];
       }
     }
     scales[m] = best;
-    for (let i = start; i < start + per; i++) q[i] = Math.max(-127, Math.min(127, Math.round(values[i]! / best)));
+    for (let i = start; i < start + per; i++) q[i] = Math.max(-levels, Math.min(levels, Math.round(values[i]! / best)));
   }
   return { q, scales };
 }

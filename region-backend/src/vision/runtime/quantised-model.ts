@@ -15,7 +15,7 @@ import { calibrationTensors, decodeModel, quantiseModel, withOutputs, type Quant
 import { cachedModelFile, conversionKey, convertedModel, readCachedModel, writeCachedModel, type ConversionSpec } from './converted-model.js';
 
 /** Bumped whenever the quantiser's output for the same inputs changes. */
-export const QUANTISER_VERSION = 'qdq-2';
+export const QUANTISER_VERSION = 'qdq-3';
 
 export interface CalibrationSet {
   /** Identity of the inputs (hash of their sources). */
