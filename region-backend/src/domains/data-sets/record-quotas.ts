@@ -11,9 +11,10 @@ export type RecordQuotas = Pick<Quotas, 'recordsPerSet' | 'records' | 'storedByt
 
 const ACCOUNT_LOCK = 7_301_200;
 
+/** What the account's URL cache stores, in bytes (kept by a trigger on url_blobs: one row read). */
 export async function storedBytes(db: Queryable, accountId: number): Promise<number> {
-  const result = await db.query<{ bytes: string }>('SELECT coalesce(sum(bytes), 0) AS bytes FROM url_blobs WHERE account_id = $1', [accountId]);
-  return Number(result.rows[0]!.bytes);
+  const result = await db.query<{ bytes: string }>('SELECT bytes FROM account_stored_bytes WHERE account_id = $1', [accountId]);
+  return Number(result.rows[0]?.bytes ?? 0);
 }
 
 /** Throws the quota's 403 when the account holds more than its quotas allow (call before commit). */

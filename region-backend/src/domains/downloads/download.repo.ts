@@ -120,7 +120,7 @@ export async function findCachedBlob(db: Queryable, accountId: number, url: stri
 export async function storedBytesBudget(db: Queryable, accountId: number, fallback: number): Promise<{ limit: number; used: number }> {
   const result = await db.query<{ quota: string | null; used: string }>(
     `SELECT (SELECT stored_bytes FROM account_stored_bytes_quota WHERE account_id = $1) AS quota,
-            (SELECT coalesce(sum(bytes), 0) FROM url_blobs WHERE account_id = $1) AS used`,
+            coalesce((SELECT bytes FROM account_stored_bytes WHERE account_id = $1), 0) AS used`,
     [accountId],
   );
   const row = result.rows[0]!;
