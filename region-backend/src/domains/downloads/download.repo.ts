@@ -15,26 +15,27 @@ export interface ClaimedRecord {
   account_id: number;
 }
 
+/**
+ * The claim: a materialised CTE, since as an IN (… LIMIT … SKIP LOCKED) subquery the planner may run the pick
+ * again per row and claim more than `limit` records. Due order (next_attempt_at) on the partial index of
+ * unfinished records: picking in id order walked past every record already downloaded, once per claim.
+ */
+export const CLAIM_SQL = `WITH picked AS MATERIALIZED (
+   SELECT id FROM data_set_records
+   WHERE set_id = $1 AND deleted_at IS NULL AND status IN ('pending', 'downloading')
+     AND ((status = 'pending' AND next_attempt_at <= now()) OR (status = 'downloading' AND lease_until < now()))
+   ORDER BY next_attempt_at
+   LIMIT $2
+   FOR UPDATE SKIP LOCKED)
+ UPDATE data_set_records r
+ SET status = 'downloading', attempts = r.attempts + 1, lease_until = now() + make_interval(secs => $3)
+ FROM picked, data_sets s
+ WHERE r.id = picked.id AND s.id = r.set_id
+ RETURNING r.id, r.url, r.attempts, s.account_id`;
+
 /** Claims up to `limit` records of a set that are due (pending, or downloading with an expired lease). */
 export async function claimRecords(db: Queryable, setId: string, limit: number, leaseSeconds: number): Promise<ClaimedRecord[]> {
-  const result = await db.query<ClaimedRecord>(
-    // A materialised CTE: as an IN (… LIMIT … SKIP LOCKED) subquery the planner may run the pick again per
-    // row and claim more than `limit` records.
-    `WITH picked AS MATERIALIZED (
-       SELECT id FROM data_set_records
-       WHERE set_id = $1 AND deleted_at IS NULL
-         AND ((status = 'pending' AND next_attempt_at <= now()) OR (status = 'downloading' AND lease_until < now()))
-       ORDER BY id
-       LIMIT $2
-       FOR UPDATE SKIP LOCKED)
-     UPDATE data_set_records r
-     SET status = 'downloading', attempts = r.attempts + 1, lease_until = now() + make_interval(secs => $3)
-     FROM picked, data_sets s
-     WHERE r.id = picked.id AND s.id = r.set_id
-     RETURNING r.id, r.url, r.attempts, s.account_id`,
-    [setId, limit, leaseSeconds],
-  );
-  return result.rows;
+  return (await db.query<ClaimedRecord>(CLAIM_SQL, [setId, limit, leaseSeconds])).rows;
 }
 
 /** Extends the leases of records this process is still working on (never waits on a locked row). */
