@@ -1,4 +1,5 @@
 import type { RgbImage } from '../../images/rgb-image.js';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cropNormalised, cropRgb, limitSide, resizeRgb, toInputTensor } from './pixels.js';
 
@@ -8,7 +9,72 @@ function image(width: number, height: number, pixel: (x: number, y: number) => [
   return { data, width, height };
 }
 
+/** Bilinear resize written out pixel by pixel and channel by channel: what resizeRgb must equal exactly (no box step). */
+function referenceResize(src: RgbImage, width: number, height: number): Uint8Array {
+  const out = new Uint8Array(width * height * 3);
+  const sx = src.width / width;
+  const sy = src.height / height;
+  for (let y = 0; y < height; y++) {
+    const fy = Math.max(0, Math.min(src.height - 1, (y + 0.5) * sy - 0.5));
+    const y0 = Math.floor(fy);
+    const y1 = Math.min(src.height - 1, y0 + 1);
+    const wy = fy - y0;
+    for (let x = 0; x < width; x++) {
+      const fx = Math.max(0, Math.min(src.width - 1, (x + 0.5) * sx - 0.5));
+      const x0 = Math.floor(fx);
+      const x1 = Math.min(src.width - 1, x0 + 1);
+      const wx = fx - x0;
+      for (let ch = 0; ch < 3; ch++) {
+        const at = (px: number, py: number) => src.data[(py * src.width + px) * 3 + ch]!;
+        const top = at(x0, y0) * (1 - wx) + at(x1, y0) * wx;
+        const bottom = at(x0, y1) * (1 - wx) + at(x1, y1) * wx;
+        out[(y * width + x) * 3 + ch] = Math.round(top * (1 - wy) + bottom * wy);
+      }
+    }
+  }
+  return out;
+}
+
+const randomImage = (maxSide: number) =>
+  fc.record({ width: fc.integer({ min: 1, max: maxSide }), height: fc.integer({ min: 1, max: maxSide }), seed: fc.integer() }).map(({ width, height, seed }) => {
+    const data = new Uint8Array(width * height * 3);
+    let s = seed >>> 0;
+    for (let i = 0; i < data.length; i++) data[i] = (s = (Math.imul(s, 1103515245) + 12345) >>> 0) >>> 24;
+    return { data, width, height };
+  });
+
 describe('pixel operations', () => {
+  it('resizes exactly as the pixel-by-pixel bilinear formula (enlarging, or shrinking by less than 4×)', () => {
+    fc.assert(
+      fc.property(randomImage(40), fc.integer({ min: 1, max: 60 }), fc.integer({ min: 1, max: 60 }), (img, width, height) => {
+        fc.pre(Math.floor(Math.min(img.width / width, img.height / height) / 2) < 2); // no box pre-filter
+        expect(Buffer.from(resizeRgb(img, width, height).data).equals(Buffer.from(referenceResize(img, width, height)))).toBe(true);
+      }),
+    );
+  });
+
+  it('tensors hold (pixel / scale - mean) / std of the right pixel and channel, in either layout and colour order', () => {
+    fc.assert(
+      fc.property(fc.array(randomImage(6), { minLength: 1, maxLength: 3 }), fc.constantFrom('nhwc' as const, 'nchw' as const), fc.constantFrom('rgb' as const, 'bgr' as const), (images, layout, colorOrder) => {
+        const batch = images.map((img) => ({ ...img, width: images[0]!.width, height: images[0]!.height, data: img.data.length === images[0]!.data.length ? img.data : images[0]!.data }));
+        const normalisation = { scale: 127.5, mean: [0.5, 1, 0.25], std: [0.5, 2, 0.75] };
+        const { data, dims } = toInputTensor(batch, { layout, colorOrder, normalisation });
+        const { width, height } = batch[0]!;
+        for (let n = 0; n < batch.length; n++) {
+          for (let p = 0; p < width * height; p++) {
+            for (let c = 0; c < 3; c++) {
+              const source = colorOrder === 'bgr' ? 2 - c : c;
+              const expected = Math.fround((batch[n]!.data[p * 3 + source]! / 127.5 - normalisation.mean[c]!) / normalisation.std[c]!);
+              const index = layout === 'nchw' ? ((n * 3 + c) * height * width) + p : (n * height * width + p) * 3 + c;
+              expect(data[index]).toBe(expected);
+            }
+          }
+        }
+        expect(dims).toEqual(layout === 'nchw' ? [batch.length, 3, height, width] : [batch.length, height, width, 3]);
+      }),
+    );
+  });
+
   it('crops in pixels and in normalised coordinates, clamped to the image', () => {
     const img = image(10, 6, (x, y) => [x, y, 0]);
     const c = cropRgb(img, 2, 1, 3, 2);

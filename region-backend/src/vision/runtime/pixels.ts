@@ -70,7 +70,10 @@ function boxShrink(img: RgbImage, factor: number): RgbImage {
   return { data: out, width: w, height: h };
 }
 
-/** Resizes to exactly `width`×`height` (aspect ratio not kept), bilinear with box pre-filtering. */
+/**
+ * Resizes to exactly `width`×`height` (aspect ratio not kept), bilinear with box pre-filtering. Each column's
+ * source pixels and weight are worked out once, not once per row.
+ */
 export function resizeRgb(img: RgbImage, width: number, height: number): RgbImage {
   if (img.width === width && img.height === height) return img;
   const factor = Math.floor(Math.min(img.width / width, img.height / height) / 2);
@@ -78,26 +81,35 @@ export function resizeRgb(img: RgbImage, width: number, height: number): RgbImag
   const out = new Uint8Array(width * height * 3);
   const sx = src.width / width;
   const sy = src.height / height;
+  const left = new Int32Array(width);
+  const right = new Int32Array(width);
+  const weight = new Float64Array(width);
+  for (let x = 0; x < width; x++) {
+    const fx = Math.max(0, Math.min(src.width - 1, (x + 0.5) * sx - 0.5));
+    const x0 = Math.floor(fx);
+    left[x] = x0 * 3;
+    right[x] = Math.min(src.width - 1, x0 + 1) * 3;
+    weight[x] = fx - x0;
+  }
+  const data = src.data;
   for (let y = 0; y < height; y++) {
     const fy = Math.max(0, Math.min(src.height - 1, (y + 0.5) * sy - 0.5));
     const y0 = Math.floor(fy);
-    const y1 = Math.min(src.height - 1, y0 + 1);
     const wy = fy - y0;
-    for (let x = 0; x < width; x++) {
-      const fx = Math.max(0, Math.min(src.width - 1, (x + 0.5) * sx - 0.5));
-      const x0 = Math.floor(fx);
-      const x1 = Math.min(src.width - 1, x0 + 1);
-      const wx = fx - x0;
-      const a = (y0 * src.width + x0) * 3;
-      const b = (y0 * src.width + x1) * 3;
-      const c = (y1 * src.width + x0) * 3;
-      const d = (y1 * src.width + x1) * 3;
-      const o = (y * width + x) * 3;
-      for (let ch = 0; ch < 3; ch++) {
-        const top = src.data[a + ch]! * (1 - wx) + src.data[b + ch]! * wx;
-        const bottom = src.data[c + ch]! * (1 - wx) + src.data[d + ch]! * wx;
-        out[o + ch] = Math.round(top * (1 - wy) + bottom * wy);
-      }
+    const vy = 1 - wy;
+    const row0 = y0 * src.width * 3;
+    const row1 = Math.min(src.height - 1, y0 + 1) * src.width * 3;
+    for (let x = 0, o = y * width * 3; x < width; x++, o += 3) {
+      const wx = weight[x]!;
+      const vx = 1 - wx;
+      const a = row0 + left[x]!;
+      const b = row0 + right[x]!;
+      const c = row1 + left[x]!;
+      const d = row1 + right[x]!;
+      // Math.round of a non-negative value is floor(v + 0.5).
+      out[o] = Math.floor((data[a]! * vx + data[b]! * wx) * vy + (data[c]! * vx + data[d]! * wx) * wy + 0.5);
+      out[o + 1] = Math.floor((data[a + 1]! * vx + data[b + 1]! * wx) * vy + (data[c + 1]! * vx + data[d + 1]! * wx) * wy + 0.5);
+      out[o + 2] = Math.floor((data[a + 2]! * vx + data[b + 2]! * wx) * vy + (data[c + 2]! * vx + data[d + 2]! * wx) * wy + 0.5);
     }
   }
   return { data: out, width, height };
@@ -120,7 +132,8 @@ export interface InputTensor {
 
 /**
  * Converts images already at the model's input size into one batch tensor following the manifest:
- * value = (pixel / scale - mean) / std per channel, channels in `colorOrder`, NHWC or NCHW.
+ * value = (pixel / scale - mean) / std per channel, channels in `colorOrder`, NHWC or NCHW. The values of
+ * the 256 byte values are worked out once per channel (the same float arithmetic as pixel by pixel).
  */
 export function toInputTensor(images: RgbImage[], manifest: Pick<ModelManifest, 'layout' | 'colorOrder' | 'normalisation'>): InputTensor {
   const first = images[0];
@@ -130,17 +143,28 @@ export function toInputTensor(images: RgbImage[], manifest: Pick<ModelManifest, 
   const data = new Float32Array(images.length * plane * 3);
   const { scale, mean, std } = manifest.normalisation;
   const order = manifest.colorOrder === 'bgr' ? [2, 1, 0] : [0, 1, 2];
+  const tables = [0, 1, 2].map((c) => Float32Array.from({ length: 256 }, (_, v) => (v / scale - mean[c]!) / std[c]!));
+  const nchw = manifest.layout === 'nchw';
+  const [t0, t1, t2] = tables as [Float32Array, Float32Array, Float32Array];
+  const [s0, s1, s2] = order as [number, number, number];
   images.forEach((img, n) => {
     if (img.width !== width || img.height !== height) throw new Error('images of one batch must share a size');
     const base = n * plane * 3;
-    for (let p = 0; p < plane; p++) {
-      for (let c = 0; c < 3; c++) {
-        const src = order[c]!;
-        const value = (img.data[p * 3 + src]! / scale - mean[c]!) / std[c]!;
-        data[manifest.layout === 'nchw' ? base + c * plane + p : base + p * 3 + c] = value;
+    const px = img.data;
+    if (nchw) {
+      for (let p = 0, i = 0, o = base; p < plane; p++, i += 3, o++) {
+        data[o] = t0[px[i + s0]!]!;
+        data[o + plane] = t1[px[i + s1]!]!;
+        data[o + 2 * plane] = t2[px[i + s2]!]!;
+      }
+    } else {
+      for (let i = 0, o = base; i < plane * 3; i += 3, o += 3) {
+        data[o] = t0[px[i + s0]!]!;
+        data[o + 1] = t1[px[i + s1]!]!;
+        data[o + 2] = t2[px[i + s2]!]!;
       }
     }
   });
-  const dims = manifest.layout === 'nchw' ? [images.length, 3, height, width] : [images.length, height, width, 3];
+  const dims = nchw ? [images.length, 3, height, width] : [images.length, height, width, 3];
   return { data, dims };
 }
