@@ -57,7 +57,7 @@ describe('pixel operations', () => {
     fc.assert(
       fc.property(fc.array(randomImage(6), { minLength: 1, maxLength: 3 }), fc.constantFrom('nhwc' as const, 'nchw' as const), fc.constantFrom('rgb' as const, 'bgr' as const), (images, layout, colorOrder) => {
         const batch = images.map((img) => ({ ...img, width: images[0]!.width, height: images[0]!.height, data: img.data.length === images[0]!.data.length ? img.data : images[0]!.data }));
-        const normalisation = { scale: 127.5, mean: [0.5, 1, 0.25], std: [0.5, 2, 0.75] };
+        const normalisation = { scale: 127.5, mean: [0.5, 1, 0.25] as [number, number, number], std: [0.5, 2, 0.75] as [number, number, number] };
         const { data, dims } = toInputTensor(batch, { layout, colorOrder, normalisation });
         const { width, height } = batch[0]!;
         for (let n = 0; n < batch.length; n++) {
