@@ -17,6 +17,7 @@ import { median, percentile, printTable } from '../../scripts/table.js';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { photoJpeg } from '../test/support/test-images.js';
 import { startChildBackend, type ChildBackend } from '../test/data-sets/child-backend.js';
+import { prepareModels } from '../src/vision/prepare-models.js';
 
 const URLS = Number(process.env.IRIS_BENCH_BATCH_URLS ?? 1000);
 const PHOTOS = 24;
@@ -101,6 +102,8 @@ interface Setting {
 }
 
 export default async function run(): Promise<void> {
+  // The model cache every backend below shares (test/data-sets/child-backend.ts), made before they start.
+  await prepareModels();
   const cores = os.availableParallelism();
   const settings: Setting[] = [
     { label: `default (IRIS_BATCH_INFERENCE_THREADS=${Math.max(1, cores - 1)})`, env: {}, services: SERVICES, urls: URLS },

@@ -15,6 +15,7 @@ import { median, printTable } from '../../scripts/table.js';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { photoJpeg } from '../test/support/test-images.js';
 import { fileBody, startChildBackend, type ChildBackend } from '../test/data-sets/child-backend.js';
+import { prepareModels } from '../src/vision/prepare-models.js';
 
 const IMAGES = 1000;
 const LARGE_FILE_LINES = 100_000;
@@ -47,6 +48,8 @@ async function bulkAdd(backend: ChildBackend, urls: string[]): Promise<RunResult
 }
 
 export default async function run(): Promise<void> {
+  // The model cache every backend below shares (test/data-sets/child-backend.ts), made before they start.
+  await prepareModels();
   const photos = await Promise.all(Array.from({ length: PHOTOS }, (_, i) => photoJpeg(1024, 768, i + 1)));
   const server = http.createServer((req, res) => {
     const photo = photos[Number(/(\d+)/.exec(req.url ?? '')?.[1] ?? 0) % PHOTOS]!;

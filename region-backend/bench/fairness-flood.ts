@@ -1,8 +1,12 @@
 /**
  * Account A's flood for the fairness bench, in its own process: analysis uploads, image-set uploads of 100
  * URLs each and one 300-URL batch task, from IRIS_FLOOD_CALLERS concurrent callers (at most IRIS_FLOOD_RATE
- * calls per second together, when set), until a line arrives on stdin. Prints `flooding` once started, then A's answer counts as one JSON line.
+ * calls per second together, when set), until a line arrives on stdin. A's pictures are served from here too,
+ * as A's own servers would, so B's timing process does no work for A. Prints `flooding` once started, then A's
+ * answer counts as one JSON line.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { newResourceId } from '@iris/shared';
 import { photoJpeg } from '../test/support/test-images.js';
 import { callBackend, fileBody } from '../test/data-sets/child-backend.js';
@@ -74,7 +78,18 @@ async function flood(image: Buffer, base: string, stop: Promise<void>): Promise<
 }
 
 
+/** A's picture server on loopback: eight 640×480 photos behind any `/<name>-<n>.jpg`. */
+async function pictureServer(): Promise<string> {
+  const photos = await Promise.all(Array.from({ length: 8 }, (_, i) => photoJpeg(640, 480, i + 1)));
+  const server = http.createServer((req, res) => {
+    const photo = photos[Number(/(\d+)\.jpg/.exec(req.url ?? '')?.[1] ?? 0) % photos.length]!;
+    res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': photo.length }).end(photo);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
 const stop = new Promise<void>((resolve) => process.stdin.once('data', () => resolve()));
-const counts = await flood(await photoJpeg(640, 480, 3), process.env.IRIS_FLOOD_IMAGES!, stop);
+const counts = await flood(await photoJpeg(640, 480, 3), await pictureServer(), stop);
 process.stdout.write(`${JSON.stringify(counts)}\n`);
 process.exit(0);

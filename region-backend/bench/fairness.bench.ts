@@ -10,10 +10,8 @@
  * First, the inference pool alone (no HTTP, no decode): B's face detection beside A's flood of the same model,
  * with two tiers (A on the low-priority threads) and with one tier (A holding half the threads).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +21,8 @@ import { InferencePool } from '../src/inference/inference-pool.js';
 import { realPhoto } from '../test/support/real-photos.js';
 import { photoJpeg } from '../test/support/test-images.js';
 import { fileBody, startChildBackend, type ChildBackend } from '../test/data-sets/child-backend.js';
+import { cpuMeter } from './process-cpu.js';
+import { prepareModels } from '../src/vision/prepare-models.js';
 
 const B = 202;
 const PROBES = Number(process.env.IRIS_BENCH_FAIRNESS_PROBES ?? 30);
@@ -69,18 +69,18 @@ interface FloodCounts {
 }
 
 /**
- * Account A's flood in its own process (fairness-flood.ts), so B's timings are not taken on an event loop
- * busy with A's calls; resolves with A's counts once `stop` resolves.
+ * Account A's flood in its own process (fairness-flood.ts, which also serves A's pictures), so B's timings are
+ * not taken on an event loop busy with A's calls; resolves with A's counts once `stop` resolves.
  */
-async function flood(backend: ChildBackend, base: string, started: () => void, stop: Promise<void>, rate: number): Promise<FloodCounts> {
+async function flood(backend: ChildBackend, started: (child: ChildProcess) => void, stop: Promise<void>, rate: number): Promise<FloodCounts> {
   const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./fairness-flood.ts', import.meta.url))], {
-    env: { ...process.env, IRIS_FLOOD_BACKEND: backend.base, IRIS_FLOOD_IMAGES: base, IRIS_FLOOD_CALLERS: String(FLOODERS), IRIS_FLOOD_RATE: String(rate) },
+    env: { ...process.env, IRIS_FLOOD_BACKEND: backend.base, IRIS_FLOOD_CALLERS: String(FLOODERS), IRIS_FLOOD_RATE: String(rate) },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   let output = '';
   child.stdout!.on('data', (d: Buffer) => {
     output += d.toString();
-    if (output.includes('flooding')) started();
+    if (output.includes('flooding')) started(child);
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await stop;
@@ -136,15 +136,11 @@ async function poolRows(cores: number): Promise<(string | number)[][]> {
 }
 
 export default async function run(): Promise<void> {
+  // The model cache every backend below shares (test/data-sets/child-backend.ts), made before they start.
+  await prepareModels();
   const cores = os.availableParallelism();
   printTable(['inference pool alone: B face detection (640-px photo) beside A flooding the same model from 6 loops', 'B alone p50 ms', 'B beside A p50 ms', 'ratio'], await poolRows(cores));
-  const photos = await Promise.all(Array.from({ length: 8 }, (_, i) => photoJpeg(640, 480, i + 1)));
-  const server = http.createServer((req, res) => {
-    const photo = photos[Number(/(\d+)\.jpg/.exec(req.url ?? '')?.[1] ?? 0) % photos.length]!;
-    res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': photo.length }).end(photo);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const photos = await Promise.all(Array.from({ length: 2 }, (_, i) => photoJpeg(640, 480, i + 1)));
   const dir = mkdtempSync(path.join(os.tmpdir(), 'iris-bench-fairness-'));
   const postgres = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: false });
   // The backend is called directly, as the edge would after its per-key rate limit: the first two settings let
@@ -157,6 +153,7 @@ export default async function run(): Promise<void> {
     { label: 'defaults, A at the edge rate limit (50 calls/s)', env: {}, rate: 50 },
   ];
   const rows: (string | number)[][] = [];
+  const cpuRows: (string | number)[][] = [];
   try {
     console.log(`${cores} cores, ${cores} inference threads, B: ${PROBES} sequential /detect/_0000049 uploads; A: ${FLOODERS} concurrent callers (analysis uploads, set uploads of 100 URLs) + a 300-URL batch task\n`);
     for (const [index, setting] of settings.entries()) {
@@ -173,12 +170,16 @@ export default async function run(): Promise<void> {
         const alone = aloneProbes.map((p) => p.ms);
         let stop!: () => void;
         const stopped = new Promise<void>((resolve) => (stop = resolve));
-        let floodStarted!: () => void;
-        const started = new Promise<void>((resolve) => (floodStarted = resolve));
-        const flooding = flood(backend, base, floodStarted, stopped, setting.rate);
-        await started;
+        let floodStarted!: (child: ChildProcess) => void;
+        const started = new Promise<ChildProcess>((resolve) => (floodStarted = resolve));
+        const flooding = flood(backend, floodStarted, stopped, setting.rate);
+        const floodProcess = await started;
         await new Promise((r) => setTimeout(r, 2000));
+        // Where the cores go while B is timed: the backend, PostgreSQL, A's client (and A's picture server), B's client.
+        const meter = cpuMeter({ backend: { pid: backend.process.pid! }, postgres: { pid: postgres.pid }, flood: { pid: floodProcess.pid! }, probe: { pid: process.pid, alone: true } });
         const busyProbes = await probes(backend, photos[1]!);
+        const cores = meter.coresSince();
+        cpuRows.push([setting.label, cores.backend!, cores.postgres!, cores.flood!, cores.probe!]);
         const busy = busyProbes.map((p) => p.ms);
         stop();
         const counts = await flooding;
@@ -189,9 +190,10 @@ export default async function run(): Promise<void> {
     }
     console.log(`load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} (1, 5, 15 min) at the end`);
     printTable(['setting', 'B alone p50 ms', 'B alone p99 ms', 'B under flood p50 ms', 'B under flood p99 ms', 'p50 ratio', 'B alone: outside / body+decode / model ms', 'B under flood: outside / body+decode / model ms', 'A calls 200', 'A calls 503', 'A calls other'], rows);
+    console.log(`Cores used while B was timed under the flood (of ${cores}; CPU time from /proc over the phase):\n`);
+    printTable(['setting', 'backend process', 'PostgreSQL', "A's client and picture server", "B's client"], cpuRows);
   } finally {
     await postgres.stop();
-    await new Promise((resolve) => server.close(resolve));
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -28,6 +28,7 @@ import { trainClassifier } from '../src/domains/custom-training/classifier-train
 import { CLASSIFIER_FEATURE_DIM, CLASSIFIER_FEATURE_PIPELINE } from '../src/vision/training/feature-info.js';
 import { bytesToFloat32 } from '../src/vision/training/float-bytes.js';
 import { fileBody, startChildBackend, type ChildBackend } from '../test/data-sets/child-backend.js';
+import { prepareModels } from '../src/vision/prepare-models.js';
 
 const PER_LABEL = 50;
 const RUNS = Number(process.env.IRIS_BENCH_RUNS ?? 3);
@@ -57,6 +58,8 @@ async function createService(backend: ChildBackend, setId: string): Promise<stri
 }
 
 export default async function run(): Promise<void> {
+  // The model cache every backend below shares (test/data-sets/child-backend.ts), made before they start.
+  await prepareModels();
   const served = new Map<string, Buffer>();
   const server = http.createServer((req, res) => {
     const body = served.get(req.url ?? '');

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_QUOTAS, newResourceId, SERVICES, signInternal, type ForwardContext } from '@iris/shared';
 import { freePort } from '../../src/db/embedded-postgres.js';
+import { modelCacheDir } from '../../src/vision/runtime/converted-model.js';
 
 const BACKEND_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CHILD_SECRET = 'child-internal-secret-0123456789';
@@ -30,6 +31,9 @@ export async function startChildBackend(options: { databaseUrl: string; dataDir:
       HOST: '127.0.0.1',
       PORT: String(port),
       IRIS_DATA_DIR: options.dataDir,
+      // The model cache of the process that starts it: converted and int8 models are made once, not by every
+      // child at its start (where their making would run beside what the test or benchmark measures).
+      IRIS_MODEL_CACHE_DIR: modelCacheDir(),
       IRIS_ALLOW_PRIVATE_URLS: '1',
       IRIS_INFERENCE_THREADS: '1',
       LOG_LEVEL: 'warn',
