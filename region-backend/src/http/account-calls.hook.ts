@@ -43,6 +43,12 @@ export function registerAccountCalls(app: FastifyInstance): AccountCalls {
     request.irisCallAccount = String(request.ctx.accountId);
     calls.enter(request.irisCallAccount);
   });
+  // Over once the answer is handed over (as for upload slots): the caller's next call may arrive before
+  // onResponse runs.
+  app.addHook('onSend', async (request, _reply, payload) => {
+    release(request);
+    return payload;
+  });
   app.addHook('onResponse', async (request) => release(request));
   app.addHook('onRequestAbort', async (request) => release(request));
   return calls;

@@ -37,6 +37,12 @@ export function registerAccountUploadLimit(app: FastifyInstance, perAccount: num
     inFlight.set(account, current + 1);
     request.irisUploadSlot = account;
   });
+  // Freed as the answer is handed over, not after it went out (onResponse): a caller sending its next upload
+  // as soon as it reads the answer would otherwise find its own previous upload still counted.
+  app.addHook('onSend', async (request, _reply, payload) => {
+    release(request);
+    return payload;
+  });
   app.addHook('onResponse', async (request) => release(request));
   app.addHook('onRequestAbort', async (request) => release(request));
 }

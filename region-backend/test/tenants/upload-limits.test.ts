@@ -59,4 +59,10 @@ describe('uploads per account', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect((await upload(61)).status).not.toBe(503);
   });
+
+  it('never refuses a caller sending one upload after the other (the slot is free when the answer arrives)', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 60; i++) statuses.push((await upload(63)).status);
+    expect(statuses.filter((s) => s === 503)).toEqual([]);
+  });
 });
