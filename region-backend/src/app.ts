@@ -51,6 +51,7 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
   await app.register(loopWatchdogPlugin, { thresholdMs: config.watchdogMs });
   registerAccountUploadLimit(app, config.accountUploads);
   const accountCalls = registerAccountCalls(app);
+  app.decorate('accountCalls', accountCalls);
   const swept = await sweepUploadDirs(config.tmpDir);
   if (swept) app.log.info({ swept }, 'removed upload folders left by stopped processes');
 

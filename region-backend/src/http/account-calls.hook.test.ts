@@ -1,7 +1,7 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import type { FastifyRequest } from 'fastify';
-import { registerAccountCalls } from './account-calls.hook.js';
+import { AccountCalls, registerAccountCalls } from './account-calls.hook.js';
 
 describe('calls in flight per account', () => {
   it('counts the calls each account has open, and forgets them when answered or failed', async () => {
@@ -39,5 +39,23 @@ describe('calls in flight per account', () => {
     await app.inject({ method: 'GET', url: '/fails' });
     expect([calls.inFlight('7'), calls.inFlight('8')]).toEqual([0, 0]);
     await app.close();
+  });
+
+  it('tells whether another account is being served: a call in flight, or one that ended a moment ago', async () => {
+    const calls = new AccountCalls();
+    expect(calls.othersActive('1')).toBe(false);
+    calls.enter('1');
+    expect(calls.othersActive('1')).toBe(false); // only itself
+    expect(calls.othersActive('2')).toBe(true);
+    calls.enter('2');
+    calls.leave('2');
+    expect(calls.othersActive('1', 200)).toBe(true); // 2 just ended: its next call may be on its way
+    await new Promise((r) => setTimeout(r, 60));
+    expect(calls.othersActive('1', 30)).toBe(false);
+    expect(calls.othersActive('1', 200)).toBe(true);
+    calls.leave('1');
+    expect(calls.othersActive('2', 200)).toBe(true);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(calls.othersActive('1')).toBe(false); // past RECENT_CALL_MS, 2's end is forgotten
   });
 });

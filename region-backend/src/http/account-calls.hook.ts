@@ -10,13 +10,37 @@ declare module 'fastify' {
   interface FastifyRequest {
     irisCallAccount?: string;
   }
+  interface FastifyInstance {
+    /** Calls of each account in flight in this process (pools and background work ask it). */
+    accountCalls: AccountCalls;
+  }
 }
+
+/** How long after its last call an account still counts as being served (a sequential caller's gaps). */
+export const RECENT_CALL_MS = 250;
 
 export class AccountCalls {
   private readonly counts = new Map<string, number>();
+  /** When each account's last call ended (kept for RECENT_CALL_MS). */
+  private readonly ended = new Map<string, number>();
 
   /** Calls of `account` (the pools' account key: the id as a string) being served now. */
   readonly inFlight = (account: string): number => this.counts.get(account) ?? 0;
+
+  /**
+   * Whether an account other than `account` is being served: a call in flight, or one that ended within
+   * `withinMs` (the gap before a sequential caller's next call). Background work of `account` yields then.
+   */
+  readonly othersActive = (account: string, withinMs = RECENT_CALL_MS): boolean => {
+    for (const other of this.counts.keys()) if (other !== account) return true;
+    const now = performance.now();
+    let active = false;
+    for (const [other, at] of this.ended) {
+      if (at < now - Math.max(withinMs, RECENT_CALL_MS)) this.ended.delete(other);
+      else if (other !== account && at >= now - withinMs) active = true;
+    }
+    return active;
+  };
 
   enter(account: string): void {
     this.counts.set(account, (this.counts.get(account) ?? 0) + 1);
@@ -26,6 +50,7 @@ export class AccountCalls {
     const left = (this.counts.get(account) ?? 1) - 1;
     if (left > 0) this.counts.set(account, left);
     else this.counts.delete(account);
+    this.ended.set(account, performance.now());
   }
 }
 

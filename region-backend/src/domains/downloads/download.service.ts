@@ -46,13 +46,23 @@ export interface DownloadServiceDeps {
   observe?: (outcome: 'ok' | 'failed' | 'retry', err?: unknown) => void;
   /** How long one job works before handing the rest of the set to a new job (keeps jobs short). */
   jobBudgetMs?: number;
+  /**
+   * Whether an account other than this one is being served (http/account-calls.hook.ts): the account's
+   * downloads then run one at a time, so background work leaves the cores to the other account's calls.
+   */
+  othersActive?: (account: string) => boolean;
 }
+
+/** How often a download held back for another account's calls looks again. */
+const YIELD_POLL_MS = 20;
 
 export class DownloadService {
   private readonly slots: Semaphore;
   /** Each account's share of the slots, so one account's sets cannot hold all of them. */
   private readonly accountSlots: KeyedSemaphore;
   private readonly inFlight = new Set<number>();
+  /** Downloads of each account past the yield point (running now). */
+  private readonly running = new Map<string, number>();
   private readonly heartbeat: NodeJS.Timeout;
   private closed = false;
 
@@ -95,8 +105,12 @@ export class DownloadService {
       while (!this.closed && Date.now() < deadline) {
         // The account's share first, so waiting for it holds none of the slots other accounts use.
         const releaseAccount = await this.accountSlots.acquire(account);
+        await this.yieldToOthers(account);
         const releaseSlot = await this.slots.acquire();
         const release = () => {
+          const left = (this.running.get(account) ?? 1) - 1;
+          if (left > 0) this.running.set(account, left);
+          else this.running.delete(account);
           releaseSlot();
           releaseAccount();
         };
@@ -141,6 +155,19 @@ export class DownloadService {
   private async admit(accountId: number): Promise<void> {
     const { limit, used } = await storedBytesBudget(this.deps.pool, accountId, DEFAULT_QUOTAS.storedBytes);
     if (used >= limit) throw new StoredBytesExceeded(limit);
+  }
+
+  /**
+   * Counts a download of `account` as running, first waiting while another account is being served and one
+   * of its downloads runs already (background yields). The last check and the count happen in one step, so
+   * workers starting together cannot all pass.
+   */
+  private async yieldToOthers(account: string): Promise<void> {
+    const othersActive = this.deps.othersActive;
+    while (othersActive && !this.closed && (this.running.get(account) ?? 0) >= 1 && othersActive(account)) {
+      await new Promise((resolve) => setTimeout(resolve, YIELD_POLL_MS));
+    }
+    this.running.set(account, (this.running.get(account) ?? 0) + 1);
   }
 
   /** Stops claiming new records; records in flight finish (or their leases expire). */

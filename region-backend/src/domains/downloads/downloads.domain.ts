@@ -31,6 +31,7 @@ const routes = fp(
       concurrency: app.config.downloadConcurrency,
       config: app.config.downloads,
       observe: (outcome, err) => app.metrics.downloads.inc({ outcome, reason: outcome === 'ok' ? 'none' : downloadReason(err) }),
+      othersActive: app.accountCalls.othersActive,
     });
     app.decorate('downloads', service);
     app.addHook('onReady', async () => {
