@@ -190,6 +190,15 @@ export class InferencePool {
     return this.slots.filter((s) => !s.job && s.ready).length;
   }
 
+  /**
+   * Whether interactive work is being served: waiting, running, or submitted within `withinMs` (the gap
+   * before a sequential caller's next call). Background work outside the pool (batch downloads) yields then.
+   */
+  interactiveActive(withinMs = 250): boolean {
+    if (this.queues.interactive.size || this.slots.some((s) => s.job?.priority === 'interactive')) return true;
+    return performance.now() - this.lastInteractive <= withinMs;
+  }
+
   /** Jobs waiting (not yet on a thread), per priority. */
   get waiting(): Record<Priority, number> {
     return { interactive: this.queues.interactive.size, background: this.queues.background.size };

@@ -12,7 +12,7 @@ import type pg from 'pg';
 import { isApiError } from '@iris/shared';
 import { fetchImage, ImageFetchError, type FetchOptions } from '../../images/image-fetcher.js';
 import type { InferencePool } from '../../inference/inference-pool.js';
-import { Semaphore } from '../downloads/semaphore.js';
+import { Semaphore, YieldGate } from '../downloads/semaphore.js';
 import type { BatchConfig } from './batch-config.js';
 import { claimItems, completeItem, deleteItems, releaseItem, renewLeases, unfinishedItems, type ClaimedItem } from './batch-item.repo.js';
 import { recordRate } from './batch-rate.repo.js';
@@ -66,12 +66,15 @@ interface Claim {
 
 export class BatchWorker {
   private readonly slots: Semaphore;
+  /** While interactive calls are being analysed, a task's lines go one at a time (their downloads and decodes too). */
+  private readonly yieldGate: YieldGate;
   private readonly inFlight = new Set<Claim>();
   private readonly heartbeat: NodeJS.Timeout;
   private closed = false;
 
   constructor(private readonly deps: BatchWorkerDeps) {
     this.slots = new Semaphore(deps.config.concurrency);
+    this.yieldGate = new YieldGate(() => deps.inference.interactiveActive());
     this.heartbeat = setInterval(() => void this.renew(), (deps.config.leaseSeconds * 1000) / 3);
     this.heartbeat.unref();
   }
@@ -109,7 +112,12 @@ export class BatchWorker {
     let processed = 0;
     const work = async () => {
       while (!this.closed && Date.now() < deadline) {
-        const release = await this.slots.acquire();
+        const releaseTurn = await this.yieldGate.enter(taskId, () => this.closed);
+        const releaseSlot = await this.slots.acquire();
+        const release = () => {
+          releaseSlot();
+          releaseTurn();
+        };
         try {
           if (this.closed) return;
           const token = randomUUID();

@@ -22,7 +22,7 @@ import {
   type ClaimedRecord,
 } from './download.repo.js';
 import { classifyFailure, StoredBytesExceeded, type ImageDownloader } from './image-download.js';
-import { KeyedSemaphore, Semaphore } from './semaphore.js';
+import { KeyedSemaphore, Semaphore, YieldGate } from './semaphore.js';
 
 export const DOWNLOAD_JOB = 'data-sets.download';
 
@@ -53,22 +53,20 @@ export interface DownloadServiceDeps {
   othersActive?: (account: string) => boolean;
 }
 
-/** How often a download held back for another account's calls looks again. */
-const YIELD_POLL_MS = 20;
-
 export class DownloadService {
   private readonly slots: Semaphore;
   /** Each account's share of the slots, so one account's sets cannot hold all of them. */
   private readonly accountSlots: KeyedSemaphore;
   private readonly inFlight = new Set<number>();
-  /** Downloads of each account past the yield point (running now). */
-  private readonly running = new Map<string, number>();
+  /** While another account is being served, an account's downloads run one at a time. */
+  private readonly yieldGate: YieldGate;
   private readonly heartbeat: NodeJS.Timeout;
   private closed = false;
 
   constructor(private readonly deps: DownloadServiceDeps) {
     this.slots = new Semaphore(deps.concurrency);
     this.accountSlots = new KeyedSemaphore(deps.config.accountConcurrency ?? Math.max(1, Math.floor(deps.concurrency / 2)));
+    this.yieldGate = new YieldGate((account) => deps.othersActive?.(account) ?? false);
     this.heartbeat = setInterval(() => void this.renew(), (deps.config.leaseSeconds * 1000) / 3);
     this.heartbeat.unref();
   }
@@ -105,13 +103,11 @@ export class DownloadService {
       while (!this.closed && Date.now() < deadline) {
         // The account's share first, so waiting for it holds none of the slots other accounts use.
         const releaseAccount = await this.accountSlots.acquire(account);
-        await this.yieldToOthers(account);
+        const releaseTurn = await this.yieldGate.enter(account, () => this.closed);
         const releaseSlot = await this.slots.acquire();
         const release = () => {
-          const left = (this.running.get(account) ?? 1) - 1;
-          if (left > 0) this.running.set(account, left);
-          else this.running.delete(account);
           releaseSlot();
+          releaseTurn();
           releaseAccount();
         };
         try {
@@ -155,19 +151,6 @@ export class DownloadService {
   private async admit(accountId: number): Promise<void> {
     const { limit, used } = await storedBytesBudget(this.deps.pool, accountId, DEFAULT_QUOTAS.storedBytes);
     if (used >= limit) throw new StoredBytesExceeded(limit);
-  }
-
-  /**
-   * Counts a download of `account` as running, first waiting while another account is being served and one
-   * of its downloads runs already (background yields). The last check and the count happen in one step, so
-   * workers starting together cannot all pass.
-   */
-  private async yieldToOthers(account: string): Promise<void> {
-    const othersActive = this.deps.othersActive;
-    while (othersActive && !this.closed && (this.running.get(account) ?? 0) >= 1 && othersActive(account)) {
-      await new Promise((resolve) => setTimeout(resolve, YIELD_POLL_MS));
-    }
-    this.running.set(account, (this.running.get(account) ?? 0) + 1);
   }
 
   /** Stops claiming new records; records in flight finish (or their leases expire). */

@@ -46,3 +46,33 @@ export class KeyedSemaphore {
     return this.byKey.get(key)?.inUse ?? 0;
   }
 }
+
+/** How often work held back by a YieldGate looks again. */
+const YIELD_POLL_MS = 20;
+
+/**
+ * Background work that yields: while `busy(key)` says more urgent work is being served, at most one holder
+ * per key runs; otherwise any number (the caller's semaphores bound them). The last check and the count
+ * happen in one step, so holders starting together cannot all pass.
+ */
+export class YieldGate {
+  private readonly running = new Map<string, number>();
+
+  constructor(private readonly busy: (key: string) => boolean) {}
+
+  /** Waits for its turn (or until `stopped()`), counts the holder and answers its release. */
+  async enter(key: string, stopped: () => boolean = () => false): Promise<() => void> {
+    while (!stopped() && (this.running.get(key) ?? 0) >= 1 && this.busy(key)) {
+      await new Promise((resolve) => setTimeout(resolve, YIELD_POLL_MS));
+    }
+    this.running.set(key, (this.running.get(key) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.running.get(key) ?? 1) - 1;
+      if (left > 0) this.running.set(key, left);
+      else this.running.delete(key);
+    };
+  }
+}
