@@ -67,8 +67,16 @@ export function readBody(request: FastifyRequest, options: BodyOptions): Promise
   return request.irisBody;
 }
 
+/**
+ * A record of a client's field names: no prototype, so a field named `__proto__` is kept as data (on a plain
+ * object it would be dropped as a prototype change) and `constructor` or `toString` are not seen as sent.
+ */
+function fieldRecord(): Record<string, string> {
+  return Object.create(null) as Record<string, string>;
+}
+
 async function parseBody(request: FastifyRequest, options: BodyOptions): Promise<RequestBody> {
-  const fields: Record<string, string> = {};
+  const fields = fieldRecord();
   for (const [key, value] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
     if (typeof value === 'string') fields[key] = value;
     else if (Array.isArray(value) && typeof value[0] === 'string') fields[key] = value.join(',');
@@ -136,7 +144,7 @@ async function parseBody(request: FastifyRequest, options: BodyOptions): Promise
 
 function readMultipart(request: FastifyRequest, stream: Readable, dir: string, maxFileBytes: number): Promise<{ fields: Record<string, string>; files: UploadedFile[] }> {
   return new Promise((resolve, reject) => {
-    const fields: Record<string, string> = {};
+    const fields = fieldRecord();
     const files: UploadedFile[] = [];
     const writes: Promise<void>[] = [];
     let failure: Error | null = null;

@@ -4,10 +4,9 @@
  * process, job workers and inference threads), real PostgreSQL, a real HTTP server that answers slowly and
  * counts the downloads it serves at once.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { photoJpeg } from '../support/test-images.js';
+import { startSlowImageServer, type SlowImageServer } from '../support/slow-image-server.js';
 import { multipart, startTestBackend, type TestBackend } from '../support/test-app.js';
 import { apply, prepare, waitForState } from './batch-helpers.js';
 
@@ -15,40 +14,28 @@ const LINES = 10;
 
 describe('batch tasks yield to interactive calls', () => {
   let backend: TestBackend;
-  let server: http.Server;
-  let base: string;
+  let server: SlowImageServer;
   let jpeg: Buffer;
-  let open = 0;
-  let mostOpen = 0;
 
   beforeAll(async () => {
     jpeg = await photoJpeg(320, 240, 4);
-    server = http.createServer((_req, res) => {
-      open++;
-      mostOpen = Math.max(mostOpen, open);
-      setTimeout(() => {
-        open--;
-        res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': jpeg.length }).end(jpeg);
-      }, 150);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await startSlowImageServer(jpeg);
     backend = await startTestBackend();
   });
   afterAll(async () => {
     await backend?.close();
-    await new Promise((resolve) => server?.close(resolve));
+    await server?.close();
   });
 
   /** Runs a colour task of LINES new URLs to SUCCESS; answers the most downloads served at once. */
   async function runTask(tag: string): Promise<number> {
-    mostOpen = 0;
-    const urls = Array.from({ length: LINES }, (_, i) => `${base}/${tag}-${i}.jpg`).join('\n');
+    server.resetMost();
+    const urls = Array.from({ length: LINES }, (_, i) => `${server.base}/${tag}-${i}.jpg`).join('\n');
     const prepared = await prepare(backend, '_0000072', urls);
     expect(prepared.statusCode).toBe(200);
     expect((await apply(backend, prepared.taskId)).statusCode).toBe(200);
     await waitForState(backend, prepared.taskId, ['SUCCESS']);
-    return mostOpen;
+    return server.mostOpen;
   }
 
   it('two lines at once alone, one at a time beside interactive analysis calls', async () => {

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { newResourceId } from '@iris/shared';
 
 /** A fresh database cloned from the migrated template; dropped by the returned `drop`. */
@@ -19,5 +19,26 @@ export async function createTestDatabase(): Promise<{ url: string; drop: () => P
       await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await client.end();
     },
+  };
+}
+
+/**
+ * A pool on a fresh database of the file's own, made before its tests and dropped after them (registers the
+ * hooks); call the answer inside tests.
+ */
+export function testDatabasePool(max = 2): () => pg.Pool {
+  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+  let pool: pg.Pool | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    pool = new pg.Pool({ connectionString: database.url, max });
+  });
+  afterAll(async () => {
+    await pool?.end();
+    await database?.drop();
+  });
+  return () => {
+    if (!pool) throw new Error('the test database is made in beforeAll');
+    return pool;
   };
 }

@@ -4,9 +4,8 @@
  * the quota check reads it. Real PostgreSQL.
  */
 import fc from 'fast-check';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../../test/support/test-database.js';
+import { describe, expect, it } from 'vitest';
+import { testDatabasePool } from '../../../test/support/test-database.js';
 import { storedBytesBudget } from '../downloads/download.repo.js';
 import { storedBytes } from './record-quotas.js';
 
@@ -22,16 +21,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 );
 
 describe('stored bytes per account', () => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>>;
-  let pool: pg.Pool;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    pool = new pg.Pool({ connectionString: database.url, max: 2 });
-  });
-  afterAll(async () => {
-    await pool.end();
-    await database.drop();
-  });
+  const db = testDatabasePool(2);
 
   it('the kept count equals the sum of the URL cache after any sequence of changes', async () => {
     let run = 0;
@@ -41,21 +31,21 @@ describe('stored bytes per account', () => {
         const base = 1000 * ++run;
         for (const o of ops) {
           if (o.kind === 'put') {
-            await pool.query(
+            await db().query(
               `INSERT INTO url_blobs (account_id, url, blob_key, width, height, bytes) VALUES ($1, $2, $3, 1, 1, $4)
                ON CONFLICT (account_id, url) DO UPDATE SET blob_key = EXCLUDED.blob_key, bytes = EXCLUDED.bytes`,
               [base + o.account, `u${o.url}`, `${base}-b${o.blob}`, o.bytes],
             );
           } else if (o.kind === 'delete') {
-            await pool.query('DELETE FROM url_blobs WHERE account_id = $1 AND url = $2', [base + o.account, `u${o.url}`]);
+            await db().query('DELETE FROM url_blobs WHERE account_id = $1 AND url = $2', [base + o.account, `u${o.url}`]);
           } else {
-            await pool.query('DELETE FROM url_blobs WHERE blob_key = $1', [`${base}-b${o.blob}`]);
+            await db().query('DELETE FROM url_blobs WHERE blob_key = $1', [`${base}-b${o.blob}`]);
           }
         }
         for (let account = base + 1; account <= base + 3; account++) {
-          const sum = await pool.query<{ bytes: string }>('SELECT coalesce(sum(bytes), 0) AS bytes FROM url_blobs WHERE account_id = $1', [account]);
-          expect(await storedBytes(pool, account)).toBe(Number(sum.rows[0]!.bytes));
-          expect((await storedBytesBudget(pool, account, 7)).used).toBe(Number(sum.rows[0]!.bytes));
+          const sum = await db().query<{ bytes: string }>('SELECT coalesce(sum(bytes), 0) AS bytes FROM url_blobs WHERE account_id = $1', [account]);
+          expect(await storedBytes(db(), account)).toBe(Number(sum.rows[0]!.bytes));
+          expect((await storedBytesBudget(db(), account, 7)).used).toBe(Number(sum.rows[0]!.bytes));
         }
       }),
       { numRuns: 40 },
@@ -63,8 +53,8 @@ describe('stored bytes per account', () => {
   });
 
   it('a rolled-back change leaves the count as it was; an account never seen counts 0', async () => {
-    await pool.query(`INSERT INTO url_blobs (account_id, url, blob_key, width, height, bytes) VALUES (900001, 'a', 'k', 1, 1, 500)`);
-    const client = await pool.connect();
+    await db().query(`INSERT INTO url_blobs (account_id, url, blob_key, width, height, bytes) VALUES (900001, 'a', 'k', 1, 1, 500)`);
+    const client = await db().connect();
     try {
       await client.query('BEGIN');
       await client.query(`INSERT INTO url_blobs (account_id, url, blob_key, width, height, bytes) VALUES (900001, 'b', 'k', 1, 1, 700)`);
@@ -73,7 +63,7 @@ describe('stored bytes per account', () => {
     } finally {
       client.release();
     }
-    expect(await storedBytes(pool, 900001)).toBe(500);
-    expect(await storedBytes(pool, 900002)).toBe(0);
+    expect(await storedBytes(db(), 900001)).toBe(500);
+    expect(await storedBytes(db(), 900002)).toBe(0);
   });
 });

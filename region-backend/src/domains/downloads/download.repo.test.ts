@@ -2,10 +2,9 @@
  * Claiming a download in a large set touches the records still to download, not the ones done: the claim
  * reads the partial index of unfinished records in due order. Real PostgreSQL; the plan's own row counts.
  */
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newResourceId } from '@iris/shared';
-import { createTestDatabase } from '../../../test/support/test-database.js';
+import { testDatabasePool } from '../../../test/support/test-database.js';
 import { CLAIM_SQL, claimRecords } from './download.repo.js';
 
 interface PlanNode {
@@ -22,28 +21,19 @@ function recordRowsRead(node: PlanNode): number {
 }
 
 describe('download claims', () => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>>;
-  let pool: pg.Pool;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    pool = new pg.Pool({ connectionString: database.url, max: 2 });
-  });
-  afterAll(async () => {
-    await pool.end();
-    await database.drop();
-  });
+  const db = testDatabasePool(2);
 
   it('read a few rows of a set of 20,000 whose first 19,000 are downloaded, and claim in due order', async () => {
     const setId = newResourceId();
-    await pool.query(`INSERT INTO data_sets (id, account_id, kind, name) VALUES ($1, 7, 'image_set', 'big')`, [setId]);
-    await pool.query(
+    await db().query(`INSERT INTO data_sets (id, account_id, kind, name) VALUES ($1, 7, 'image_set', 'big')`, [setId]);
+    await db().query(
       `INSERT INTO data_set_records (set_id, url, status, next_attempt_at)
        SELECT $1, 'http://x/' || g, CASE WHEN g < 19000 THEN 'downloaded' ELSE 'pending' END, now() - make_interval(secs => 20000 - g)
        FROM generate_series(0, 19999) g`,
       [setId],
     );
-    await pool.query('ANALYZE data_set_records');
-    const client = await pool.connect();
+    await db().query('ANALYZE data_set_records');
+    const client = await db().connect();
     try {
       await client.query('BEGIN');
       const plan = (await client.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${CLAIM_SQL}`, [setId, 1, 60])).rows[0]!['QUERY PLAN'][0]!.Plan;
@@ -52,7 +42,7 @@ describe('download claims', () => {
     } finally {
       client.release();
     }
-    const claimed = await claimRecords(pool, setId, 3, 60);
+    const claimed = await claimRecords(db(), setId, 3, 60);
     expect(claimed.map((r) => r.url)).toEqual(['http://x/19000', 'http://x/19001', 'http://x/19002']);
     expect(claimed.every((r) => Number(r.account_id) === 7 && r.attempts === 1)).toBe(true);
   });

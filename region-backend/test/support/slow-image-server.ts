@@ -1,0 +1,36 @@
+/**
+ * A loopback server answering every path with the same JPEG after a delay, counting the requests it serves at
+ * once: tests of background work that must yield read the most at once over a phase (`mostOpen`, reset with
+ * `resetMost`).
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface SlowImageServer {
+  base: string;
+  readonly mostOpen: number;
+  resetMost(): void;
+  close(): Promise<void>;
+}
+
+export async function startSlowImageServer(jpeg: Buffer, delayMs = 150): Promise<SlowImageServer> {
+  let open = 0;
+  let most = 0;
+  const server = http.createServer((_req, res) => {
+    open++;
+    most = Math.max(most, open);
+    setTimeout(() => {
+      open--;
+      res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': jpeg.length }).end(jpeg);
+    }, delayMs);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    get mostOpen() {
+      return most;
+    },
+    resetMost: () => (most = 0),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
