@@ -1,5 +1,5 @@
 /** The console shell: sign-in gate, navigation, language switch, and the page of the current route. */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useLayoutEffect, useMemo, useState } from 'preact/hooks';
 import { setApiLang } from './api/client.js';
 import { I18nContext, makeI18n } from './i18n/i18n.js';
 import type { MessageKey } from './i18n/messages.js';
@@ -59,7 +59,9 @@ export function App() {
     [lang],
   );
   setApiLang(lang);
-  useEffect(() => {
+  // In the same frame as the text it describes (a layout effect): screen readers and the browser's own
+  // hyphenation or translation see the new language together with the new words, never one frame apart.
+  useLayoutEffect(() => {
     document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
     document.title = i18n.t('appName');
   }, [lang]);
