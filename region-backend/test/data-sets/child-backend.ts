@@ -19,8 +19,22 @@ export interface ChildBackend {
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
+/** Attempts at a free port: another process may take the one found before the child binds it. */
+const PORT_ATTEMPTS = 3;
+
 export async function startChildBackend(options: { databaseUrl: string; dataDir: string; env?: Record<string, string> }): Promise<ChildBackend> {
-  const port = await freePort();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options, await freePort());
+    } catch (err) {
+      if (!(err instanceof PortTakenError) || attempt >= PORT_ATTEMPTS) throw err;
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+async function startOnce(options: { databaseUrl: string; dataDir: string; env?: Record<string, string> }, port: number): Promise<ChildBackend> {
   const output: string[] = [];
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: BACKEND_DIR,
@@ -48,7 +62,10 @@ export async function startChildBackend(options: { databaseUrl: string; dataDir:
 
   const until = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`backend exited during start:\n${output.join('')}`);
+    if (child.exitCode !== null) {
+      const message = `backend exited during start:\n${output.join('')}`;
+      throw /is already in use/.test(message) ? new PortTakenError(message) : new Error(message);
+    }
     try {
       if ((await fetch(`${base}/healthz`)).ok) break;
     } catch {
