@@ -5,6 +5,7 @@
  * the model hands them over one at a time.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { releaseWhenAnswered } from './when-answered.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -68,13 +69,6 @@ export function registerAccountCalls(app: FastifyInstance): AccountCalls {
     request.irisCallAccount = String(request.ctx.accountId);
     calls.enter(request.irisCallAccount);
   });
-  // Over once the answer is handed over (as for upload slots): the caller's next call may arrive before
-  // onResponse runs.
-  app.addHook('onSend', async (request, _reply, payload) => {
-    release(request);
-    return payload;
-  });
-  app.addHook('onResponse', async (request) => release(request));
-  app.addHook('onRequestAbort', async (request) => release(request));
+  releaseWhenAnswered(app, release);
   return calls;
 }

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, LIMITS } from '@iris/shared';
+import { releaseWhenAnswered } from './when-answered.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -37,12 +38,5 @@ export function registerAccountUploadLimit(app: FastifyInstance, perAccount: num
     inFlight.set(account, current + 1);
     request.irisUploadSlot = account;
   });
-  // Freed as the answer is handed over, not after it went out (onResponse): a caller sending its next upload
-  // as soon as it reads the answer would otherwise find its own previous upload still counted.
-  app.addHook('onSend', async (request, _reply, payload) => {
-    release(request);
-    return payload;
-  });
-  app.addHook('onResponse', async (request) => release(request));
-  app.addHook('onRequestAbort', async (request) => release(request));
+  releaseWhenAnswered(app, release);
 }

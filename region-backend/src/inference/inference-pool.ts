@@ -194,7 +194,7 @@ export class InferencePool {
    * Whether interactive work is being served: waiting, running, or submitted within `withinMs` (the gap
    * before a sequential caller's next call). Background work outside the pool (batch downloads) yields then.
    */
-  interactiveActive(withinMs = 250): boolean {
+  interactiveActive(withinMs: number): boolean {
     if (this.queues.interactive.size || this.slots.some((s) => s.job?.priority === 'interactive')) return true;
     return performance.now() - this.lastInteractive <= withinMs;
   }

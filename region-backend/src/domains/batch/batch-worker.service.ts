@@ -11,6 +11,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type pg from 'pg';
 import { isApiError } from '@iris/shared';
 import { fetchImage, ImageFetchError, type FetchOptions } from '../../images/image-fetcher.js';
+import { RECENT_CALL_MS } from '../../http/account-calls.hook.js';
 import type { InferencePool } from '../../inference/inference-pool.js';
 import { Semaphore, YieldGate } from '../downloads/semaphore.js';
 import type { BatchConfig } from './batch-config.js';
@@ -74,7 +75,7 @@ export class BatchWorker {
 
   constructor(private readonly deps: BatchWorkerDeps) {
     this.slots = new Semaphore(deps.config.concurrency);
-    this.yieldGate = new YieldGate(() => deps.inference.interactiveActive());
+    this.yieldGate = new YieldGate(() => deps.inference.interactiveActive(RECENT_CALL_MS));
     this.heartbeat = setInterval(() => void this.renew(), (deps.config.leaseSeconds * 1000) / 3);
     this.heartbeat.unref();
   }
