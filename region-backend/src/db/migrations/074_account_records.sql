@@ -10,44 +10,43 @@ CREATE TABLE account_records (
   records bigint NOT NULL DEFAULT 0
 );
 
+-- Adds per-set changes of live records to their accounts' counts; changes that cancel out write nothing.
+CREATE FUNCTION account_records_add(set_ids text[], changes bigint[]) RETURNS void AS $$
+  INSERT INTO account_records AS a (account_id, records)
+  SELECT s.account_id, sum(d.n) FROM unnest(set_ids, changes) AS d(set_id, n) JOIN data_sets s ON s.id = d.set_id
+  GROUP BY s.account_id HAVING sum(d.n) <> 0
+  ON CONFLICT (account_id) DO UPDATE SET records = a.records + EXCLUDED.records;
+$$ LANGUAGE sql;
+
 CREATE FUNCTION data_set_records_inserted() RETURNS trigger AS $$
 BEGIN
-  INSERT INTO account_records AS a (account_id, records)
-  SELECT s.account_id, count(*) FROM added r JOIN data_sets s ON s.id = r.set_id
-  WHERE r.deleted_at IS NULL GROUP BY s.account_id
-  ON CONFLICT (account_id) DO UPDATE SET records = a.records + EXCLUDED.records;
+  PERFORM account_records_add(array_agg(set_id), array_agg(n))
+  FROM (SELECT set_id, count(*) AS n FROM added WHERE deleted_at IS NULL GROUP BY set_id) d;
   RETURN NULL;
 END;
 $$ LANGUAGE plpgsql;
 
 CREATE FUNCTION data_set_records_updated() RETURNS trigger AS $$
 BEGIN
-  INSERT INTO account_records AS a (account_id, records)
-  SELECT s.account_id, sum(d.n) FROM (
-    SELECT set_id, count(*) AS n FROM after_rows WHERE deleted_at IS NULL GROUP BY set_id
-    UNION ALL
-    SELECT set_id, -count(*) FROM before_rows WHERE deleted_at IS NULL GROUP BY set_id
-  ) d JOIN data_sets s ON s.id = d.set_id
-  GROUP BY s.account_id HAVING sum(d.n) <> 0
-  ON CONFLICT (account_id) DO UPDATE SET records = a.records + EXCLUDED.records;
+  PERFORM account_records_add(array_agg(set_id), array_agg(n))
+  FROM (SELECT set_id, count(*) AS n FROM after_rows WHERE deleted_at IS NULL GROUP BY set_id
+        UNION ALL
+        SELECT set_id, -count(*) FROM before_rows WHERE deleted_at IS NULL GROUP BY set_id) d;
   RETURN NULL;
 END;
 $$ LANGUAGE plpgsql;
 
 CREATE FUNCTION data_set_records_deleted() RETURNS trigger AS $$
 BEGIN
-  UPDATE account_records a SET records = a.records - d.n
-  FROM (SELECT s.account_id, count(*) AS n FROM removed r JOIN data_sets s ON s.id = r.set_id
-        WHERE r.deleted_at IS NULL GROUP BY s.account_id) d
-  WHERE a.account_id = d.account_id;
+  PERFORM account_records_add(array_agg(set_id), array_agg(-n))
+  FROM (SELECT set_id, count(*) AS n FROM removed WHERE deleted_at IS NULL GROUP BY set_id) d;
   RETURN NULL;
 END;
 $$ LANGUAGE plpgsql;
 
 CREATE FUNCTION data_sets_deleted_records() RETURNS trigger AS $$
 BEGIN
-  UPDATE account_records SET records = records - (SELECT count(*) FROM data_set_records WHERE set_id = OLD.id AND deleted_at IS NULL)
-  WHERE account_id = OLD.account_id;
+  PERFORM account_records_add(ARRAY[OLD.id], ARRAY[-(SELECT count(*) FROM data_set_records WHERE set_id = OLD.id AND deleted_at IS NULL)]);
   RETURN OLD;
 END;
 $$ LANGUAGE plpgsql;
