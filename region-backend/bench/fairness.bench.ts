@@ -178,8 +178,8 @@ export default async function run(): Promise<void> {
         // Where the cores go while B is timed: the backend, PostgreSQL, A's client (and A's picture server), B's client.
         const meter = cpuMeter({ backend: { pid: backend.process.pid! }, postgres: { pid: postgres.pid }, flood: { pid: floodProcess.pid! }, probe: { pid: process.pid, alone: true } });
         const busyProbes = await probes(backend, photos[1]!);
-        const cores = meter.coresSince();
-        cpuRows.push([setting.label, cores.backend!, cores.postgres!, cores.flood!, cores.probe!]);
+        const used = meter.coresSince();
+        cpuRows.push([setting.label, used.backend!, used.postgres!, used.flood!, used.probe!]);
         const busy = busyProbes.map((p) => p.ms);
         stop();
         const counts = await flooding;
