@@ -1,6 +1,6 @@
 /**
  * A batch task yields to interactive calls: its lines download two at a time (IRIS_BATCH_CONCURRENCY) while
- * nothing else runs, one at a time while interactive analysis calls are being served. Real backend (in
+ * nothing else runs, one at a time while another account's analysis calls are being served. Real backend (in
  * process, job workers and inference threads), real PostgreSQL, a real HTTP server that answers slowly and
  * counts the downloads it serves at once.
  */

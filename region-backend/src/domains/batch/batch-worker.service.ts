@@ -38,6 +38,8 @@ export interface BatchWorkerDeps {
   services: BatchServices;
   /** A background-priority view of the inference pool. */
   inference: InferencePool;
+  /** Whether an account other than the one named has calls being served in this process. */
+  othersActive?: (account: string) => boolean;
   fetch: Partial<FetchOptions>;
   config: BatchConfig;
   taskDir(taskId: string): string;
@@ -67,7 +69,11 @@ interface Claim {
 
 export class BatchWorker {
   private readonly slots: Semaphore;
-  /** While interactive calls are being analysed, a task's lines go one at a time (their downloads and decodes too). */
+  /**
+   * While interactive analysis runs, or another account's calls are being served, an account's batch lines
+   * go one at a time (their downloads and decodes too). Keyed by account, so several tasks of one account
+   * do not add up to several lines.
+   */
   private readonly yieldGate: YieldGate;
   private readonly inFlight = new Set<Claim>();
   private readonly heartbeat: NodeJS.Timeout;
@@ -75,7 +81,7 @@ export class BatchWorker {
 
   constructor(private readonly deps: BatchWorkerDeps) {
     this.slots = new Semaphore(deps.config.concurrency);
-    this.yieldGate = new YieldGate(() => deps.inference.interactiveActive(RECENT_CALL_MS));
+    this.yieldGate = new YieldGate((account) => deps.inference.interactiveActive(RECENT_CALL_MS) || (deps.othersActive?.(account) ?? false));
     this.heartbeat = setInterval(() => void this.renew(), (deps.config.leaseSeconds * 1000) / 3);
     this.heartbeat.unref();
   }
@@ -113,7 +119,7 @@ export class BatchWorker {
     let processed = 0;
     const work = async () => {
       while (!this.closed && Date.now() < deadline) {
-        const releaseTurn = await this.yieldGate.enter(taskId, () => this.closed);
+        const releaseTurn = await this.yieldGate.enter(String(task.account_id), () => this.closed);
         const releaseSlot = await this.slots.acquire();
         const release = () => {
           releaseSlot();

@@ -32,6 +32,7 @@ const routes = fp(
       log: app.log.child({ domain: 'batch' }),
       services,
       inference,
+      othersActive: app.accountCalls.othersActive,
       fetch: app.config.images.fetch,
       config,
       taskDir: (taskId) => path.join(filesDir, taskId),
