@@ -17,6 +17,7 @@
  *
  *   npm run bench -- search
  *   IRIS_BENCH_SEARCH_SIZE=20000 IRIS_BENCH_QUERIES=50 IRIS_BENCH_INDEX_IMAGES=500 npm run bench -- search
+ *   IRIS_BENCH_SEARCH_SIZE=0 npm run bench -- search     (indexing throughput only)
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
@@ -401,7 +402,7 @@ export default async function run(): Promise<void> {
     env: { LOG_LEVEL: 'info', IRIS_MODEL_CACHE_DIR: modelCacheDir() },
   });
   try {
-    await queryLatency(platform, dataDir);
+    if (SIZE > 0) await queryLatency(platform, dataDir);
     await indexingThroughput(platform);
   } finally {
     await platform.stop();

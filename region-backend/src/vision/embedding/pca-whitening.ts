@@ -27,11 +27,23 @@ export function applyWhitening(w: Whitening, x: Float32Array): Float32Array {
   const centred = new Float32Array(w.inputDim);
   for (let i = 0; i < w.inputDim; i++) centred[i] = x[i]! - w.mean[i]!;
   const out = new Float32Array(w.outputDim);
+  const n = w.inputDim;
+  const tail = n - (n % 4);
   for (let r = 0; r < w.outputDim; r++) {
-    const row = r * w.inputDim;
-    let s = 0;
-    for (let i = 0; i < w.inputDim; i++) s += w.projection[row + i]! * centred[i]!;
-    out[r] = s;
+    const row = r * n;
+    // Four running sums: independent additions pipeline, one chain of n would wait on each.
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    for (let i = 0; i < tail; i += 4) {
+      s0 += w.projection[row + i]! * centred[i]!;
+      s1 += w.projection[row + i + 1]! * centred[i + 1]!;
+      s2 += w.projection[row + i + 2]! * centred[i + 2]!;
+      s3 += w.projection[row + i + 3]! * centred[i + 3]!;
+    }
+    for (let i = tail; i < n; i++) s0 += w.projection[row + i]! * centred[i]!;
+    out[r] = s0 + s1 + (s2 + s3);
   }
   return l2normalise(out);
 }
