@@ -1,7 +1,7 @@
 /**
  * A loopback server answering every path with the same JPEG after a delay, counting the requests it serves at
- * once: tests of background work that must yield read the most at once over a phase (`mostOpen`, reset with
- * `resetMost`).
+ * once and when each arrived: tests of background work that must yield read the most at once over a phase
+ * (`mostOpen`) and the gaps between requests (`arrivals`, ms on this process's clock), both reset with `resetMost`.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 export interface SlowImageServer {
   base: string;
   readonly mostOpen: number;
+  readonly arrivals: readonly number[];
   resetMost(): void;
   close(): Promise<void>;
 }
@@ -16,7 +17,9 @@ export interface SlowImageServer {
 export async function startSlowImageServer(jpeg: Buffer, delayMs = 150): Promise<SlowImageServer> {
   let open = 0;
   let most = 0;
+  let arrivals: number[] = [];
   const server = http.createServer((_req, res) => {
+    arrivals.push(performance.now());
     open++;
     most = Math.max(most, open);
     setTimeout(() => {
@@ -30,7 +33,13 @@ export async function startSlowImageServer(jpeg: Buffer, delayMs = 150): Promise
     get mostOpen() {
       return most;
     },
-    resetMost: () => (most = 0),
+    get arrivals() {
+      return arrivals;
+    },
+    resetMost: () => {
+      most = 0;
+      arrivals = [];
+    },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -4,6 +4,8 @@ import { z } from 'zod';
 const schema = z.object({
   /** URLs of one task analysed at once by one backend process (download and analysis overlap). */
   IRIS_BATCH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** While interactive analysis or other accounts' calls are being served, an account's lines start at most this often (0: one at a time, unpaced). */
+  IRIS_YIELDING_BATCH_LINES_PER_SECOND: z.coerce.number().min(0).max(10_000).default(10),
   /** Inference threads batch work may hold at once (default: all but one, so interactive queries find a free one). */
   IRIS_BATCH_INFERENCE_THREADS: z.coerce.number().int().min(1).max(64).optional(),
   /** How long a claimed line stays claimed without renewal; renewed every third of it while working. */
@@ -26,6 +28,8 @@ const schema = z.object({
 
 export interface BatchConfig {
   concurrency: number;
+  /** Line starts per second of an account while its task yields. */
+  yieldingPerSecond: number;
   /** undefined: the pool's size minus one. */
   inferenceThreads: number | undefined;
   leaseSeconds: number;
@@ -49,6 +53,7 @@ export function loadBatchConfig(env: NodeJS.ProcessEnv): BatchConfig {
   const services = e.IRIS_BATCH_SERVICES?.split(',').map((s) => s.trim()).filter(Boolean);
   return {
     concurrency: e.IRIS_BATCH_CONCURRENCY,
+    yieldingPerSecond: e.IRIS_YIELDING_BATCH_LINES_PER_SECOND,
     inferenceThreads: e.IRIS_BATCH_INFERENCE_THREADS,
     leaseSeconds: e.IRIS_BATCH_LEASE_SECONDS,
     maxAttempts: e.IRIS_BATCH_MAX_ATTEMPTS,

@@ -71,7 +71,7 @@ export class BatchWorker {
   private readonly slots: Semaphore;
   /**
    * While interactive analysis runs, or another account's calls are being served, an account's batch lines
-   * go one at a time (their downloads and decodes too). Keyed by account, so several tasks of one account
+   * go one at a time, paced (their downloads and decodes too). Keyed by account, so several tasks of one account
    * do not add up to several lines.
    */
   private readonly yieldGate: YieldGate;
@@ -81,7 +81,10 @@ export class BatchWorker {
 
   constructor(private readonly deps: BatchWorkerDeps) {
     this.slots = new Semaphore(deps.config.concurrency);
-    this.yieldGate = new YieldGate((account) => deps.inference.interactiveActive(RECENT_CALL_MS) || (deps.othersActive?.(account) ?? false));
+    this.yieldGate = new YieldGate(
+      (account) => deps.inference.interactiveActive(RECENT_CALL_MS) || (deps.othersActive?.(account) ?? false),
+      deps.config.yieldingPerSecond,
+    );
     this.heartbeat = setInterval(() => void this.renew(), (deps.config.leaseSeconds * 1000) / 3);
     this.heartbeat.unref();
   }

@@ -10,6 +10,8 @@ const schema = z.object({
   IRIS_DOWNLOAD_LEASE_SECONDS: z.coerce.number().min(3).max(3600).default(30),
   /** Downloads one account may run at once in a process (the rest of IRIS_DOWNLOAD_CONCURRENCY stays for others). */
   IRIS_ACCOUNT_DOWNLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
+  /** While other accounts' calls are being served, an account's downloads start at most this often (0: no pacing). */
+  IRIS_YIELDING_DOWNLOADS_PER_SECOND: z.coerce.number().min(0).max(10_000).default(10),
 });
 
 export interface DownloadConfig {
@@ -18,6 +20,8 @@ export interface DownloadConfig {
   leaseSeconds: number;
   /** Per-account share of the process's downloads; default half of it (at least one). */
   accountConcurrency: number | undefined;
+  /** Download starts per second of an account while it yields to others' calls (0: one at a time, unpaced). */
+  yieldingPerSecond: number;
 }
 
 export function loadDownloadConfig(env: NodeJS.ProcessEnv): DownloadConfig {
@@ -31,6 +35,7 @@ export function loadDownloadConfig(env: NodeJS.ProcessEnv): DownloadConfig {
     retrySeconds: parsed.data.IRIS_DOWNLOAD_RETRY_SECONDS,
     leaseSeconds: parsed.data.IRIS_DOWNLOAD_LEASE_SECONDS,
     accountConcurrency: parsed.data.IRIS_ACCOUNT_DOWNLOAD_CONCURRENCY,
+    yieldingPerSecond: parsed.data.IRIS_YIELDING_DOWNLOADS_PER_SECOND,
   };
 }
 

@@ -58,7 +58,7 @@ export class DownloadService {
   /** Each account's share of the slots, so one account's sets cannot hold all of them. */
   private readonly accountSlots: KeyedSemaphore;
   private readonly inFlight = new Set<number>();
-  /** While another account is being served, an account's downloads run one at a time. */
+  /** While another account is being served, an account's downloads run one at a time, paced. */
   private readonly yieldGate: YieldGate;
   private readonly heartbeat: NodeJS.Timeout;
   private closed = false;
@@ -66,7 +66,7 @@ export class DownloadService {
   constructor(private readonly deps: DownloadServiceDeps) {
     this.slots = new Semaphore(deps.concurrency);
     this.accountSlots = new KeyedSemaphore(deps.config.accountConcurrency ?? Math.max(1, Math.floor(deps.concurrency / 2)));
-    this.yieldGate = new YieldGate((account) => deps.othersActive?.(account) ?? false);
+    this.yieldGate = new YieldGate((account) => deps.othersActive?.(account) ?? false, deps.config.yieldingPerSecond);
     this.heartbeat = setInterval(() => void this.renew(), (deps.config.leaseSeconds * 1000) / 3);
     this.heartbeat.unref();
   }

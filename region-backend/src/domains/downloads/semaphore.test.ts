@@ -50,4 +50,25 @@ describe('yield gate', () => {
     (await waiting)();
     expect(third).toBe(true);
   });
+
+  it('paced while busy: holders of a key start at most startsPerSecond times a second; unpaced while nothing is busy', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 2, max: 4 }), fc.constantFrom(10, 25), fc.boolean(), async (holders, perSecond, busy) => {
+        const gate = new YieldGate(() => busy, perSecond);
+        const starts: number[] = [];
+        await Promise.all(
+          Array.from({ length: holders }, async () => {
+            const release = await gate.enter('a');
+            starts.push(performance.now());
+            await new Promise((r) => setTimeout(r, 2));
+            release();
+          }),
+        );
+        const gaps = starts.slice(1).map((at, i) => at - starts[i]!);
+        if (busy) for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(1000 / perSecond - 1);
+        else expect(Math.max(...gaps)).toBeLessThan(1000 / perSecond / 2);
+      }),
+      { numRuns: 8 },
+    );
+  });
 });

@@ -52,20 +52,31 @@ const YIELD_POLL_MS = 20;
 
 /**
  * Background work that yields: while `busy(key)` says more urgent work is being served, at most one holder
- * per key runs; otherwise any number (the caller's semaphores bound them). The last check and the count
+ * per key runs, and when `startsPerSecond` is set, holders of a key start at most that often (so background
+ * work that is mostly CPU, a download's decode and re-encode, takes a bounded share of the cores beside
+ * others' calls). Otherwise any number run (the caller's semaphores bound them). The last check and the count
  * happen in one step, so holders starting together cannot all pass.
  */
 export class YieldGate {
   private readonly running = new Map<string, number>();
+  /** When each key's last holder started (kept while it may still hold the next one back). */
+  private readonly started = new Map<string, number>();
+  private readonly spacingMs: number;
 
-  constructor(private readonly busy: (key: string) => boolean) {}
+  constructor(
+    private readonly busy: (key: string) => boolean,
+    startsPerSecond = 0,
+  ) {
+    this.spacingMs = startsPerSecond > 0 ? 1000 / startsPerSecond : 0;
+  }
 
   /** Waits for its turn (or until `stopped()`), counts the holder and answers its release. */
   async enter(key: string, stopped: () => boolean = () => false): Promise<() => void> {
-    while (!stopped() && (this.running.get(key) ?? 0) >= 1 && this.busy(key)) {
+    while (!stopped() && this.heldBack(key) && this.busy(key)) {
       await new Promise((resolve) => setTimeout(resolve, YIELD_POLL_MS));
     }
     this.running.set(key, (this.running.get(key) ?? 0) + 1);
+    if (this.spacingMs) this.started.set(key, performance.now());
     let released = false;
     return () => {
       if (released) return;
@@ -74,5 +85,14 @@ export class YieldGate {
       if (left > 0) this.running.set(key, left);
       else this.running.delete(key);
     };
+  }
+
+  /** Whether a holder of `key` would have to wait if the work it yields to is being served. */
+  private heldBack(key: string): boolean {
+    if ((this.running.get(key) ?? 0) >= 1) return true;
+    if (!this.spacingMs) return false;
+    const now = performance.now();
+    for (const [other, at] of this.started) if (now - at >= this.spacingMs) this.started.delete(other);
+    return this.started.has(key);
   }
 }
