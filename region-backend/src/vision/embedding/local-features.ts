@@ -11,9 +11,9 @@ import { textBanner } from './text-banner.js';
 
 export const LOCAL_FEATURES = {
   /** Recipe stored with the bytes: features of another recipe are re-extracted. */
-  recipe: 'orb360-v1',
+  recipe: 'orb480-v1',
   /** Indexed pictures are described with their longer side at this many pixels. */
-  indexSide: 360,
+  indexSide: 480,
   indexFeatures: 300,
   /** Queries are described larger and with more keypoints (small ones enlarged up to this side). */
   querySide: 640,
