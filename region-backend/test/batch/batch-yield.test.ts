@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { photoJpeg } from '../support/test-images.js';
 import { startSlowImageServer, type SlowImageServer } from '../support/slow-image-server.js';
 import { multipart, startTestBackend, type TestBackend } from '../support/test-app.js';
+import { whileCalling } from '../support/while-calling.js';
 import { apply, prepare, waitForState } from './batch-helpers.js';
 
 const LINES = 10;
@@ -44,18 +45,9 @@ describe('batch tasks yield to interactive calls', () => {
   }
 
   /** While another account makes one analysis call after the other, runs `work`. */
-  async function besideCalls<T>(work: () => Promise<T>): Promise<T> {
-    let calling = true;
+  function besideCalls<T>(work: () => Promise<T>): Promise<T> {
     const image = multipart({ image: { filename: 'q.jpg', content: jpeg, contentType: 'image/jpeg' } });
-    const caller = (async () => {
-      while (calling) await backend.call({ method: 'POST', url: '/classify/_0000024', payload: image.payload, headers: image.headers, accountId: 5 });
-    })();
-    try {
-      return await work();
-    } finally {
-      calling = false;
-      await caller;
-    }
+    return whileCalling(() => backend.call({ method: 'POST', url: '/classify/_0000024', payload: image.payload, headers: image.headers, accountId: 5 }), work);
   }
 
   it('two lines at once alone, one at a time beside interactive analysis calls', async () => {
@@ -65,7 +57,7 @@ describe('batch tasks yield to interactive calls', () => {
 
   it('beside interactive calls, lines start at most 10 a second', async () => {
     await besideCalls(() => runTask('quick-beside', quick, 6));
-    const gaps = quick.arrivals.slice(1).map((at, i) => at - quick.arrivals[i]!);
+    const gaps = quick.arrivalGaps;
     expect(gaps).toHaveLength(5);
     // 100 ms between starts at the gate. Each request leaves after a claim query, whose time varies under
     // load, so the span of the five gaps is checked (jitter only moves its two ends).

@@ -1,7 +1,7 @@
 /**
  * A loopback server answering every path with the same JPEG after a delay, counting the requests it serves at
  * once and when each arrived: tests of background work that must yield read the most at once over a phase
- * (`mostOpen`) and the gaps between requests (`arrivals`, ms on this process's clock), both reset with `resetMost`.
+ * (`mostOpen`) and the gaps between consecutive requests (`arrivalGaps`, ms), both reset with `resetMost`.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 export interface SlowImageServer {
   base: string;
   readonly mostOpen: number;
-  readonly arrivals: readonly number[];
+  readonly arrivalGaps: number[];
   resetMost(): void;
   close(): Promise<void>;
 }
@@ -33,8 +33,8 @@ export async function startSlowImageServer(jpeg: Buffer, delayMs = 150): Promise
     get mostOpen() {
       return most;
     },
-    get arrivals() {
-      return arrivals;
+    get arrivalGaps() {
+      return arrivals.slice(1).map((at, i) => at - arrivals[i]!);
     },
     resetMost: () => {
       most = 0;

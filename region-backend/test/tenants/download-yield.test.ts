@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { photoJpeg } from '../support/test-images.js';
 import { startSlowImageServer, type SlowImageServer } from '../support/slow-image-server.js';
 import { startTestBackend, type TestBackend } from '../support/test-app.js';
+import { whileCalling } from '../support/while-calling.js';
 import { createImageSet, fileUpload, waitFor } from '../data-sets/helpers.js';
 
 const A = 71;
@@ -48,17 +49,8 @@ describe('downloads yield to other accounts', () => {
   }
 
   /** While B makes one call after the other (listing its sets), runs `work`. */
-  async function besideB<T>(work: () => Promise<T>): Promise<T> {
-    let calling = true;
-    const caller = (async () => {
-      while (calling) await backend.call({ method: 'GET', url: '/image_sets/_0000014', accountId: B });
-    })();
-    try {
-      return await work();
-    } finally {
-      calling = false;
-      await caller;
-    }
+  function besideB<T>(work: () => Promise<T>): Promise<T> {
+    return whileCalling(() => backend.call({ method: 'GET', url: '/image_sets/_0000014', accountId: B }), work);
   }
 
   it('several at once while the account is alone, one at a time while another account is served', async () => {
@@ -69,11 +61,11 @@ describe('downloads yield to other accounts', () => {
 
   it('paced while another account is served: downloads start at most 10 a second; unpaced alone', async () => {
     await downloadSet('quick-alone', quick, 6);
-    const alone = quick.arrivals.slice(1).map((at, i) => at - quick.arrivals[i]!);
+    const alone = quick.arrivalGaps;
     expect(Math.min(...alone)).toBeLessThan(50);
 
     await besideB(() => downloadSet('quick-beside', quick, 6));
-    const beside = quick.arrivals.slice(1).map((at, i) => at - quick.arrivals[i]!);
+    const beside = quick.arrivalGaps;
     expect(beside).toHaveLength(5);
     // 100 ms between starts at the gate. Each request leaves after a claim query, whose time varies under
     // load, so the span of the five gaps is checked (jitter only moves its two ends).
