@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { BackendConfig } from './config.js';
 import { DOMAINS } from './domains/index.js';
+import { BulkWriteTurns } from './domains/data-sets/bulk-write-turns.js';
 import { registerContract } from './http/contract.hook.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerAccountCalls } from './http/account-calls.hook.js';
@@ -18,6 +19,9 @@ import { inferencePlugin } from './plugins/inference.plugin.js';
 import { metricsPlugin } from './plugins/metrics.plugin.js';
 import { loopWatchdogPlugin } from './plugins/loop-watchdog.plugin.js';
 import { queuePlugin } from './plugins/queue.plugin.js';
+
+/** A bulk file waiting longer than this for its account's turn is refused with 503 (retry later). */
+const BULK_TURN_MAX_WAIT_MS = 30_000;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -52,15 +56,24 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
   registerAccountUploadLimit(app, config.accountUploads);
   const accountCalls = registerAccountCalls(app);
   app.decorate('accountCalls', accountCalls);
+  app.decorate(
+    'bulkWrites',
+    new BulkWriteTurns({
+      yields: (account) => accountCalls.concurrency(account) >= 2 && accountCalls.othersActive(account),
+      rowsPerSecond: config.yieldingBulkRowsPerSecond,
+      maxWaitMs: BULK_TURN_MAX_WAIT_MS,
+    }),
+  );
   const swept = await sweepUploadDirs(config.tmpDir);
   if (swept) app.log.info({ swept }, 'removed upload folders left by stopped processes');
 
   await app.register(databasePlugin, { databaseUrl: config.databaseUrl, connectTimeoutMs: config.dbConnectTimeoutMs });
   await app.register(inferencePlugin, { threads: config.inferenceThreads, limits: config.poolLimits });
   await app.register(decoderPlugin, { threads: config.images.decodeThreads, maxPixels: config.images.maxPixels, timeoutMs: config.images.decodeTimeoutMs });
-  // The pools put the tasks of an account with several calls in flight on their low-priority threads.
-  app.inference.callsInFlight = accountCalls.inFlight;
-  app.decoder.callsInFlight = accountCalls.inFlight;
+  // The pools put the tasks of an account with several calls at once (now or within the last second) on their
+  // low-priority threads.
+  app.inference.callsInFlight = accountCalls.concurrency;
+  app.decoder.callsInFlight = accountCalls.concurrency;
   await app.register(blobStorePlugin);
   await app.register(queuePlugin, {
     databaseUrl: config.databaseUrl,

@@ -1,7 +1,7 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import type { FastifyRequest } from 'fastify';
-import { AccountCalls, registerAccountCalls } from './account-calls.hook.js';
+import { AccountCalls, PARALLEL_MEMORY_MS, registerAccountCalls } from './account-calls.hook.js';
 
 describe('calls in flight per account', () => {
   it('counts the calls each account has open, and forgets them when answered or failed', async () => {
@@ -57,5 +57,34 @@ describe('calls in flight per account', () => {
     expect(calls.othersActive('2', 200)).toBe(true);
     await new Promise((r) => setTimeout(r, 300));
     expect(calls.othersActive('1')).toBe(false); // past RECENT_CALL_MS, 2's end is forgotten
+  });
+
+  it('counts an account that had several calls at once as a parallel caller for a second, a sequential one as single', async () => {
+    const calls = new AccountCalls();
+    // A sequential caller: one call at a time, however many.
+    for (let i = 0; i < 5; i++) {
+      calls.enter('1');
+      expect(calls.concurrency('1')).toBe(1);
+      calls.leave('1');
+    }
+    expect(calls.concurrency('1')).toBe(0);
+    // A parallel caller keeps counting 2 while its in-flight count dips to one (a flood paced by the edge).
+    calls.enter('2');
+    calls.enter('2');
+    calls.leave('2');
+    expect([calls.inFlight('2'), calls.concurrency('2')]).toEqual([1, 2]);
+    calls.leave('2');
+    calls.enter('2');
+    expect(calls.concurrency('2')).toBe(2);
+    calls.enter('2');
+    calls.enter('2');
+    expect(calls.concurrency('2')).toBe(3);
+    calls.leave('2');
+    calls.leave('2');
+    expect(calls.concurrency('1')).toBe(0); // another account's standing is its own
+    await new Promise((r) => setTimeout(r, PARALLEL_MEMORY_MS + 50));
+    // A second without a second call at once: single again.
+    expect([calls.inFlight('2'), calls.concurrency('2')]).toEqual([1, 1]);
+    calls.leave('2');
   });
 });

@@ -20,13 +20,37 @@ declare module 'fastify' {
 /** How long after its last call an account still counts as being served (a sequential caller's gaps). */
 export const RECENT_CALL_MS = 250;
 
+/**
+ * How long an account that had several calls at once keeps counting as a parallel caller: a flood paced
+ * below the process's speed (the edge's rate limit) often has one call in flight, but not for long.
+ */
+export const PARALLEL_MEMORY_MS = 1_000;
+
 export class AccountCalls {
   private readonly counts = new Map<string, number>();
   /** When each account's last call ended (kept for RECENT_CALL_MS). */
   private readonly ended = new Map<string, number>();
+  /** When each account last had several calls at once (kept for PARALLEL_MEMORY_MS). */
+  private readonly parallelAt = new Map<string, number>();
 
   /** Calls of `account` (the pools' account key: the id as a string) being served now. */
   readonly inFlight = (account: string): number => this.counts.get(account) ?? 0;
+
+  /**
+   * What the pools go by: the account's calls in flight, but at least 2 while it had several at once within
+   * PARALLEL_MEMORY_MS. A sequential caller counts 1; a parallel one stays on the low-priority tier between
+   * its bursts instead of taking a first-tier thread whenever its in-flight count dips to one.
+   */
+  readonly concurrency = (account: string): number => {
+    const now = this.counts.get(account) ?? 0;
+    const at = this.parallelAt.get(account);
+    if (at === undefined) return now;
+    if (performance.now() - at > PARALLEL_MEMORY_MS) {
+      this.parallelAt.delete(account);
+      return now;
+    }
+    return Math.max(now, 2);
+  };
 
   /**
    * Whether an account other than `account` is being served: a call in flight, or one that ended within
@@ -44,7 +68,9 @@ export class AccountCalls {
   };
 
   enter(account: string): void {
-    this.counts.set(account, (this.counts.get(account) ?? 0) + 1);
+    const count = (this.counts.get(account) ?? 0) + 1;
+    this.counts.set(account, count);
+    if (count > 1) this.parallelAt.set(account, performance.now());
   }
 
   leave(account: string): void {

@@ -10,6 +10,7 @@ import { BulkFileError, csvRows, isHeaderRow, type CsvRow } from './bulk-rows.js
 import { deleteRecordsByUrl, upsertRecords, withLockedSet, type LockedSet, type RecordInput } from './record.repo.js';
 import { RecordFieldError, recordUrl } from './record-rules.js';
 import { assertStoredBytes, type RecordQuotas } from './record-quotas.js';
+import type { BulkWriteTurns } from './bulk-write-turns.js';
 import type { SetKind } from './set.repo.js';
 import { openUploadStream } from './upload-stream.js';
 
@@ -36,20 +37,28 @@ export async function* mapRows<In extends { line: number }, Out>(rows: AsyncIter
   }
 }
 
+/** What applying a bulk file needs: the database, and the turns of accounts that yield (bulk-write-turns.ts). */
+export interface BulkDeps {
+  pool: pg.Pool;
+  bulkWrites?: BulkWriteTurns;
+}
+
 /**
- * Streams `rows` into the set in batches of 500 inside one locked transaction. Returns null when the set
- * does not exist; throws 400/5001 naming the line when the file is malformed (nothing is changed then).
+ * Streams `rows` into the set in batches of 500 inside one locked transaction, once the account's turn has
+ * come (no lock is held while it waits). Returns null when the set does not exist; throws 400/5001 naming
+ * the line when the file is malformed (nothing is changed then).
  */
 export async function applyBulkFile<T>(
-  pool: pg.Pool,
+  deps: BulkDeps,
   scope: BulkScope,
   rows: AsyncIterable<T>,
   applyBatch: (tx: LockedSet, batch: T[]) => Promise<void>,
 ): Promise<{ rows: number } | null> {
+  const release = await deps.bulkWrites?.enter(String(scope.accountId));
+  let count = 0;
   try {
-    const done = await withLockedSet(pool, scope.setId, { accountId: scope.accountId, kind: scope.kind, touch: true, quotas: scope.quotas }, async (tx) => {
+    const done = await withLockedSet(deps.pool, scope.setId, { accountId: scope.accountId, kind: scope.kind, touch: true, quotas: scope.quotas }, async (tx) => {
       let batch: T[] = [];
-      let count = 0;
       for await (const row of rows) {
         batch.push(row);
         count++;
@@ -65,6 +74,8 @@ export async function applyBulkFile<T>(
   } catch (err) {
     if (err instanceof BulkFileError) throw new ApiError('invalidData', `invalid file: ${err.message}`);
     throw err;
+  } finally {
+    release?.(count);
   }
 }
 
@@ -81,7 +92,7 @@ export interface BulkScope {
  * False when the set does not exist.
  */
 export async function addRecordsFromFile(
-  deps: { pool: pg.Pool; downloads: { enqueue(setId: string): Promise<void> } },
+  deps: BulkDeps & { downloads: { enqueue(setId: string): Promise<void> } },
   scope: BulkScope,
   file: Upload,
   toRecord: (row: CsvRow, index: number) => RecordInput | null,
@@ -91,7 +102,7 @@ export async function addRecordsFromFile(
   let pending = 0;
   let done;
   try {
-    done = await applyBulkFile(deps.pool, scope, mapRows(csvRows(source), toRecord), async (tx, batch) => {
+    done = await applyBulkFile(deps, scope, mapRows(csvRows(source), toRecord), async (tx, batch) => {
       pending += (await upsertRecords(tx, scope.accountId, batch)).pending;
     });
   } finally {
@@ -111,10 +122,10 @@ export function urlToDelete(row: CsvRow, index: number): string | null {
  * Deletes the records whose URLs the first column of a CSV file lists, all or nothing. False when the
  * set does not exist.
  */
-export async function deleteRecordsFromFile(pool: pg.Pool, scope: BulkScope, file: Upload): Promise<boolean> {
+export async function deleteRecordsFromFile(deps: BulkDeps, scope: BulkScope, file: Upload): Promise<boolean> {
   const source = await openBulkSource(file);
   try {
-    const done = await applyBulkFile(pool, scope, mapRows(csvRows(source), urlToDelete), async (tx, batch) => {
+    const done = await applyBulkFile(deps, scope, mapRows(csvRows(source), urlToDelete), async (tx, batch) => {
       await deleteRecordsByUrl(tx, batch);
     });
     return done !== null;

@@ -17,7 +17,7 @@ const BASE = '/image_sets/_0000014';
 type ById = FastifyRequest<{ Params: { id: string } }>;
 
 const routes: FastifyPluginAsync = async (app) => {
-  const service = new ImageSetService({ pool: app.db.pool, downloads: app.downloads });
+  const service = new ImageSetService({ pool: app.db.pool, downloads: app.downloads, bulkWrites: app.bulkWrites });
 
   app.post(BASE, async (request, reply) => {
     const id = mintedId(request);

@@ -8,6 +8,7 @@ import {
   type DeleteImagesInput,
   type ModifyImageSetInput,
 } from '@iris/shared';
+import type { BulkWriteTurns } from '../data-sets/bulk-write-turns.js';
 import { addRecordsFromFile, deleteRecordsFromFile, fieldError } from '../data-sets/bulk-apply.js';
 import { findLiveRecord, recordInput, upsertDownloadedRecord, upsertRecords, withLockedSet, type RecordInput } from '../data-sets/record.repo.js';
 import { assertStoredBytes, type RecordQuotas } from '../data-sets/record-quotas.js';
@@ -23,7 +24,7 @@ import { imageRowToAdd } from './image-set-files.js';
 const KIND: SetKind = 'image_set';
 
 export class ImageSetService {
-  constructor(private readonly deps: { pool: pg.Pool; downloads: DownloadService }) {}
+  constructor(private readonly deps: { pool: pg.Pool; downloads: DownloadService; bulkWrites?: BulkWriteTurns }) {}
 
   async create(accountId: number, id: string, fields: CreateImageSetInput): Promise<DataSetRow> {
     const name = setName(fields.name);
@@ -84,7 +85,7 @@ export class ImageSetService {
 
   async deleteMany(accountId: number, id: string, input: DeleteImagesInput): Promise<DataSetRow> {
     await this.get(accountId, id);
-    await deleteRecordsFromFile(this.deps.pool, { accountId, setId: id, kind: KIND }, input.urls_to_delete);
+    await deleteRecordsFromFile(this.deps, { accountId, setId: id, kind: KIND }, input.urls_to_delete);
     return this.get(accountId, id);
   }
 }

@@ -19,7 +19,7 @@ function intField(value: string | undefined, fallback: number): number {
 }
 
 const routes: FastifyPluginAsync = async (app) => {
-  const service = new ProductSetService({ pool: app.db.pool, downloads: app.downloads });
+  const service = new ProductSetService({ pool: app.db.pool, downloads: app.downloads, bulkWrites: app.bulkWrites });
   const body = (request: FastifyRequest): Promise<RequestBody> => readBody(request, { tmpDir: app.config.tmpDir });
 
   app.post(BASE, async (request, reply) => {

@@ -10,6 +10,7 @@ import {
 } from '@iris/shared';
 import { internalId } from '../../http/request-context.js';
 import { applyBulkFile, fieldError, mapRows, openBulkSource } from '../data-sets/bulk-apply.js';
+import type { BulkWriteTurns } from '../data-sets/bulk-write-turns.js';
 import { jsonLines } from '../data-sets/bulk-rows.js';
 import { assertStoredBytes, type RecordQuotas } from '../data-sets/record-quotas.js';
 import { deleteRecordsByProduct, updateProductAttributes, upsertRecords, withLockedSet, type RecordInput } from '../data-sets/record.repo.js';
@@ -32,7 +33,7 @@ import {
 const MAX_PAGE_COUNT = 1000;
 
 export class ProductSetService {
-  constructor(private readonly deps: { pool: pg.Pool; downloads: DownloadService }) {}
+  constructor(private readonly deps: { pool: pg.Pool; downloads: DownloadService; bulkWrites?: BulkWriteTurns }) {}
 
   async create(accountId: number, id: string, fields: CreateProductSetInput): Promise<ProductSetRow> {
     const name = setName(fields.name);
@@ -111,7 +112,7 @@ export class ProductSetService {
     let pending = 0;
     try {
       const done = await applyBulkFile(
-        this.deps.pool,
+        this.deps,
         { accountId, setId: set.image_set_id, kind: 'product_images', quotas },
         mapRows(jsonLines(source), productRowToAdd),
         async (tx, batch) => {
@@ -132,7 +133,7 @@ export class ProductSetService {
     const source = await openBulkSource(input.products_to_delete);
     try {
       const done = await applyBulkFile(
-        this.deps.pool,
+        this.deps,
         { accountId, setId: set.image_set_id, kind: 'product_images' },
         mapRows(jsonLines(source), productIdToDelete),
         async (tx, batch) => {

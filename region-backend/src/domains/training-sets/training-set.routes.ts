@@ -12,7 +12,7 @@ const BASE = '/custom_training/_0000194/training_sets';
 type ById = FastifyRequest<{ Params: { id: string } }>;
 
 const routes: FastifyPluginAsync = async (app) => {
-  const service = new TrainingSetService({ pool: app.db.pool, downloads: app.downloads });
+  const service = new TrainingSetService({ pool: app.db.pool, downloads: app.downloads, bulkWrites: app.bulkWrites });
 
   app.post(BASE, async (request, reply) => {
     const row = await service.create(request.ctx.accountId, mintedId(request), inputOf(request, CreateTrainingSet));

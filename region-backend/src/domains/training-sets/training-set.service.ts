@@ -9,6 +9,7 @@ import {
   type CreateTrainingSetInput,
   type DeleteTrainingDataInput,
 } from '@iris/shared';
+import type { BulkWriteTurns } from '../data-sets/bulk-write-turns.js';
 import { addRecordsFromFile, deleteRecordsFromFile } from '../data-sets/bulk-apply.js';
 import type { RecordQuotas } from '../data-sets/record-quotas.js';
 import { deleteAllRecords, withLockedSet } from '../data-sets/record.repo.js';
@@ -34,7 +35,7 @@ function requiredTexts(fields: CreateTrainingSetInput): { name: string; descript
 }
 
 export class TrainingSetService {
-  constructor(private readonly deps: { pool: pg.Pool; downloads: DownloadService }) {}
+  constructor(private readonly deps: { pool: pg.Pool; downloads: DownloadService; bulkWrites?: BulkWriteTurns }) {}
 
   async create(accountId: number, id: string, fields: CreateTrainingSetInput): Promise<DataSetRow> {
     return createSet(this.deps.pool, { id, accountId, kind: KIND, ...requiredTexts(fields) });
@@ -71,7 +72,7 @@ export class TrainingSetService {
   async deleteData(accountId: number, id: string, input: DeleteTrainingDataInput): Promise<DataSetRow> {
     await this.get(accountId, id);
     await assertSetNotInUse([id], 'the training set');
-    await deleteRecordsFromFile(this.deps.pool, { accountId, setId: id, kind: KIND }, input.urls_to_delete);
+    await deleteRecordsFromFile(this.deps, { accountId, setId: id, kind: KIND }, input.urls_to_delete);
     return this.get(accountId, id);
   }
 
