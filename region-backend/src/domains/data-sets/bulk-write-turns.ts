@@ -8,6 +8,7 @@
  * `maxWaitMs` is refused with 503/9006 (retry later).
  */
 import { ApiError } from '@iris/shared';
+import { YieldGate } from '../downloads/semaphore.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -16,8 +17,6 @@ declare module 'fastify' {
   }
 }
 
-/** How often a held-back file looks again. */
-const POLL_MS = 20;
 /** Longest hold after one file (a large catalogue file is not followed by minutes of waiting). */
 export const MAX_HOLD_MS = 5_000;
 
@@ -30,42 +29,19 @@ export interface BulkWriteTurnsOptions {
 }
 
 export class BulkWriteTurns {
-  private readonly applying = new Map<string, number>();
-  /** When each account's next file may start while it yields (kept until then). */
-  private readonly nextAt = new Map<string, number>();
+  private readonly gate: YieldGate;
 
-  constructor(private readonly options: BulkWriteTurnsOptions) {}
+  constructor(private readonly options: BulkWriteTurnsOptions) {
+    this.gate = new YieldGate(options.yields);
+  }
 
   /** Waits for the account's turn; answers the release, told how many rows the file wrote. */
   async enter(account: string): Promise<(rows: number) => void> {
-    const deadline = performance.now() + this.options.maxWaitMs;
-    while (this.heldBack(account) && this.options.yields(account)) {
-      if (performance.now() >= deadline) throw new ApiError('busy', 'bulk files of this account are being applied slower while other accounts are served; retry later');
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    }
-    this.applying.set(account, (this.applying.get(account) ?? 0) + 1);
-    let released = false;
-    return (rows) => {
-      if (released) return;
-      released = true;
-      const left = (this.applying.get(account) ?? 1) - 1;
-      if (left > 0) this.applying.set(account, left);
-      else this.applying.delete(account);
-      if (this.options.rowsPerSecond > 0 && rows > 0 && this.options.yields(account)) {
-        const next = performance.now() + Math.min(MAX_HOLD_MS, (rows / this.options.rowsPerSecond) * 1000);
-        this.nextAt.set(account, Math.max(next, this.nextAt.get(account) ?? 0));
-      }
-    };
-  }
-
-  private heldBack(account: string): boolean {
-    if ((this.applying.get(account) ?? 0) >= 1) return true;
-    const at = this.nextAt.get(account);
-    if (at === undefined) return false;
-    if (performance.now() >= at) {
-      this.nextAt.delete(account);
-      return false;
-    }
-    return true;
+    const { rowsPerSecond, maxWaitMs } = this.options;
+    const release = await this.gate.enter(account, undefined, {
+      maxWaitMs,
+      error: () => new ApiError('busy', 'bulk files of this account are being applied slower while other accounts are served; retry later'),
+    });
+    return (rows) => release(rowsPerSecond > 0 ? Math.min(MAX_HOLD_MS, (rows / rowsPerSecond) * 1000) : 0);
   }
 }

@@ -50,17 +50,24 @@ export class KeyedSemaphore {
 /** How often work held back by a YieldGate looks again. */
 const YIELD_POLL_MS = 20;
 
+/** How long a YieldGate holder may wait, and what it throws past that. */
+export interface YieldWait {
+  maxWaitMs: number;
+  error: () => Error;
+}
+
 /**
  * Background work that yields: while `busy(key)` says more urgent work is being served, at most one holder
  * per key runs, and when `startsPerSecond` is set, holders of a key start at most that often (so background
  * work that is mostly CPU, a download's decode and re-encode, takes a bounded share of the cores beside
- * others' calls). Otherwise any number run (the caller's semaphores bound them). The last check and the count
- * happen in one step, so holders starting together cannot all pass.
+ * others' calls). A holder whose cost is known once done (a bulk file's rows) may instead hold the key's next
+ * holder back when it releases, if the key yields then. Otherwise any number run (the caller's semaphores
+ * bound them). The last check and the count happen in one step, so holders starting together cannot all pass.
  */
 export class YieldGate {
   private readonly running = new Map<string, number>();
-  /** When each key's last holder started (kept while it may still hold the next one back). */
-  private readonly started = new Map<string, number>();
+  /** Until when each key's next holder is held back while it yields (kept until then). */
+  private readonly nextAt = new Map<string, number>();
   private readonly spacingMs: number;
 
   constructor(
@@ -70,29 +77,38 @@ export class YieldGate {
     this.spacingMs = startsPerSecond > 0 ? 1000 / startsPerSecond : 0;
   }
 
-  /** Waits for its turn (or until `stopped()`), counts the holder and answers its release. */
-  async enter(key: string, stopped: () => boolean = () => false): Promise<() => void> {
+  /**
+   * Waits for its turn (or until `stopped()`; past `wait.maxWaitMs`, throws `wait.error()`), counts the holder
+   * and answers its release, which may hold the key's next holder back `holdMs` if the key yields then.
+   */
+  async enter(key: string, stopped: () => boolean = () => false, wait?: YieldWait): Promise<(holdMs?: number) => void> {
+    const deadline = wait ? performance.now() + wait.maxWaitMs : Infinity;
     while (!stopped() && this.heldBack(key) && this.busy(key)) {
+      if (performance.now() >= deadline) throw wait!.error();
       await new Promise((resolve) => setTimeout(resolve, YIELD_POLL_MS));
     }
     this.running.set(key, (this.running.get(key) ?? 0) + 1);
-    if (this.spacingMs) this.started.set(key, performance.now());
+    if (this.spacingMs) this.holdBack(key, this.spacingMs);
     let released = false;
-    return () => {
+    return (holdMs = 0) => {
       if (released) return;
       released = true;
       const left = (this.running.get(key) ?? 1) - 1;
       if (left > 0) this.running.set(key, left);
       else this.running.delete(key);
+      if (holdMs > 0 && this.busy(key)) this.holdBack(key, holdMs);
     };
+  }
+
+  private holdBack(key: string, ms: number): void {
+    this.nextAt.set(key, Math.max(performance.now() + ms, this.nextAt.get(key) ?? 0));
   }
 
   /** Whether a holder of `key` would have to wait if the work it yields to is being served. */
   private heldBack(key: string): boolean {
     if ((this.running.get(key) ?? 0) >= 1) return true;
-    if (!this.spacingMs) return false;
     const now = performance.now();
-    for (const [other, at] of this.started) if (now - at >= this.spacingMs) this.started.delete(other);
-    return this.started.has(key);
+    for (const [other, at] of this.nextAt) if (now >= at) this.nextAt.delete(other);
+    return this.nextAt.has(key);
   }
 }
