@@ -42,7 +42,7 @@ export class AccountCalls {
    * its bursts instead of taking a first-tier thread whenever its in-flight count dips to one.
    */
   readonly concurrency = (account: string): number => {
-    const now = this.counts.get(account) ?? 0;
+    const now = this.inFlight(account);
     const at = this.parallelAt.get(account);
     if (at === undefined) return now;
     if (performance.now() - at > PARALLEL_MEMORY_MS) {

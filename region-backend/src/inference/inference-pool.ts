@@ -135,8 +135,9 @@ export class InferencePool {
   batchedJobs = 0;
   private lastInteractive = -Infinity;
   /**
-   * Calls each account has in flight in the process (HTTP requests), when known: a task of an account with
-   * several is not its only call, even if it reaches this pool alone.
+   * Calls each account has in flight in the process (HTTP requests), when known, counted at least 2 while it
+   * had several at once within the last second (AccountCalls.concurrency): a task of such an account is not
+   * its only call, even if it reaches this pool alone.
    */
   callsInFlight: ((account: string) => number) | undefined;
   private reserveTimer: NodeJS.Timeout | undefined;
