@@ -5,7 +5,9 @@
  * (fairness-flood.ts): analysis calls
  * (uploads), image-set uploads of 100 new URLs each (downloads) and a batch face-detection task of 300 URLs.
  * Reported: B's p50/p99 alone and under the flood, in the same run, with the default per-account limits and
- * with the limits lifted (one account may take every thread and queue without bound), and what A got.
+ * with the limits lifted (one account may take every thread and queue without bound), paced at the edge's
+ * per-key limit with the first tier raised above the process (where the bench may raise priorities) and not
+ * raised, and what A got.
  * Goal: B's p50 under the flood within 1.5× of B alone.
  * First, the inference pool alone (no HTTP, no decode): B's face detection beside A's flood of the same model,
  * with two tiers (A on the low-priority threads) and with one tier (A holding half the threads).
@@ -21,7 +23,7 @@ import { InferencePool } from '../src/inference/inference-pool.js';
 import { realPhoto } from '../test/support/real-photos.js';
 import { photoJpeg } from '../test/support/test-images.js';
 import { fileBody, startChildBackend, type ChildBackend } from '../test/data-sets/child-backend.js';
-import { cpuMeter } from './process-cpu.js';
+import { cpuMeter, threadNiceOffsets } from './process-cpu.js';
 import { prepareModels } from '../src/vision/prepare-models.js';
 
 const B = 202;
@@ -151,6 +153,7 @@ export default async function run(): Promise<void> {
     { label: 'per-account limits (defaults)', env: {}, rate: 0 },
     { label: 'limits lifted', env: lifted, rate: 0 },
     { label: 'defaults, A at the edge rate limit (50 calls/s)', env: {}, rate: 50 },
+    { label: 'the same, first tier not raised (as without CAP_SYS_NICE)', env: { IRIS_FIRST_TIER_PRIORITY_BOOST: '0' }, rate: 50 },
   ];
   const rows: (string | number)[][] = [];
   const cpuRows: (string | number)[][] = [];
@@ -166,6 +169,7 @@ export default async function run(): Promise<void> {
       });
       try {
         for (let i = 0; i < 3; i++) await detect(backend, B, photos[0]!); // models load
+        const raised = Math.min(0, ...threadNiceOffsets(backend.process.pid!));
         const aloneProbes = await probes(backend, photos[1]!);
         const alone = aloneProbes.map((p) => p.ms);
         let stop!: () => void;
@@ -183,13 +187,13 @@ export default async function run(): Promise<void> {
         const busy = busyProbes.map((p) => p.ms);
         stop();
         const counts = await flooding;
-        rows.push([setting.label, median(alone), percentile(alone, 99), median(busy), percentile(busy, 99), median(busy) / median(alone), parts(aloneProbes), parts(busyProbes), counts.ok, counts.busy, counts.other]);
+        rows.push([setting.label, median(alone), percentile(alone, 99), median(busy), percentile(busy, 99), median(busy) / median(alone), parts(aloneProbes), parts(busyProbes), raised, counts.ok, counts.busy, counts.other]);
       } finally {
         await backend.kill('SIGTERM');
       }
     }
     console.log(`load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} (1, 5, 15 min) at the end`);
-    printTable(['setting', 'B alone p50 ms', 'B alone p99 ms', 'B under flood p50 ms', 'B under flood p99 ms', 'p50 ratio', 'B alone: outside / body+decode / model ms', 'B under flood: outside / body+decode / model ms', 'A calls 200', 'A calls 503', 'A calls other'], rows);
+    printTable(['setting', 'B alone p50 ms', 'B alone p99 ms', 'B under flood p50 ms', 'B under flood p99 ms', 'p50 ratio', 'B alone: outside / body+decode / model ms', 'B under flood: outside / body+decode / model ms', 'first tier nice (below the process: raised)', 'A calls 200', 'A calls 503', 'A calls other'], rows);
     console.log(`Cores used while B was timed under the flood (of ${cores}; CPU time from /proc over the phase):\n`);
     printTable(['setting', 'backend process', 'PostgreSQL', "A's client and picture server", "B's client"], cpuRows);
   } finally {

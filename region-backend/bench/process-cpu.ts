@@ -68,3 +68,16 @@ export function cpuMeter(processes: Record<string, Metered>): { coresSince: () =
     },
   };
 }
+
+/** The nice value of each of `pid`'s threads relative to its main thread, lowest first (empty elsewhere than Linux). */
+export function threadNiceOffsets(pid: number): number[] {
+  const niceOf = (tid: string) => Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+  try {
+    const main = niceOf(String(pid));
+    return readdirSync(`/proc/${pid}/task`)
+      .map((tid) => niceOf(tid) - main)
+      .sort((a, b) => a - b);
+  } catch {
+    return [];
+  }
+}

@@ -17,6 +17,8 @@ export interface DecoderLimits {
   maxPixels: number;
   /** IRIS_DECODE_TIMEOUT_MS: a decode running longer is stopped (its thread terminated). */
   timeoutMs: number;
+  /** IRIS_FIRST_TIER_PRIORITY_BOOST, as for inference (default FIRST_TIER_BOOST). */
+  firstTierBoost?: number;
 }
 
 function kindOf(code: string | undefined): ImageDecodeErrorKind | null {
@@ -51,7 +53,11 @@ export class ImageDecoderPool {
     // Two tiers, as for inference, so an account's single decode never waits behind another's flood. libvips
     // decodes on the process's shared libuv threads, whose priority a decode thread cannot lower, so one
     // account still holds at most half the threads: more decodes in flight would only add contention.
-    this.pool = new InferencePool(threads, { taskTimeoutMs: limits.timeoutMs, accountThreads: Math.max(1, Math.ceil(threads / 2)) });
+    this.pool = new InferencePool(threads, {
+      taskTimeoutMs: limits.timeoutMs,
+      accountThreads: Math.max(1, Math.ceil(threads / 2)),
+      ...(limits.firstTierBoost === undefined ? {} : { firstTierBoost: limits.firstTierBoost }),
+    });
   }
 
   private async run<T>(payload: ImageDecodePayload, priority: Priority, accountId?: number): Promise<T> {

@@ -3,9 +3,22 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiError } from '@iris/shared';
-import { InferencePool, InferenceTimeoutError } from './inference-pool.js';
+import { FIRST_TIER_BOOST, InferencePool, InferenceTimeoutError, LOW_PRIORITY_NICE } from './inference-pool.js';
 
 const spin = (ms: number) => ({ spinMs: ms });
+
+/** Whether this process may raise a thread's priority (CAP_SYS_NICE, or RLIMIT_NICE above its nice value). */
+function mayRaisePriority(): boolean {
+  const base = os.getPriority();
+  if (base <= -20) return false;
+  try {
+    os.setPriority(base - 1);
+    os.setPriority(base);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 describe('InferencePool', () => {
   const pool = new InferencePool(2);
@@ -74,7 +87,8 @@ describe('InferencePool fairness and limits', () => {
         // Ten steps below the process's own priority (whatever it was started with), at most 19.
         const low = Math.min(19, os.getPriority() + 10);
         for (const r of flooded.slice(1)) expect(r.nice).toBe(low);
-        for (const r of probes) expect(r.nice).toBe(os.getPriority());
+        // Above the process's priority where it may raise threads (FIRST_TIER_BOOST), else at it.
+        for (const r of probes) expect(r.nice).toBe(os.getPriority() + pool.tierNice().first!);
         // Background work runs on the low-priority tier too.
         expect((await pool.run('ping', 1, { priority: 'background' })).nice).toBe(low);
       }
@@ -83,6 +97,28 @@ describe('InferencePool fairness and limits', () => {
     }
   });
 
+
+  it.runIf(process.platform === 'linux')('raises the first tier above the process where allowed, and reports where each tier runs', async () => {
+    const base = os.getPriority();
+    const pools = { boosted: new InferencePool(1, { lowPriorityThreads: 1 }), unboosted: new InferencePool(1, { lowPriorityThreads: 1, firstTierBoost: 0 }), oneTier: new InferencePool(1, { lowPriorityThreads: 0 }) };
+    try {
+      const single = async (pool: InferencePool) => (await pool.run('ping', 0, { accountId: 1 })).nice! - base;
+      const background = async (pool: InferencePool) => (await pool.run('ping', 0, { priority: 'background' })).nice! - base;
+      const boosted = await single(pools.boosted);
+      // What the threads observe is what the pool reports (metrics, the start-up warning).
+      expect(pools.boosted.tierNice()).toEqual({ first: boosted, low: await background(pools.boosted) });
+      expect(pools.boosted.tierNice().low).toBe(Math.min(19, base + LOW_PRIORITY_NICE) - base);
+      if (mayRaisePriority()) expect(boosted).toBeLessThan(0);
+      else expect(boosted).toBe(0);
+      if (process.getuid?.() === 0 && mayRaisePriority()) expect(boosted).toBe(Math.max(-20, base - FIRST_TIER_BOOST) - base);
+      expect(await single(pools.unboosted)).toBe(0);
+      // One tier: every thread serves everyone, none is raised.
+      expect(await single(pools.oneTier)).toBe(0);
+      expect(pools.oneTier.tierNice()).toEqual({ first: 0, low: null });
+    } finally {
+      await Promise.all(Object.values(pools).map((p) => p.close()));
+    }
+  });
 
   it('keeps a thread for other accounts while one account floods, and serves accounts in turn', async () => {
     const pool = new InferencePool(2, { accountThreads: 1, accountQueue: 100, lowPriorityThreads: 0 });
@@ -112,7 +148,7 @@ describe('InferencePool fairness and limits', () => {
       const flooding = await pool.run('ping', 1, { accountId: 1 });
       const single = await pool.run('ping', 2, { accountId: 2 });
       expect(flooding.threadId).not.toBe(single.threadId);
-      if (process.platform === 'linux') expect([single.nice, flooding.nice]).toEqual([os.getPriority(), Math.min(19, os.getPriority() + 10)]);
+      if (process.platform === 'linux') expect([single.nice, flooding.nice]).toEqual([os.getPriority() + pool.tierNice().first!, Math.min(19, os.getPriority() + 10)]);
     } finally {
       await pool.close();
     }

@@ -32,6 +32,13 @@ export interface PoolLimits {
    * that has several at once; the pool's `size` threads then serve only an account's single call. 0: one tier.
    */
   lowPriorityThreads: number;
+  /**
+   * With two tiers, nice levels the first-tier threads are raised above the process (0: not raised), so the
+   * normal-priority work the process does for a flooding account (its requests, image decoding, database
+   * calls) yields the cores to another account's single call too. Needs CAP_SYS_NICE or RLIMIT_NICE; without
+   * them the threads stay at the process's priority (`tierNice` tells).
+   */
+  firstTierBoost: number;
   /** Interactive tasks one account may have waiting; past it, calls are refused with 503. */
   accountQueue: number;
   /** Time limits: over it the thread is terminated and replaced, the caller gets 504. */
@@ -41,6 +48,11 @@ export interface PoolLimits {
 
 /** Niceness of the low-priority threads: under contention they get about a tenth of a core's time each. */
 export const LOW_PRIORITY_NICE = 10;
+/**
+ * Nice levels the first tier is raised by, when allowed: at 10 a first-tier thread gets about nine tenths of a
+ * core that a normal-priority thread also wants (5 measured about half of the gain in the fairness bench).
+ */
+export const FIRST_TIER_BOOST = 10;
 
 /**
  * With a low-priority tier an account may use every thread of it (another account's single call still
@@ -48,7 +60,7 @@ export const LOW_PRIORITY_NICE = 10;
  */
 export function defaultPoolLimits(size: number, lowPriorityThreads = size): PoolLimits {
   const accountThreads = lowPriorityThreads > 0 ? Math.max(1, lowPriorityThreads) : Math.max(1, Math.ceil(size / 2));
-  return { accountThreads, lowPriorityThreads, accountQueue: 32, interactiveTimeoutMs: 30_000, backgroundTimeoutMs: 600_000 };
+  return { accountThreads, lowPriorityThreads, firstTierBoost: FIRST_TIER_BOOST, accountQueue: 32, interactiveTimeoutMs: 30_000, backgroundTimeoutMs: 600_000 };
 }
 
 /**
@@ -94,8 +106,13 @@ interface Job {
   reject: (reason: unknown) => void;
 }
 
-/** `ready` once the thread has loaded (time limits count from then, not from a fresh thread's start-up). */
-interface Slot { worker: Worker; job: Job | null; timer: NodeJS.Timeout | null; ready: boolean; lowPriority: boolean }
+/**
+ * `ready` once the thread has loaded (time limits count from then, not from a fresh thread's start-up);
+ * `nice`: its nice value relative to the process, once the thread has set it.
+ */
+interface Slot { worker: Worker; job: Job | null; timer: NodeJS.Timeout | null; ready: boolean; lowPriority: boolean; nice: number | null }
+
+type WorkerMessage = TaskResponse | { ready: true } | { nice: number };
 
 const entry = new URL(`./inference-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
 const bootstrap = new URL('./worker-bootstrap.mjs', import.meta.url);
@@ -118,8 +135,10 @@ const INTERACTIVE_RESERVE_MS = 2_000;
  * Two tiers (with `lowPriorityThreads`): the `size` first-tier threads take an account's call only while it
  * is that account's only one (nothing else of it running or waiting), so a caller making ordinary calls
  * never waits for a thread; background work and the calls of an account sending many at once run on the
- * low-priority threads, which the kernel's scheduler lets yield the cores to the first tier. A flood thus
- * costs the other accounts' calls little CPU time, while an account alone still uses every core.
+ * low-priority threads, which the kernel's scheduler lets yield the cores to the first tier. Where allowed,
+ * the first tier also runs above the process's own priority (`firstTierBoost`), ahead of the normal-priority
+ * work done for a flooding account outside the pool. A flood thus costs the other accounts' calls little CPU
+ * time, while an account alone still uses every core.
  */
 export class InferencePool {
   private readonly slots: Slot[] = [];
@@ -212,10 +231,27 @@ export class InferencePool {
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
   }
 
+  /**
+   * The nice value of each tier's threads relative to the process (the least favoured thread of the tier;
+   * null before any has started): first-tier threads below 0 are raised, low-priority ones at LOW_PRIORITY_NICE.
+   */
+  tierNice(): { first: number | null; low: number | null } {
+    const of = (low: boolean) => {
+      const values = this.slots.filter((s) => s.lowPriority === low && s.nice !== null).map((s) => s.nice!);
+      return values.length ? Math.max(...values) : null;
+    };
+    return { first: of(false), low: of(true) };
+  }
+
   private spawn(lowPriority: boolean): Slot {
-    const worker = new Worker(bootstrap, { workerData: { entry, nice: lowPriority ? LOW_PRIORITY_NICE : 0 } });
-    const slot: Slot = { worker, job: null, timer: null, ready: false, lowPriority };
-    worker.on('message', (response: TaskResponse | { ready: true }) => {
+    const nice = lowPriority ? LOW_PRIORITY_NICE : this.limits.lowPriorityThreads > 0 ? -this.limits.firstTierBoost : 0;
+    const worker = new Worker(bootstrap, { workerData: { entry, nice } });
+    const slot: Slot = { worker, job: null, timer: null, ready: false, lowPriority, nice: null };
+    worker.on('message', (response: WorkerMessage) => {
+      if ('nice' in response) {
+        slot.nice = response.nice;
+        return;
+      }
       if ('ready' in response) {
         slot.ready = true;
         this.dispatch();

@@ -7,6 +7,7 @@ const optionalInt = (min: number, max: number) => z.coerce.number().int().min(mi
 const schema = z.object({
   IRIS_ACCOUNT_INFERENCE_THREADS: optionalInt(1, 128),
   IRIS_LOW_PRIORITY_THREADS: optionalInt(0, 64),
+  IRIS_FIRST_TIER_PRIORITY_BOOST: optionalInt(0, 20),
   IRIS_ACCOUNT_INFERENCE_QUEUE: optionalInt(1, 10_000),
   IRIS_INFERENCE_TIMEOUT_MS: optionalInt(100, 3_600_000),
   IRIS_BACKGROUND_TASK_TIMEOUT_MS: optionalInt(100, 24 * 3_600_000),
@@ -22,6 +23,7 @@ export function loadPoolLimits(env: NodeJS.ProcessEnv, threads: number): PoolLim
   const defaults = defaultPoolLimits(threads, e.IRIS_LOW_PRIORITY_THREADS ?? threads);
   return {
     lowPriorityThreads: defaults.lowPriorityThreads,
+    firstTierBoost: e.IRIS_FIRST_TIER_PRIORITY_BOOST ?? defaults.firstTierBoost,
     accountThreads: e.IRIS_ACCOUNT_INFERENCE_THREADS ?? defaults.accountThreads,
     accountQueue: e.IRIS_ACCOUNT_INFERENCE_QUEUE ?? defaults.accountQueue,
     interactiveTimeoutMs: e.IRIS_INFERENCE_TIMEOUT_MS ?? defaults.interactiveTimeoutMs,

@@ -1,19 +1,37 @@
-// Worker-thread entry: lowers this thread's CPU priority when its pool tier asks for it, registers the
-// TypeScript loader (the backend runs from source) and loads the real worker.
+// Worker-thread entry: moves this thread's CPU priority as its pool tier asks, tells the pool where it landed,
+// registers the TypeScript loader (the backend runs from source) and loads the real worker.
 import { readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
-import { workerData } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 
-if (workerData.nice) {
+/**
+ * On Linux the nice value is per thread: /proc/thread-self names this thread's id. It starts with its
+ * creator's value; threads this one starts later (ONNX Runtime's) inherit the value set here. A positive
+ * offset (a lower priority) is always allowed. A negative one needs CAP_SYS_NICE or a high enough
+ * RLIMIT_NICE: the thread is raised as far as allowed, possibly not at all. Answers the offset reached,
+ * relative to the process's main thread.
+ */
+function applyNice(offset) {
+  if (!offset) return 0;
   try {
-    // On Linux the nice value is per thread: /proc/thread-self names this thread's id. It starts with its
-    // creator's value, and goes `nice` lower than that; threads this one starts later inherit it.
     const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    setPriority(tid, Math.min(19, getPriority(tid) + workerData.nice));
+    const base = getPriority(process.pid);
+    for (let target = Math.max(-20, Math.min(19, base + offset)); target !== base; target += offset < 0 ? 1 : -1) {
+      try {
+        setPriority(tid, target);
+        break;
+      } catch {
+        // Not allowed this high: one level less.
+      }
+    }
+    return getPriority(tid) - base;
   } catch {
     // No per-thread priorities on this system: the tier still has threads of its own.
+    return 0;
   }
 }
+
+parentPort.postMessage({ nice: applyNice(workerData.nice) });
 
 if (workerData.entry.endsWith('.ts')) {
   const { register } = await import('tsx/esm/api');

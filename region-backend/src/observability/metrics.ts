@@ -22,6 +22,7 @@ export function createMetrics(region: string) {
     queueAge: new Gauge({ name: 'iris_queue_oldest_age_seconds', help: 'Age of the oldest waiting job per job type', labelNames: ['queue'], registers: [registry] }),
     inferenceWait: new Histogram({ name: 'iris_inference_wait_seconds', help: 'Time a task waited for a worker thread', labelNames: ['task', 'priority'], buckets: SECONDS, registers: [registry] }),
     inferenceRun: new Histogram({ name: 'iris_inference_run_seconds', help: 'Time a task ran on a worker thread', labelNames: ['task', 'outcome'], buckets: SECONDS, registers: [registry] }),
+    inferenceThreadNice: new Gauge({ name: 'iris_inference_thread_nice', help: 'Nice value of each inference thread tier relative to the process (first < 0: raised; low: lowered)', labelNames: ['tier'], registers: [registry] }),
     inferenceWaiting: new Gauge({ name: 'iris_inference_waiting', help: 'Tasks waiting for a worker thread', labelNames: ['priority'], registers: [registry] }),
     downloads: new Counter({ name: 'iris_downloads_total', help: 'Image downloads of data sets by outcome (ok, failed, retry) and reason', labelNames: ['outcome', 'reason'], registers: [registry] }),
     indexesLoaded: new Gauge({ name: 'iris_search_indexes_loaded', help: 'Search indexes held in memory', registers: [registry] }),

@@ -10,7 +10,8 @@ declare module 'fastify' {
 /** The decode threads every untrusted image goes through (probe, pixel limit, time limit); closed with the app. */
 export const decoderPlugin = fp(
   async (app, opts: { threads: number } & DecoderLimits) => {
-    const decoder = new ImageDecoderPool(opts.threads, { maxPixels: opts.maxPixels, timeoutMs: opts.timeoutMs });
+    const { threads, ...limits } = opts;
+    const decoder = new ImageDecoderPool(threads, limits);
     app.decorate('decoder', decoder);
     app.addHook('onClose', async () => {
       await decoder.close();

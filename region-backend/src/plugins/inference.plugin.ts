@@ -1,10 +1,34 @@
 import fp from 'fastify-plugin';
-import { InferencePool, type PoolLimits } from '../inference/inference-pool.js';
+import type { FastifyInstance } from 'fastify';
+import { FIRST_TIER_BOOST, InferencePool, type PoolLimits } from '../inference/inference-pool.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     inference: InferencePool;
   }
+}
+
+/**
+ * Says once, after the threads have started, when the first tier could not be raised as configured: the
+ * process lacks CAP_SYS_NICE or a high enough RLIMIT_NICE (deploy/README.md).
+ */
+function warnWhenNotRaised(app: FastifyInstance, pool: InferencePool, boost: number): void {
+  let tries = 0;
+  const check = () => {
+    const { first } = pool.tierNice();
+    if (first === null) {
+      if (++tries < 50) setTimeout(check, 200).unref();
+      return;
+    }
+    // With one tier (no low-priority threads) nothing is raised.
+    if (pool.threads > pool.size && first > -boost) {
+      app.log.warn(
+        { requested: -boost, reached: first },
+        'first-tier inference threads could not be raised above the process as configured: grant CAP_SYS_NICE or LimitNICE (deploy/README.md) so single calls keep their speed beside another account\'s flood',
+      );
+    }
+  };
+  setTimeout(check, 200).unref();
 }
 
 /** The worker-thread pool that runs all model code; closed after in-flight HTTP work has finished. */
@@ -18,6 +42,7 @@ export const inferencePlugin = fp(
       .run('prepare-models', undefined, { priority: 'background' })
       .then((models) => app.log.info({ converted: models.filter((m) => m.converted).length, cached: models.filter((m) => !m.converted).length }, 'ONNX model cache ready'))
       .catch((err: unknown) => app.log.error({ err }, 'converting models to ONNX failed'));
+    warnWhenNotRaised(app, pool, opts.limits?.firstTierBoost ?? FIRST_TIER_BOOST);
     app.addHook('onClose', async () => {
       await pool.close();
     });

@@ -86,6 +86,7 @@ export const metricsPlugin = fp(
       const waiting = app.inference.waiting;
       metrics.inferenceWaiting.set({ priority: 'interactive' }, waiting.interactive);
       metrics.inferenceWaiting.set({ priority: 'background' }, waiting.background);
+      for (const [tier, nice] of Object.entries(app.inference.tierNice())) if (nice !== null) metrics.inferenceThreadNice.set({ tier }, nice);
       trackIndexes();
       await refreshQueues(app, metrics).catch((err: unknown) => app.log.warn({ err }, 'queue metrics unavailable'));
       return metrics.registry.metrics();
