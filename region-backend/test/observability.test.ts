@@ -78,6 +78,10 @@ describe('/metrics during a run', () => {
     expect(sample(text, 'iris_inference_wait_seconds_count', { task: 'vision-detect', priority: 'interactive', region: 'cn-east' })).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'iris_inference_run_seconds_count', { task: 'vision-detect', outcome: 'ok' })).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'iris_inference_waiting', { priority: 'interactive' })).toBe(0);
+    // Where the tiers run, as the threads themselves set it (inference-pool.test.ts checks it against /proc).
+    const tiers = backend.app.inference.tierNice();
+    expect(sample(text, 'iris_inference_thread_nice', { tier: 'first' })).toBe(tiers.first);
+    if (tiers.low !== null) expect(sample(text, 'iris_inference_thread_nice', { tier: 'low' })).toBe(tiers.low);
     expect(sample(text, 'iris_search_indexes_loaded')).toBe(0);
   });
 

@@ -2,6 +2,7 @@
 // registers the TypeScript loader (the backend runs from source) and loads the real worker.
 import { readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
+import process from 'node:process';
 import { parentPort, workerData } from 'node:worker_threads';
 
 /**
