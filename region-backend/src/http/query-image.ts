@@ -3,9 +3,9 @@
  * `image_url`) or an uploaded file (`search`, or `image`). Downloads go through the one SSRF-safe fetcher.
  * Failures carry a kind; each endpoint family maps kinds to its own error codes.
  */
-import { readFile } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
-import type { FilePart } from '@iris/shared';
+import { isFilePart } from '@iris/shared';
+import { readUpload } from './request-body.js';
 import { fetchImage, ImageFetchError } from '../images/image-fetcher.js';
 
 export type QueryImageProblem = 'missing' | 'both' | 'download' | 'too-large';
@@ -34,7 +34,6 @@ const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 /** The request's input as the contract parsed it (`ImageInput`, `SearchQuery`, `ClassifierQuery`): text fields and file parts. */
 export type QueryImageInput = Readonly<Record<string, unknown>>;
 
-const isFilePart = (value: unknown): value is FilePart => typeof value === 'object' && value !== null && typeof (value as FilePart).path === 'string';
 
 export async function acquireQueryImage(app: FastifyInstance, input: QueryImageInput): Promise<QueryImage> {
   // Only a file part is an upload (a text field named `search` is not an image).
@@ -44,7 +43,7 @@ export async function acquireQueryImage(app: FastifyInstance, input: QueryImageI
   if (upload) {
     if (upload.size === 0) throw new QueryImageError('missing', 'the uploaded image is empty');
     if (upload.size > MAX_UPLOAD_BYTES) throw new QueryImageError('too-large', 'the uploaded image is larger than 20 MB');
-    const bytes = await readFile(upload.path);
+    const bytes = await readUpload(upload);
     return { bytes: new Uint8Array(bytes), downloadMs: 0, source: 'upload' };
   }
   if (!url) throw new QueryImageError('missing', 'no query image: give url or upload search');

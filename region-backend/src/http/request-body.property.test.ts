@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { within } from '../../test/support/time-bound.js';
 import { registerErrorHandling } from './error-handler.js';
 import { MAX_BODY_PARTS, PARAM_MAX_CHARS } from './input-limits.js';
-import { readBody, registerBodyHandling } from './request-body.js';
+import { multipart } from '../../test/support/test-app.js';
+import { MEMORY_PART_BYTES, readBody, registerBodyHandling, uploadMemoryInUse } from './request-body.js';
 
 describe('urlencoded and JSON bodies on hostile input', () => {
   let app: FastifyInstance;
@@ -61,6 +63,43 @@ describe('urlencoded and JSON bodies on hostile input', () => {
         expect([200, 400]).toContain(res.statusCode);
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('multipart file parts in memory or on disk', () => {
+  let app: FastifyInstance;
+  let tmpDir: string;
+  beforeAll(async () => {
+    tmpDir = mkdtempSync(path.join(os.tmpdir(), 'iris-body-files-'));
+    app = Fastify({ bodyLimit: 16 * MEMORY_PART_BYTES });
+    registerBodyHandling(app);
+    registerErrorHandling(app);
+    app.post('/files', async (request) => {
+      const body = await readBody(request, { tmpDir });
+      const parts = await Promise.all(body.files.map(async (f) => ({ field: f.field, inMemory: f.data !== null, hex: createHash('sha256').update((await body.bytes(f.field))!).digest('hex') })));
+      return { parts };
+    });
+    await app.ready();
+  });
+  afterAll(async () => {
+    await app?.close();
+    rmSync(tmpDir, { recursive: true, force: true });
+  });
+
+  it('hands over every part byte for byte, in memory up to MEMORY_PART_BYTES and from a temp file beyond, and gives the memory back', async () => {
+    // Sizes around the memory bound (where a part is spilled with what was held) and small ones.
+    const size = fc.oneof(fc.integer({ min: 0, max: 4096 }), fc.integer({ min: MEMORY_PART_BYTES - 70_000, max: MEMORY_PART_BYTES + 70_000 }));
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(size, fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 3 }), async (specs) => {
+        const files = specs.map(([n, seed]) => Buffer.from(Array.from({ length: n }, (_, i) => (i * 131 + seed) & 0xff)));
+        const body = multipart(Object.fromEntries(files.map((content, i) => [`f${i}`, { filename: `${i}.bin`, content }])));
+        const res = await within(app.inject({ method: 'POST', url: '/files', payload: body.payload, headers: body.headers }), 10_000, 'multipart body');
+        expect(res.statusCode).toBe(200);
+        expect(res.json().parts).toEqual(files.map((content, i) => ({ field: `f${i}`, inMemory: content.length <= MEMORY_PART_BYTES, hex: createHash('sha256').update(content).digest('hex') })));
+        expect(uploadMemoryInUse()).toBe(0);
+      }),
+      { numRuns: 25 },
     );
   });
 });

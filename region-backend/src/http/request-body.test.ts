@@ -1,12 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '@iris/shared';
 import { multipart } from '../../test/support/test-app.js';
+import { waitUntil } from '../../test/support/wait-for.js';
 import { registerErrorHandling } from './error-handler.js';
-import { readBody, registerBodyHandling } from './request-body.js';
+import { MEMORY_PART_BYTES, MEMORY_UPLOAD_BYTES, readBody, registerBodyHandling, uploadMemoryInUse } from './request-body.js';
 
 describe('request bodies', () => {
   let app: FastifyInstance;
@@ -20,11 +21,53 @@ describe('request bodies', () => {
       const body = await readBody(request, { tmpDir });
       return { sizes: body.files.map((f) => f.size) };
     });
+    // Where each part went, the bytes read back (first and last and a checksum), and the memory held meanwhile.
+    app.post('/where', async (request) => {
+      const body = await readBody(request, { tmpDir });
+      const file = body.files[0]!;
+      const bytes = (await body.bytes(file.field))!;
+      peakMemory = Math.max(peakMemory, uploadMemoryInUse());
+      await new Promise((r) => setTimeout(r, 20)); // hold the part while other requests arrive
+      return { inMemory: file.data !== null, onDisk: file.path !== null, size: file.size, sum: bytes.reduce((a, b) => (a + b) % 65_521, 0) };
+    });
     await app.ready();
   });
   afterAll(async () => {
     await app?.close();
     rmSync(tmpDir, { recursive: true, force: true });
+  });
+
+  let peakMemory = 0;
+  const content = (size: number, seed: number) => Buffer.from(Array.from({ length: size }, (_, i) => (i * 31 + seed) & 0xff));
+  const checksum = (bytes: Buffer) => bytes.reduce((a, b) => (a + b) % 65_521, 0);
+  const send = (bytes: Buffer) => {
+    const body = multipart({ image: { filename: 'q.jpg', content: bytes } });
+    return app.inject({ method: 'POST', url: '/where', payload: body.payload, headers: body.headers });
+  };
+
+  it('keeps a small file part in memory and spills a larger one, with what it held, to a temp file; both read back whole', async () => {
+    const before = readdirSync(tmpDir).length;
+    const small = content(MEMORY_PART_BYTES, 1);
+    const smallAnswer = (await send(small)).json();
+    expect(smallAnswer).toEqual({ inMemory: true, onDisk: false, size: small.length, sum: checksum(small) });
+    expect(readdirSync(tmpDir).length).toBe(before); // no temp folder for it
+    const large = content(MEMORY_PART_BYTES + 1, 2);
+    expect((await send(large)).json()).toEqual({ inMemory: false, onDisk: true, size: large.length, sum: checksum(large) });
+    // The spilled part's folder is removed once the call is answered.
+    await waitUntil(async () => readdirSync(tmpDir).length, (n) => n === before, 5_000);
+    expect(uploadMemoryInUse()).toBe(0); // given back when answered
+  });
+
+  it('holds at most the process budget in memory however many uploads arrive at once; the rest go to temp files', async () => {
+    peakMemory = 0;
+    const count = Math.ceil(MEMORY_UPLOAD_BYTES / MEMORY_PART_BYTES) + 8;
+    const parts = Array.from({ length: count }, (_, i) => content(MEMORY_PART_BYTES - i, i));
+    const answers = (await Promise.all(parts.map(send))).map((r) => r.json());
+    answers.forEach((answer, i) => expect(answer).toMatchObject({ size: parts[i]!.length, sum: checksum(parts[i]!) }));
+    expect(answers.filter((a) => a.onDisk).length).toBeGreaterThan(0);
+    expect(answers.filter((a) => a.inMemory).length).toBeGreaterThan(0);
+    expect(peakMemory).toBeLessThanOrEqual(MEMORY_UPLOAD_BYTES);
+    expect(uploadMemoryInUse()).toBe(0);
   });
 
   const upload = (size: number) => {

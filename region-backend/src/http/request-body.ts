@@ -1,25 +1,62 @@
 /**
  * One body reader for every method (GET and DELETE included: real clients send bodies on both) and every
  * form real clients use: JSON (values often strings), urlencoded, multipart (text fields and files).
- * Query-string parameters are merged in underneath body fields. Uploaded files stream to a temp folder
- * (never buffered whole); the folder is removed when the response is sent.
+ * Query-string parameters are merged in underneath body fields. Uploaded files are kept in memory while
+ * small (MEMORY_PART_BYTES each, MEMORY_UPLOAD_BYTES for the whole process, released when the response is
+ * sent); a larger one streams to a temp folder (never buffered whole), removed when the response is sent.
  */
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { once } from 'node:events';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
+import { finished } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import Busboy from '@fastify/busboy';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError, LIMITS } from '@iris/shared';
+import { ApiError, LIMITS, type FilePart } from '@iris/shared';
 import { requireEdgeReading } from './edge-checks.js';
 import { JsonTooDeepError, MAX_BODY_FILES, MAX_BODY_PARTS, overlongParam, parseBoundedJson } from './input-limits.js';
+import { releaseWhenAnswered } from './when-answered.js';
 
-export interface UploadedFile {
-  field: string;
-  filename: string;
-  path: string;
-  size: number;
+export type UploadedFile = FilePart;
+
+/**
+ * A file part up to this size stays in memory: an analysis or search upload is read by the caller at once,
+ * and writing it to a temp folder and reading it back cost a dozen file-system calls on the shared libuv
+ * threads, each a turn of the event loop for the call.
+ */
+export const MEMORY_PART_BYTES = 2 * 1024 * 1024;
+/** File parts held in memory by the whole process at once; past it, parts go to temp files. */
+export const MEMORY_UPLOAD_BYTES = 64 * 1024 * 1024;
+
+/** The process's budget for file parts held in memory. */
+class UploadMemory {
+  private used = 0;
+  constructor(private readonly limit: number) {}
+  take(bytes: number): boolean {
+    if (this.used + bytes > this.limit) return false;
+    this.used += bytes;
+    return true;
+  }
+  give(bytes: number): void {
+    this.used = Math.max(0, this.used - bytes);
+  }
+  get inUse(): number {
+    return this.used;
+  }
+}
+
+const uploadMemory = new UploadMemory(MEMORY_UPLOAD_BYTES);
+
+/** Bytes of file parts the process holds in memory now (tests, metrics). */
+export function uploadMemoryInUse(): number {
+  return uploadMemory.inUse;
+}
+
+/** The bytes of an uploaded file part, from memory or from its temp file. */
+export async function readUpload(file: FilePart): Promise<Buffer> {
+  if (file.data) return Buffer.from(file.data.buffer, file.data.byteOffset, file.data.byteLength);
+  return readFile(file.path!);
 }
 
 export interface RequestBody {
@@ -40,6 +77,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     irisBody?: Promise<RequestBody>;
     irisUploadDir?: string;
+    /** Bytes of this request's file parts held in memory (given back to the budget when it is answered). */
+    irisUploadMemory?: number;
   }
 }
 
@@ -59,6 +98,10 @@ export function registerBodyHandling(app: FastifyInstance): void {
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
   app.addHook('onResponse', async (request) => {
     if (request.irisUploadDir) await rm(request.irisUploadDir, { recursive: true, force: true });
+  });
+  releaseWhenAnswered(app, (request) => {
+    uploadMemory.give(request.irisUploadMemory ?? 0);
+    request.irisUploadMemory = 0;
   });
 }
 
@@ -90,9 +133,10 @@ async function parseBody(request: FastifyRequest, options: BodyOptions): Promise
   let noBody = !hasBody;
 
   if (hasBody && contentType.startsWith('multipart/form-data')) {
-    const dir = await mkdtemp(path.join(options.tmpDir, `upload-${process.pid}-`)); // the pid lets a boot sweep tell leftovers (upload-sweep.ts)
-    request.irisUploadDir = dir;
-    const parsed = await readMultipart(request, stream, dir, options.maxFileBytes ?? LIMITS.uploadBytes);
+    let dir: Promise<string> | undefined;
+    const spillDir = () =>
+      (dir ??= mkdtemp(path.join(options.tmpDir, `upload-${process.pid}-`)).then((made) => (request.irisUploadDir = made))); // the pid lets a boot sweep tell leftovers (upload-sweep.ts)
+    const parsed = await readMultipart(request, stream, spillDir, options.maxFileBytes ?? LIMITS.uploadBytes);
     Object.assign(fields, parsed.fields);
     files.push(...parsed.files);
     bodyFieldCount = Object.keys(parsed.fields).length;
@@ -135,14 +179,57 @@ async function parseBody(request: FastifyRequest, options: BodyOptions): Promise
     has: (field) => byField.has(field) || fields[field] !== undefined,
     bytes: async (field) => {
       const file = byField.get(field);
-      if (file) return readFile(file.path);
+      if (file) return readUpload(file);
       return fields[field] !== undefined ? Buffer.from(fields[field]!, 'utf8') : null;
     },
     noBody,
   };
 }
 
-function readMultipart(request: FastifyRequest, stream: Readable, dir: string, maxFileBytes: number): Promise<{ fields: Record<string, string>; files: UploadedFile[] }> {
+/**
+ * Reads one file part: in memory while it fits MEMORY_PART_BYTES and the process's budget, else (from the
+ * first chunk that does not fit) into a file of the request's temp folder, with what was held so far.
+ */
+async function storePart(request: FastifyRequest, file: Readable, entry: UploadedFile, spillPath: () => Promise<string>): Promise<void> {
+  const held: Buffer[] = [];
+  let heldBytes = 0;
+  let sink: WriteStream | null = null;
+  const write = async (chunk: Buffer) => {
+    if (!sink!.write(chunk)) await once(sink!, 'drain');
+  };
+  try {
+    for await (const chunk of file as AsyncIterable<Buffer>) {
+      entry.size += chunk.length;
+      if (!sink) {
+        if (heldBytes + chunk.length <= MEMORY_PART_BYTES && uploadMemory.take(chunk.length)) {
+          held.push(chunk);
+          heldBytes += chunk.length;
+          continue;
+        }
+        entry.path = await spillPath();
+        sink = createWriteStream(entry.path);
+        for (const part of held) await write(part);
+        held.length = 0;
+        uploadMemory.give(heldBytes);
+        heldBytes = 0;
+      }
+      await write(chunk);
+    }
+    if (sink) {
+      sink.end();
+      await finished(sink);
+    } else {
+      entry.data = Buffer.concat(held, heldBytes);
+      request.irisUploadMemory = (request.irisUploadMemory ?? 0) + heldBytes;
+      heldBytes = 0;
+    }
+  } finally {
+    uploadMemory.give(heldBytes);
+    sink?.destroy();
+  }
+}
+
+function readMultipart(request: FastifyRequest, stream: Readable, spillDir: () => Promise<string>, maxFileBytes: number): Promise<{ fields: Record<string, string>; files: UploadedFile[] }> {
   return new Promise((resolve, reject) => {
     const fields = fieldRecord();
     const files: UploadedFile[] = [];
@@ -169,17 +256,13 @@ function readMultipart(request: FastifyRequest, stream: Readable, dir: string, m
       fields[name] = value;
     });
     busboy.on('file', (field, file, filename) => {
-      const target = path.join(dir, `${files.length}-${field.replace(/[^\w.-]/g, '_')}`);
-      const entry: UploadedFile = { field, filename: filename || field, path: target, size: 0 };
+      const name = `${files.length}-${field.replace(/[^\w.-]/g, '_')}`;
+      const entry: UploadedFile = { field, filename: filename || field, data: null, path: null, size: 0 };
       files.push(entry);
       file.on('limit', () => {
         failure = new ApiError('payloadTooLarge', `file ${field} must be under ${Math.round(maxFileBytes / 1024 / 1024)} MB`);
       });
-      writes.push(
-        pipeline(file, createWriteStream(target)).then(() => {
-          entry.size = file.bytesRead;
-        }),
-      );
+      writes.push(storePart(request, file, entry, async () => path.join(await spillDir(), name)));
     });
     busboy.on('error', (err: Error) => reject(new ApiError('invalidData', `malformed multipart body: ${err.message}`)));
     // The body is accepted only once it ended whole: a streamed upload is bound by its signed length, which

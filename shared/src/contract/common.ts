@@ -19,17 +19,22 @@ export const intText = z.union([z.number().int(), z.string().trim().regex(/^[+-]
 /** A number sent as a number or as text. */
 export const numberText = z.union([z.number(), z.string().trim().regex(/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/, 'must be a number')]);
 
-/** A file part as the backend's body reader hands it over (stored in a temp file). */
+/**
+ * A file part as the backend's body reader hands it over: its bytes in memory when it is small (`data`), else
+ * in a temp file (`path`); exactly one of the two is set.
+ */
 export interface FilePart {
   field: string;
   filename: string;
-  path: string;
+  data: Uint8Array | null;
+  path: string | null;
   size: number;
 }
 /** A file field's value: the stored part, or the file's text when a client sent it as a plain field. */
 export type Upload = FilePart | string;
-const isUpload = (value: unknown): value is Upload =>
-  typeof value === 'string' || (typeof value === 'object' && value !== null && typeof (value as FilePart).path === 'string');
+export const isFilePart = (value: unknown): value is FilePart =>
+  typeof value === 'object' && value !== null && typeof (value as FilePart).size === 'number' && (typeof (value as FilePart).path === 'string' || (value as FilePart).data instanceof Uint8Array);
+const isUpload = (value: unknown): value is Upload => typeof value === 'string' || isFilePart(value);
 
 /** An uploaded file (multipart file part); some clients send the file's text as a plain field instead. */
 export const upload = z.custom<Upload>(isUpload, 'must be a file').openapi({ type: 'string', format: 'binary' });

@@ -1,7 +1,8 @@
 /** The rules of batch tasks: prepare, apply (daily limit, one running task per service), revoke, info, list. */
-import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
+import { readUpload } from '../../http/request-body.js';
 import { ApiError, DEFAULT_QUOTAS, isApiError, parseTime, type Lang, type PrepareTaskInput, type Quotas } from '@iris/shared';
 import { inTransaction } from '../../db/transaction.js';
 import { ImageDecodeError } from '../../images/image-errors.js';
@@ -72,13 +73,12 @@ export class BatchTaskService {
       throw err;
     }
     const upload = input.urls;
-    const bytes = typeof upload === 'string' ? Buffer.from(upload, 'utf8') : await readFile(upload.path);
+    const bytes = typeof upload === 'string' ? Buffer.from(upload, 'utf8') : await readUpload(upload);
     const lines = parseBatchUrls(bytes, this.deps.config.maxUrls);
 
     const dir = this.taskDir(taskId);
     await mkdir(dir, { recursive: true });
-    if (typeof upload !== 'string') await copyFile(upload.path, path.join(dir, INPUT_FILE));
-    else await writeFile(path.join(dir, INPUT_FILE), bytes);
+    await writeFile(path.join(dir, INPUT_FILE), bytes);
     try {
       return await inTransaction(this.deps.pool, (client) => insertTask(client, { id: taskId, accountId: caller.accountId, serviceId, params, lang: caller.lang }, lines));
     } catch (err) {

@@ -16,9 +16,9 @@ import { openUploadStream } from './upload-stream.js';
 
 const BATCH_SIZE = 500;
 
-/** The bulk file of a request: a file part (streamed from its temp file), or (some clients) the file's text sent as a plain field. */
+/** The bulk file of a request: a file part (from memory or streamed from its temp file), or (some clients) the file's text sent as a plain field. */
 export async function openBulkSource(file: Upload): Promise<Readable> {
-  if (typeof file !== 'string') return openUploadStream(file.path);
+  if (typeof file !== 'string') return openUploadStream(file.data ?? file.path!);
   return Readable.from([Buffer.from(file, 'utf8')]);
 }
 

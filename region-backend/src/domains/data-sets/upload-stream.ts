@@ -4,7 +4,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import { PassThrough, Transform, type Readable } from 'node:stream';
+import { PassThrough, Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
 import { inflatedLimit } from './bulk-limits.js';
@@ -21,8 +21,12 @@ export class UploadFormatError extends Error {
   }
 }
 
-async function readHead(filePath: string, bytes: number): Promise<Buffer> {
-  const handle = await open(filePath, 'r');
+/** An uploaded file where the body reader left it: its bytes in memory, or the path of its temp file. */
+export type UploadSource = string | Uint8Array;
+
+async function readHead(source: UploadSource, bytes: number): Promise<Buffer> {
+  if (typeof source !== 'string') return Buffer.from(source.buffer, source.byteOffset, Math.min(bytes, source.byteLength));
+  const handle = await open(source, 'r');
   try {
     const buffer = Buffer.alloc(bytes);
     const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
@@ -83,11 +87,19 @@ function inflateCap(limit: number): Transform {
   });
 }
 
-/** The text content of an uploaded bulk file, streamed from disk. */
-export async function openUploadStream(filePath: string): Promise<Readable> {
-  const head = await readHead(filePath, PEEK_BYTES);
+function readAll(source: UploadSource): Readable {
+  return typeof source === 'string' ? createReadStream(source) : Readable.from([Buffer.from(source.buffer, source.byteOffset, source.byteLength)]);
+}
+
+async function sizeOf(source: UploadSource): Promise<number> {
+  return typeof source === 'string' ? (await stat(source)).size : source.byteLength;
+}
+
+/** The text content of an uploaded bulk file, streamed from memory or from disk. */
+export async function openUploadStream(source: UploadSource): Promise<Readable> {
+  const head = await readHead(source, PEEK_BYTES);
   const gzipped = head.length >= 2 && head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1];
-  if (!gzipped) return isTar(head) ? firstTarEntry(createReadStream(filePath)) : createReadStream(filePath);
+  if (!gzipped) return isTar(head) ? firstTarEntry(readAll(source)) : readAll(source);
 
   let inflatedHead: Buffer;
   try {
@@ -97,8 +109,8 @@ export async function openUploadStream(filePath: string): Promise<Readable> {
     throw new UploadFormatError(`unreadable gzip file: ${(err as Error).message}`);
   }
   const gunzip = zlib.createGunzip();
-  const cap = inflateCap(inflatedLimit((await stat(filePath)).size));
-  const raw = createReadStream(filePath);
+  const cap = inflateCap(inflatedLimit(await sizeOf(source)));
+  const raw = readAll(source);
   const inflated = raw.pipe(gunzip).pipe(cap);
   // A reader that stops early (a bad line, a bound) must not leave the chain inflating or the file open.
   const stop = () => [raw, gunzip, cap].forEach((s) => s.destroy());

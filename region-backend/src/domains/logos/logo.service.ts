@@ -3,7 +3,6 @@
  * inference pool, stored in PostgreSQL), listing and deleting them. Every change bumps the library version,
  * which every backend process checks before matching.
  */
-import { readFile } from 'node:fs/promises';
 import type pg from 'pg';
 import { ApiError, charLength } from '@iris/shared';
 import type { ReferenceFeatures } from '../../vision/logo/logo-features.js';
@@ -12,7 +11,7 @@ import { ImageDecodeError } from '../../images/image-decoder.js';
 import type { ImageDecoderPool } from '../../inference/image-decoder-pool.js';
 import { InferenceTaskError, type InferencePool } from '../../inference/inference-pool.js';
 import type { LogoExtractPayload } from '../../inference/tasks/logo-extract.task.js';
-import type { UploadedFile } from '../../http/request-body.js';
+import { readUpload, type UploadedFile } from '../../http/request-body.js';
 import { inTransaction } from '../../db/transaction.js';
 import * as repo from './logo.repo.js';
 
@@ -63,7 +62,7 @@ export class LogoService {
     if (!files.length) throw new ApiError('invalidData', 'at least one reference image file (field images) is required');
     // Every file is checked before anything is stored: a request registers all its images or none.
     const references: repo.NewReference[] = [];
-    for (const file of files) references.push(await this.describe(file.filename, await readFile(file.path)));
+    for (const file of files) references.push(await this.describe(file.filename, await readUpload(file)));
     const brandId = await inTransaction(this.deps.db, async (client) => {
       const id = await repo.upsertBrand(client, name, nameZh);
       for (const ref of references) await repo.insertReference(client, id, ref);
