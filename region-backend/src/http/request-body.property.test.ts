@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { within } from '../../test/support/time-bound.js';
+import { waitUntil } from '../../test/support/wait-for.js';
 import { registerErrorHandling } from './error-handler.js';
 import { MAX_BODY_PARTS, PARAM_MAX_CHARS } from './input-limits.js';
 import { multipart } from '../../test/support/test-app.js';
@@ -100,6 +101,25 @@ describe('multipart file parts in memory or on disk', () => {
         expect(uploadMemoryInUse()).toBe(0);
       }),
       { numRuns: 25 },
+    );
+  });
+
+  it('answers a cut or corrupted multipart body with 200 or 400, never 500, and gives every byte of memory back', async () => {
+    const file = Buffer.from(Array.from({ length: 48 * 1024 }, (_, i) => (i * 7) & 0xff));
+    const valid = multipart({ a: { filename: 'a.bin', content: file }, b: { filename: 'b.bin', content: file }, note: 'text' });
+    const damage = fc.oneof(
+      fc.record({ cut: fc.integer({ min: 0, max: valid.payload.length }) }),
+      fc.record({ at: fc.integer({ min: 0, max: valid.payload.length - 1 }), bytes: fc.uint8Array({ minLength: 1, maxLength: 64 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(damage, async (d) => {
+        const payload = Buffer.from(valid.payload);
+        const body = 'cut' in d ? payload.subarray(0, d.cut) : Buffer.concat([payload.subarray(0, d.at), Buffer.from(d.bytes), payload.subarray(d.at + d.bytes.length)]);
+        const res = await within(app.inject({ method: 'POST', url: '/files', payload: body, headers: valid.headers }), 10_000, 'damaged multipart body');
+        expect([200, 400]).toContain(res.statusCode);
+        await waitUntil(async () => uploadMemoryInUse(), (bytes) => bytes === 0, 5_000);
+      }),
+      { numRuns: 60 },
     );
   });
 });

@@ -70,6 +70,26 @@ describe('request bodies', () => {
     expect(uploadMemoryInUse()).toBe(0);
   });
 
+  it('refuses a file part cut off before its closing boundary with 400, and nothing is left unhandled', async () => {
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      const body = multipart({ image: { filename: 'q.jpg', content: content(48 * 1024, 3) }, note: 'x' });
+      for (const cut of [20_000, 40_000]) {
+        const res = await app.inject({ method: 'POST', url: '/where', payload: body.payload.subarray(0, cut), headers: body.headers });
+        expect(res.statusCode).toBe(400);
+        expect(res.json()).toMatchObject({ error_code: 5001 });
+      }
+      await new Promise((r) => setTimeout(r, 100));
+      // Before, each cut body left its part's rejected write unhandled, which stops a Node process.
+      expect(unhandled).toEqual([]);
+      expect(uploadMemoryInUse()).toBe(0);
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+  });
+
   const upload = (size: number) => {
     const body = multipart({ urls_to_add: { filename: 'urls.csv', content: Buffer.alloc(size, 0x61) } });
     return app.inject({ method: 'POST', url: '/upload', payload: body.payload, headers: body.headers });

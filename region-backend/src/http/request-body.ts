@@ -79,6 +79,8 @@ declare module 'fastify' {
     irisUploadDir?: string;
     /** Bytes of this request's file parts held in memory (given back to the budget when it is answered). */
     irisUploadMemory?: number;
+    /** Set once answered: a part still being read then (the body was refused midway) gives its memory back itself. */
+    irisUploadsAnswered?: boolean;
   }
 }
 
@@ -100,6 +102,7 @@ export function registerBodyHandling(app: FastifyInstance): void {
     if (request.irisUploadDir) await rm(request.irisUploadDir, { recursive: true, force: true });
   });
   releaseWhenAnswered(app, (request) => {
+    request.irisUploadsAnswered = true;
     uploadMemory.give(request.irisUploadMemory ?? 0);
     request.irisUploadMemory = 0;
   });
@@ -220,8 +223,10 @@ async function storePart(request: FastifyRequest, file: Readable, entry: Uploade
       await finished(sink);
     } else {
       entry.data = Buffer.concat(held, heldBytes);
-      request.irisUploadMemory = (request.irisUploadMemory ?? 0) + heldBytes;
-      heldBytes = 0;
+      if (!request.irisUploadsAnswered) {
+        request.irisUploadMemory = (request.irisUploadMemory ?? 0) + heldBytes;
+        heldBytes = 0;
+      }
     }
   } finally {
     uploadMemory.give(heldBytes);
@@ -262,7 +267,11 @@ function readMultipart(request: FastifyRequest, stream: Readable, spillDir: () =
       file.on('limit', () => {
         failure = new ApiError('payloadTooLarge', `file ${field} must be under ${Math.round(maxFileBytes / 1024 / 1024)} MB`);
       });
-      writes.push(storePart(request, file, entry, async () => path.join(await spillDir(), name)));
+      const stored = storePart(request, file, entry, async () => path.join(await spillDir(), name));
+      // Awaited once the body has finished; a body cut off inside this part fails it and never finishes
+      // (busboy's error refuses the request), and an unhandled rejection would stop the process.
+      stored.catch(() => {});
+      writes.push(stored);
     });
     busboy.on('error', (err: Error) => reject(new ApiError('invalidData', `malformed multipart body: ${err.message}`)));
     // The body is accepted only once it ended whole: a streamed upload is bound by its signed length, which
