@@ -24,8 +24,11 @@ export class UploadFormatError extends Error {
 /** An uploaded file where the body reader left it: its bytes in memory, or the path of its temp file. */
 export type UploadSource = string | Uint8Array;
 
+/** The bytes held in memory, as a Buffer over the same memory. */
+const bufferOf = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
 async function readHead(source: UploadSource, bytes: number): Promise<Buffer> {
-  if (typeof source !== 'string') return Buffer.from(source.buffer, source.byteOffset, Math.min(bytes, source.byteLength));
+  if (typeof source !== 'string') return bufferOf(source).subarray(0, bytes);
   const handle = await open(source, 'r');
   try {
     const buffer = Buffer.alloc(bytes);
@@ -87,8 +90,8 @@ function inflateCap(limit: number): Transform {
   });
 }
 
-function readAll(source: UploadSource): Readable {
-  return typeof source === 'string' ? createReadStream(source) : Readable.from([Buffer.from(source.buffer, source.byteOffset, source.byteLength)]);
+function streamOf(source: UploadSource): Readable {
+  return typeof source === 'string' ? createReadStream(source) : Readable.from([bufferOf(source)]);
 }
 
 async function sizeOf(source: UploadSource): Promise<number> {
@@ -99,7 +102,7 @@ async function sizeOf(source: UploadSource): Promise<number> {
 export async function openUploadStream(source: UploadSource): Promise<Readable> {
   const head = await readHead(source, PEEK_BYTES);
   const gzipped = head.length >= 2 && head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1];
-  if (!gzipped) return isTar(head) ? firstTarEntry(readAll(source)) : readAll(source);
+  if (!gzipped) return isTar(head) ? firstTarEntry(streamOf(source)) : streamOf(source);
 
   let inflatedHead: Buffer;
   try {
@@ -110,7 +113,7 @@ export async function openUploadStream(source: UploadSource): Promise<Readable> 
   }
   const gunzip = zlib.createGunzip();
   const cap = inflateCap(inflatedLimit(await sizeOf(source)));
-  const raw = readAll(source);
+  const raw = streamOf(source);
   const inflated = raw.pipe(gunzip).pipe(cap);
   // A reader that stops early (a bad line, a bound) must not leave the chain inflating or the file open.
   const stop = () => [raw, gunzip, cap].forEach((s) => s.destroy());
