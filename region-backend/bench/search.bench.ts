@@ -12,8 +12,9 @@
  *    real pictures, so re-ranking does its real work. Everything after that is the product's own path: the
  *    backend builds its HNSW index from the stored embeddings, saves it, and loads it after a restart.
  * 2. Indexing throughput: a 2,000-image set (distinct generated 640×480 JPEGs on a loopback server) added
- *    as one CSV to a set that has a service, timed until the service reports n_indexed = 2000
- *    (download + decode + store + embed + index).
+ *    as one CSV to a set that has a service, timed until the service reports n_indexed = 2000 (download +
+ *    decode + store + first pass + index: every image searchable), and until n_first_pass_only = 0 (second
+ *    passes done too).
  *
  *   npm run bench -- search
  *   IRIS_BENCH_SEARCH_SIZE=20000 IRIS_BENCH_QUERIES=50 IRIS_BENCH_INDEX_IMAGES=500 npm run bench -- search
@@ -365,15 +366,18 @@ async function indexingThroughput(platform: Platform): Promise<void> {
     const started = performance.now();
     expectOk(await backend('POST', `/image_sets/_0000014/${setId}`, csvBody('urls_to_add', csv)), 'bulk add');
     let downloadedAt = 0;
+    let searchableAt = 0;
     for (;;) {
       const set = expectOk(await backend('GET', `/image_sets/_0000014/${setId}`), 'get set');
       if (!downloadedAt && set.status === 'downloaded') downloadedAt = performance.now();
       const service = expectOk(await backend('GET', `/customer_services/_0000172/${serviceId}`), 'get service');
-      if (Number(service.n_indexed) >= INDEX_IMAGES) break;
+      if (!searchableAt && Number(service.n_indexed) >= INDEX_IMAGES) searchableAt = performance.now();
+      if (searchableAt && Number(service.n_first_pass_only) === 0) break;
       if (set.status === 'downloaded' && Number(set.n_downloaded) < INDEX_IMAGES) throw new Error(`only ${String(set.n_downloaded)} images downloaded`);
-      await new Promise((r) => setTimeout(r, 250));
+      await new Promise((r) => setTimeout(r, 100));
     }
-    const seconds = (performance.now() - started) / 1000;
+    const seconds = (searchableAt - started) / 1000;
+    const completeSeconds = (performance.now() - started) / 1000;
     const avgKb = images.reduce((s, i) => s + i.length, 0) / images.length / 1024;
     console.log(
       `${INDEX_IMAGES} distinct 640×480 JPEGs (${avgKb.toFixed(0)} KB on average) from a loopback server, one CSV upload, scenario ${SCENARIO}, ` +
@@ -381,7 +385,8 @@ async function indexingThroughput(platform: Platform): Promise<void> {
     );
     printTable(['indexing', 'seconds', 'images/s'], [
       ['upload → set downloaded', (downloadedAt - started) / 1000, INDEX_IMAGES / ((downloadedAt - started) / 1000)],
-      ['upload → service n_indexed = all (download + embed + index)', seconds, INDEX_IMAGES / seconds],
+      ['upload → service n_indexed = all, searchable (download + decode + store + first pass + index)', seconds, INDEX_IMAGES / seconds],
+      ['upload → service n_first_pass_only = 0 (+ second pass: thumbnail view, ORB keypoints)', completeSeconds, INDEX_IMAGES / completeSeconds],
     ]);
   } finally {
     server.close();

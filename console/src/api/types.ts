@@ -47,6 +47,8 @@ export interface SearchService {
   image_set_id: string;
   product_set_id?: string;
   n_indexed: number;
+  /** Indexed pictures whose second pass (thumbnail views, keypoints) is still to run. */
+  n_first_pass_only: number;
   indexed_ratio: number;
   last_indexed_time: string | null;
   status: string;

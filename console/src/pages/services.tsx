@@ -16,7 +16,7 @@ export function ServicesPage() {
     () => api<{ results: SearchService[] }>('/customer_services/_0000172').then((r) => r.results),
     [],
     3000,
-    (list) => list.some((s) => s.indexed_ratio < 1),
+    (list) => list.some((s) => s.indexed_ratio < 1 || s.n_first_pass_only > 0),
   );
   const sets = useLoad(async () => [...(await listSets('image_sets')).map((s) => ({ ...s, kind: 'image_sets' as const })), ...(await listSets('product_sets')).map((s) => ({ ...s, kind: 'product_sets' as const }))], []);
   const [target, setTarget] = useState('');
@@ -95,6 +95,7 @@ export function ServicesPage() {
                     <ProgressBar label={`${s.name} ${t('indexed')}`} total={1} parts={[{ value: s.indexed_ratio, kind: 'ok' }]} />
                     <small>
                       {s.n_indexed} ({(s.indexed_ratio * 100).toFixed(0)}%)
+                      {s.n_first_pass_only > 0 ? ` · ${s.n_first_pass_only} ${t('secondPass')}` : ''}
                     </small>
                   </td>
                   <td>{s.last_indexed_time ?? '—'}</td>

@@ -134,11 +134,17 @@ export function waitFor<T>(probe: () => Promise<T>, done: (value: T) => boolean,
   return waitUntil(probe, done, timeoutMs);
 }
 
-/** Waits until the service has indexed `n` images and the set has nothing left to download. */
+/** Waits until the service has indexed `n` images, both passes (docs/search.md, "Two passes"). */
 export async function waitIndexed(backend: { call: SearchBackend['call'] }, serviceId: string, n: number, timeoutMs?: number) {
   return waitFor(
-    async () => (await backend.call({ method: 'GET', url: `/customer_services/_0000172/${serviceId}` })).json() as { n_indexed: number; indexed_ratio: number; last_indexed_time: string | null },
-    (s) => s.n_indexed === n,
+    async () =>
+      (await backend.call({ method: 'GET', url: `/customer_services/_0000172/${serviceId}` })).json() as {
+        n_indexed: number;
+        n_first_pass_only: number;
+        indexed_ratio: number;
+        last_indexed_time: string | null;
+      },
+    (s) => s.n_indexed === n && s.n_first_pass_only === 0,
     timeoutMs,
   );
 }

@@ -4,6 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newResourceId } from '@iris/shared';
+import sharp from 'sharp';
+import { inTransaction } from '../../src/db/transaction.js';
+import { vectorToBytes } from '../../src/domains/search-services/embedding-pipeline.js';
 import { multipart } from '../support/test-app.js';
 import type { ImageServer } from '../support/image-server.js';
 import {
@@ -64,7 +67,7 @@ describe('search on an image set', () => {
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual(
-      ['id', 'name', 'scenario', 'image_set_id', 'created_at', 'creator_id', 'indexed_ratio', 'n_indexed', 'last_indexed_time', 'last_updated_at', 'status', 'status_duration', 'request_id'].sort(),
+      ['id', 'name', 'scenario', 'image_set_id', 'created_at', 'creator_id', 'indexed_ratio', 'n_indexed', 'n_first_pass_only', 'last_indexed_time', 'last_updated_at', 'status', 'status_duration', 'request_id'].sort(),
     );
     expect(body).toMatchObject({ id, name: 'photos', scenario: 'general', image_set_id: setId, creator_id: 1, indexed_ratio: 0, n_indexed: 0, last_indexed_time: null, last_updated_at: null, status: 'running' });
     expect(body.created_at).toMatch(TIME);
@@ -77,6 +80,73 @@ describe('search on an image set', () => {
     expect(indexed.last_indexed_time).toMatch(TIME);
     const set = (await backend.call({ method: 'GET', url: `/image_sets/_0000014/${setId}` })).json();
     expect(set.n_downloaded).toBe(COUNT);
+  });
+
+  it('indexes in two passes: the second completes each first-pass vector into the one-pass vector, and the index takes it', async () => {
+    const pool = backend.app.db.pool;
+    const { pipeline } = (await pool.query<{ pipeline: string }>('SELECT pipeline FROM search_services WHERE id = $1', [serviceId])).rows[0]!;
+    const stored = await pool.query<{ blob_key: string; incomplete: boolean }>(
+      `SELECT e.blob_key, e.features IS NULL OR e.view_sum IS NOT NULL AS incomplete FROM image_embeddings e
+       JOIN search_index_items i ON i.blob_key = e.blob_key AND i.service_id = $1 AND i.deleted_at IS NULL WHERE e.pipeline = $2`,
+      [serviceId, pipeline],
+    );
+    expect(stored.rows).toHaveLength(COUNT);
+    expect(stored.rows.filter((r) => r.incomplete)).toEqual([]);
+    // Image 4 back to its first pass, as the indexer leaves a new image: first-pass vector, view sum, no features.
+    const record = (await pool.query<{ blob_key: string; record_id: string; seq: string }>(
+      `SELECT i.blob_key, i.record_id, i.seq FROM search_index_items i JOIN data_set_records r ON r.id = i.record_id WHERE i.service_id = $1 AND r.url = $2`,
+      [serviceId, urlOf(4)],
+    )).rows[0]!;
+    const complete = (await pool.query<{ vector: Buffer; features: Buffer }>('SELECT vector, features FROM image_embeddings WHERE blob_key = $1 AND pipeline = $2', [record.blob_key, pipeline])).rows[0]!;
+    const image = (await backend.app.blobs.get(record.blob_key))!;
+    const first = await backend.app.inference.run('search-index-embed', { image, scenario: 'general', pass: 'first' }, { priority: 'background' });
+    expect(first.features).toBeNull();
+    expect(vectorToBytes(first.vector).equals(complete.vector)).toBe(false);
+    await inTransaction(pool, async (client) => {
+      await client.query('SELECT 1 FROM search_services WHERE id = $1 FOR UPDATE', [serviceId]);
+      await client.query('UPDATE image_embeddings SET vector = $3, features = NULL, view_sum = $4 WHERE blob_key = $1 AND pipeline = $2', [
+        record.blob_key,
+        pipeline,
+        vectorToBytes(first.vector),
+        vectorToBytes(first.viewSum!, first.viewSum!.length),
+      ]);
+      await client.query(`UPDATE search_index_items SET first_pass_only = true, seq = nextval('search_index_item_seq') WHERE service_id = $1 AND record_id = $2`, [serviceId, record.record_id]);
+    });
+    const waiting = (await get(serviceId)).json();
+    expect(waiting.n_indexed).toBe(COUNT);
+    expect([0, 1]).toContain(waiting.n_first_pass_only);
+
+    await waitIndexed(backend, serviceId, COUNT);
+    const completed = (await pool.query<{ vector: Buffer; features: Buffer; view_sum: Buffer | null }>('SELECT vector, features, view_sum FROM image_embeddings WHERE blob_key = $1 AND pipeline = $2', [record.blob_key, pipeline])).rows[0]!;
+    // Bit for bit the vector and keypoints one pass makes.
+    expect(completed.vector.equals(complete.vector)).toBe(true);
+    expect(completed.features.equals(complete.features)).toBe(true);
+    expect(completed.view_sum).toBeNull();
+    const item = (await pool.query<{ seq: string; first_pass_only: boolean }>('SELECT seq, first_pass_only FROM search_index_items WHERE service_id = $1 AND record_id = $2', [serviceId, record.record_id])).rows[0]!;
+    expect(item.first_pass_only).toBe(false);
+    expect(Number(item.seq)).toBeGreaterThan(Number(record.seq));
+    // The index serves the completed vector: a small thumbnail of the picture (what the thumbnail views are for) finds it, verified.
+    const thumbnail = await sharp(images[4]!).resize(112).jpeg().toBuffer();
+    const found = (await searchUpload(backend, serviceId, thumbnail, { count: '3' })).json() as SearchResponse;
+    expect(found.results[0]!.url).toBe(urlOf(4));
+  });
+
+  it('takes a completed embedding into an index whose item still holds the first-pass vector, without embedding again', async () => {
+    const pool = backend.app.db.pool;
+    const record = (await pool.query<{ record_id: string; seq: string }>(
+      `SELECT i.record_id, i.seq FROM search_index_items i JOIN data_set_records r ON r.id = i.record_id WHERE i.service_id = $1 AND r.url = $2`,
+      [serviceId, urlOf(6)],
+    )).rows[0]!;
+    const embeddings = (await pool.query('SELECT count(*)::int AS n FROM image_embeddings')).rows[0].n as number;
+    // Another service sharing the image completed its embedding; this service's item was written before that.
+    await inTransaction(pool, async (client) => {
+      await client.query('SELECT 1 FROM search_services WHERE id = $1 FOR UPDATE', [serviceId]);
+      await client.query(`UPDATE search_index_items SET first_pass_only = true, seq = nextval('search_index_item_seq') WHERE service_id = $1 AND record_id = $2`, [serviceId, record.record_id]);
+    });
+    await waitIndexed(backend, serviceId, COUNT);
+    const item = (await pool.query<{ seq: string }>('SELECT seq FROM search_index_items WHERE service_id = $1 AND record_id = $2', [serviceId, record.record_id])).rows[0]!;
+    expect(Number(item.seq)).toBeGreaterThan(Number(record.seq) + 1);
+    expect((await pool.query('SELECT count(*)::int AS n FROM image_embeddings')).rows[0].n).toBe(embeddings);
   });
 
   it('finds the record of a query image first, by upload and by URL, in the specification shape', async () => {

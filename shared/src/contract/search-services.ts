@@ -12,6 +12,7 @@ export const SearchService = z.object({
   creator_id: z.number().int(),
   indexed_ratio: z.number().describe('indexed images / downloaded images'),
   n_indexed: z.number().int(),
+  n_first_pass_only: z.number().int().describe('Iris: indexed images still waiting for their second pass (thumbnail views and keypoints); searchable already'),
   last_indexed_time: timestamp.nullable(),
   last_updated_at: timestamp.nullable(),
   status: z.literal('running'),

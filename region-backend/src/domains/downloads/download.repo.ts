@@ -93,6 +93,18 @@ export async function nextWorkAt(db: Queryable, setId: string): Promise<Date | n
   return result.rows[0]?.at ?? null;
 }
 
+/** True while the set has downloads running or due now (not counting records waiting for a later retry). */
+export async function downloadsDue(db: Queryable, setId: string): Promise<boolean> {
+  const result = await db.query<{ due: boolean }>(
+    `SELECT EXISTS (
+       SELECT 1 FROM data_set_records WHERE set_id = $1 AND deleted_at IS NULL
+         AND (status = 'downloading' OR (status = 'pending' AND next_attempt_at <= now()))
+     ) AS due`,
+    [setId],
+  );
+  return result.rows[0]?.due ?? false;
+}
+
 /** Every set with unfinished records, and when its first one is due (boot-time recovery). */
 export async function setsWithUnfinishedWork(db: Queryable): Promise<{ set_id: string; due_at: Date }[]> {
   const result = await db.query<{ set_id: string; due_at: Date }>(

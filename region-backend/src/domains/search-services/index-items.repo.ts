@@ -15,6 +15,8 @@ export interface ItemUpsert {
   /** The record's product attributes ('' for image sets), as stored on the record. */
   price: string;
   keywords: string;
+  /** The image's embedding has had its first pass only (docs/search.md, "Two passes"). */
+  first_pass_only: boolean;
 }
 
 /** One item change as a process applies it to its in-memory index. */
@@ -28,23 +30,92 @@ export interface ItemChange {
   vector: Buffer | null;
 }
 
-/** The blob keys (of those given) that already have an embedding under the pipeline. */
-export async function embeddedKeys(db: Queryable, pipeline: string, blobKeys: readonly string[]): Promise<Set<string>> {
-  if (!blobKeys.length) return new Set();
-  const result = await db.query<{ blob_key: string }>('SELECT blob_key FROM image_embeddings WHERE pipeline = $1 AND blob_key = ANY($2::text[])', [
-    pipeline,
-    blobKeys,
-  ]);
-  return new Set(result.rows.map((r) => r.blob_key));
+/** Which passes an embedding has had: `first` (searchable, no features yet) or both (`complete`). */
+export type EmbeddingPasses = 'first' | 'complete';
+
+/** The blob keys (of those given) that already have an embedding under the pipeline, with its passes. */
+export async function embeddingPasses(db: Queryable, pipeline: string, blobKeys: readonly string[]): Promise<Map<string, EmbeddingPasses>> {
+  if (!blobKeys.length) return new Map();
+  const result = await db.query<{ blob_key: string; complete: boolean }>(
+    'SELECT blob_key, features IS NOT NULL AS complete FROM image_embeddings WHERE pipeline = $1 AND blob_key = ANY($2::text[])',
+    [pipeline, blobKeys],
+  );
+  return new Map(result.rows.map((r) => [r.blob_key, r.complete ? 'complete' : 'first']));
 }
 
-export async function insertEmbedding(db: Queryable, blobKey: string, pipeline: string, vector: Buffer, features: Uint8Array | null = null): Promise<void> {
-  await db.query('INSERT INTO image_embeddings (blob_key, pipeline, vector, features) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
+const bytesOf = (a: Uint8Array | null): Buffer | null => (a ? Buffer.from(a.buffer, a.byteOffset, a.byteLength) : null);
+
+/** A new embedding: complete (with its features), or a first pass (no features, its view sum kept). */
+export async function insertEmbedding(
+  db: Queryable,
+  blobKey: string,
+  pipeline: string,
+  embedding: { vector: Buffer; features: Uint8Array | null; viewSum?: Buffer | null },
+): Promise<void> {
+  await db.query('INSERT INTO image_embeddings (blob_key, pipeline, vector, features, view_sum) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING', [
+    blobKey,
+    pipeline,
+    embedding.vector,
+    bytesOf(embedding.features),
+    embedding.features ? null : (embedding.viewSum ?? null),
+  ]);
+}
+
+/**
+ * Completes a first-pass embedding with its second pass (a null vector keeps the first pass's); a no-op when
+ * another process completed it first.
+ */
+export async function completeEmbedding(db: Queryable, blobKey: string, pipeline: string, vector: Buffer | null, features: Uint8Array): Promise<void> {
+  await db.query('UPDATE image_embeddings SET vector = COALESCE($3, vector), features = $4, view_sum = NULL WHERE blob_key = $1 AND pipeline = $2 AND features IS NULL', [
     blobKey,
     pipeline,
     vector,
-    features ? Buffer.from(features.buffer, features.byteOffset, features.byteLength) : null,
+    bytesOf(features),
   ]);
+}
+
+/** A service's item that still holds a first-pass vector, with its embedding's state. */
+export interface FirstPassItem {
+  record_id: number;
+  blob_key: string;
+  /** The embedding's second pass is done (by this service or another sharing the image). */
+  complete: boolean;
+  /** The first pass's view sum (float32 bytes), while not complete. */
+  view_sum: Buffer | null;
+}
+
+/** Up to `limit` of the service's live items that hold a first-pass vector, in record order. */
+export async function firstPassItems(db: Queryable, serviceId: string, pipeline: string, limit: number): Promise<FirstPassItem[]> {
+  const result = await db.query<FirstPassItem & { record_id: string }>(
+    `SELECT i.record_id, i.blob_key, e.features IS NOT NULL AS complete, e.view_sum
+     FROM search_index_items i
+     JOIN image_embeddings e ON e.blob_key = i.blob_key AND e.pipeline = $2
+     WHERE i.service_id = $1 AND i.first_pass_only AND i.deleted_at IS NULL
+     ORDER BY i.record_id LIMIT $3`,
+    [serviceId, pipeline, limit],
+  );
+  return result.rows.map((r) => ({ ...r, record_id: Number(r.record_id) }));
+}
+
+/**
+ * Takes the completed vectors of these items into the service's index: each item (still showing that image)
+ * gets a new seq, in one transaction holding the service row lock, as applyItemBatch does.
+ */
+export async function takeCompletedItems(pool: pg.Pool, serviceId: string, items: readonly { record_id: number; blob_key: string }[]): Promise<number> {
+  if (!items.length) return 0;
+  return inTransaction(pool, async (client) => {
+    await client.query('SELECT 1 FROM search_services WHERE id = $1 FOR UPDATE', [serviceId]);
+    const updated = await client.query<{ seq: number }>(
+      `UPDATE search_index_items i SET first_pass_only = false, seq = nextval('search_index_item_seq')
+       FROM unnest($2::bigint[], $3::text[]) AS t(record_id, blob_key)
+       WHERE i.service_id = $1 AND i.record_id = t.record_id AND i.blob_key = t.blob_key AND i.first_pass_only AND i.deleted_at IS NULL
+       RETURNING i.seq`,
+      [serviceId, items.map((i) => i.record_id), items.map((i) => i.blob_key)],
+    );
+    const top = updated.rows.reduce((m, r) => Math.max(m, Number(r.seq)), 0);
+    if (top) await client.query('UPDATE search_services SET index_seq = GREATEST(index_seq, $2) WHERE id = $1', [serviceId, top]);
+    return updated.rowCount ?? 0;
+  });
 }
 
 /** Stored local features of a service's live items, by record id (records without any are left out). */
@@ -86,14 +157,14 @@ export async function applyItemBatch(
     const seqs: number[] = [];
     if (input.upserts.length) {
       const upserted = await client.query<{ seq: number }>(
-        `INSERT INTO search_index_items AS i (service_id, record_id, blob_key, tags, price, keywords, seq)
-         SELECT $1, v.record_id, v.blob_key, v.tags, v.price, v.keywords, nextval('search_index_item_seq')
-         FROM jsonb_to_recordset($2::jsonb) AS v(record_id bigint, blob_key text, tags text[], price text, keywords text)
+        `INSERT INTO search_index_items AS i (service_id, record_id, blob_key, tags, price, keywords, first_pass_only, seq)
+         SELECT $1, v.record_id, v.blob_key, v.tags, v.price, v.keywords, v.first_pass_only, nextval('search_index_item_seq')
+         FROM jsonb_to_recordset($2::jsonb) AS v(record_id bigint, blob_key text, tags text[], price text, keywords text, first_pass_only boolean)
          ON CONFLICT (service_id, record_id) DO UPDATE
            SET blob_key = EXCLUDED.blob_key, tags = EXCLUDED.tags, price = EXCLUDED.price, keywords = EXCLUDED.keywords,
-               seq = EXCLUDED.seq, deleted_at = NULL
-           WHERE (i.blob_key, i.tags, i.price, i.keywords, i.deleted_at) IS DISTINCT FROM
-                 (EXCLUDED.blob_key, EXCLUDED.tags, EXCLUDED.price, EXCLUDED.keywords, NULL)
+               first_pass_only = EXCLUDED.first_pass_only, seq = EXCLUDED.seq, deleted_at = NULL
+           WHERE (i.blob_key, i.tags, i.price, i.keywords, i.first_pass_only, i.deleted_at) IS DISTINCT FROM
+                 (EXCLUDED.blob_key, EXCLUDED.tags, EXCLUDED.price, EXCLUDED.keywords, EXCLUDED.first_pass_only, NULL)
          RETURNING i.seq`,
         [input.serviceId, JSON.stringify(input.upserts)],
       );

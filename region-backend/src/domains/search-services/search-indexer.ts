@@ -12,20 +12,27 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { BlobStore } from '../../images/blob-store.js';
 import { InferenceTaskError, type InferencePool } from '../../inference/inference-pool.js';
 import { listRecordChanges, type RecordChange } from '../data-sets/index.js';
+import { downloadsDue } from '../downloads/download.repo.js';
 import { Semaphore } from '../downloads/semaphore.js';
 import type { EmbedderRegistry } from './embedder-registry.js';
 import { cancelRebuild, keysMissingUnder, startRebuild, switchPipeline, updateRebuildProgress } from './embedder-rebuild.repo.js';
-import { vectorToBytes } from './embedding-pipeline.js';
+import { bytesToVector, vectorToBytes } from './embedding-pipeline.js';
 import {
   applyItemBatch,
-  embeddedKeys,
+  completeEmbedding,
+  embeddingPasses,
+  firstPassItems,
   insertEmbedding,
   markCaughtUp,
   orphanedItems,
   purgeItemTombstones,
   restartUnderPipeline,
+  takeCompletedItems,
+  type EmbeddingPasses,
   type ItemUpsert,
 } from './index-items.repo.js';
+import { NO_LOCAL_FEATURES } from '../../vision/embedding/local-features.js';
+import type { IndexEmbedding, IndexEmbedRequest } from '../../vision/embedding/search-embedding.js';
 import { serviceState, type ServiceState } from './search-service.repo.js';
 
 
@@ -54,6 +61,13 @@ export interface IndexerOptions {
   maxRunMs: number;
   /** Embeddings in flight at once per run (keep every inference thread busy). */
   embedConcurrency: number;
+  /** Items of a service whose second pass runs between two looks for new records. */
+  secondPassBatch: number;
+  /**
+   * While the set is still downloading, second passes wait (the cores go to downloads and first passes, so
+   * every image is searchable sooner), except for one batch this often, so they never starve.
+   */
+  secondPassEveryMs: number;
 }
 
 export interface IndexerDeps {
@@ -75,13 +89,22 @@ export class SearchIndexer {
   private closing = false;
   /** Worker-thread crashes per image, in this process. */
   private readonly crashes = new Map<string, number>();
+  /** When each service last ran a batch of second passes, in this process. */
+  private readonly secondPassAt = new Map<string, number>();
   private readonly options: IndexerOptions;
 
   constructor(
     private readonly deps: IndexerDeps,
     options: Partial<IndexerOptions> = {},
   ) {
-    this.options = { batchSize: 128, maxRunMs: 10 * 60_000, embedConcurrency: Math.max(2, deps.inference.size * 8) /* enough in flight for the pool to batch */, ...options };
+    this.options = {
+      batchSize: 128,
+      maxRunMs: 10 * 60_000,
+      embedConcurrency: Math.max(2, deps.inference.size * 8) /* enough in flight for the pool to batch */,
+      secondPassBatch: 32,
+      secondPassEveryMs: 10_000,
+      ...options,
+    };
   }
 
   /** Stops runs between batches (called before the app closes). */
@@ -143,6 +166,13 @@ export class SearchIndexer {
       first = false;
       const changes = await listRecordChanges(this.deps.pool, service.set_id, service.source_seq, this.options.batchSize);
       if (!changes.length) {
+        // New records first; then second passes (a few at a time, so new records never wait long); then a rebuild.
+        // While the set downloads, the run ends here instead and the poller starts the next one for new records.
+        const due = Date.now() - (this.secondPassAt.get(serviceId) ?? 0) >= this.options.secondPassEveryMs || !(await downloadsDue(this.deps.pool, service.set_id));
+        if (due && (await this.secondPassStep(service, summary))) {
+          this.secondPassAt.set(serviceId, Date.now());
+          continue;
+        }
         if (service.next_pipeline) {
           rebuiltUpTo = await this.rebuildStep(service, rebuiltUpTo, summary);
           continue;
@@ -173,7 +203,7 @@ export class SearchIndexer {
     const next = service.next_pipeline!;
     const keys = await keysMissingUnder(this.deps.pool, service.id, next, cursor, this.options.batchSize);
     if (keys.length) {
-      await this.ensureEmbeddings(keys, service, next);
+      await this.ensureEmbeddings(keys, service, next, 'whole');
       await updateRebuildProgress(this.deps.pool, service.id, next);
       summary.batches++;
       return keys[keys.length - 1]!;
@@ -188,61 +218,116 @@ export class SearchIndexer {
   private async upsertsOf(changes: RecordChange[], service: ServiceState, summary: RunSummary): Promise<ItemUpsert[]> {
     const live = changes.filter((c) => !c.deleted && c.status === 'downloaded' && c.blob_key);
     const keys = [...new Set(live.map((c) => c.blob_key!))];
-    const embedded = await this.ensureEmbeddings(keys, service, service.pipeline);
+    // A first pass makes new images searchable soon; their second pass runs once the set's changes are applied.
+    const embedded = await this.ensureEmbeddings(keys, service, service.pipeline, 'first');
     // During a rebuild, new images are embedded for the index being built too. A failure there (a new model
     // that does not run) must not hold back the index that serves: the rebuild step retries those images.
     if (service.next_pipeline) {
-      await this.ensureEmbeddings(keys, service, service.next_pipeline).catch((err: unknown) => {
+      await this.ensureEmbeddings(keys, service, service.next_pipeline, 'whole').catch((err: unknown) => {
         if (this.closing) throw err;
         this.deps.log.warn({ serviceId: service.id, err }, 'embedding new images for the index being rebuilt failed: the rebuild retries them');
       });
     }
     const upserts: ItemUpsert[] = [];
     for (const c of live) {
-      if (embedded.has(c.blob_key!)) upserts.push({ record_id: c.id, blob_key: c.blob_key!, tags: c.tags, price: c.price, keywords: c.keywords });
+      const passes = embedded.get(c.blob_key!);
+      if (passes) upserts.push({ record_id: c.id, blob_key: c.blob_key!, tags: c.tags, price: c.price, keywords: c.keywords, first_pass_only: passes === 'first' });
       else summary.skipped++;
     }
     return upserts;
   }
 
-  private async ensureEmbeddings(keys: string[], service: ServiceState, pipeline: string): Promise<Set<string>> {
-    const { pool, blobs, inference, log } = this.deps;
+  /**
+   * Embeds the images not embedded yet under the pipeline: `first` makes a first pass (docs/search.md, "Two
+   * passes"), `whole` both at once. Answers every key that has an embedding afterwards, with its passes.
+   */
+  private async ensureEmbeddings(keys: string[], service: ServiceState, pipeline: string, pass: 'first' | 'whole'): Promise<Map<string, EmbeddingPasses>> {
     const embedder = await this.deps.embedders.embedderOf(pipeline);
-    const have = await embeddedKeys(pool, pipeline, keys);
+    const have = await embeddingPasses(this.deps.pool, pipeline, keys);
+    await this.eachImage(keys.filter((key) => !have.has(key)), service, pipeline, {
+      payloadOf: () => ({ pass }),
+      store: async (key, result) => {
+        const vector = vectorToBytes(result.vector, embedder.dim);
+        const viewSum = result.viewSum && vectorToBytes(result.viewSum, result.viewSum.length);
+        await insertEmbedding(this.deps.pool, key, pipeline, { vector, features: result.features, viewSum });
+        have.set(key, result.features ? 'complete' : 'first');
+      },
+      // The record is left out of the index.
+      leaveOut: async () => {},
+    });
+    return have;
+  }
+
+  /**
+   * One batch of second passes: completes the embeddings of the service's first-pass items (those another
+   * service has not completed already) and takes the completed vectors into the index. False when none is left.
+   */
+  private async secondPassStep(service: ServiceState, summary: RunSummary): Promise<boolean> {
+    const { pool } = this.deps;
+    const items = await firstPassItems(pool, service.id, service.pipeline, this.options.secondPassBatch);
+    if (!items.length) return false;
+    const embedder = await this.deps.embedders.embedderOf(service.pipeline);
+    const viewSums = new Map(items.filter((i) => !i.complete && i.view_sum).map((i) => [i.blob_key, bytesToVector(i.view_sum!, i.view_sum!.length / 4)]));
+    // A first pass without its view sum cannot be completed: it keeps its vector, without keypoints.
+    for (const item of items) if (!item.complete && !item.view_sum) await completeEmbedding(pool, item.blob_key, service.pipeline, null, NO_LOCAL_FEATURES);
+    await this.eachImage([...viewSums.keys()], service, service.pipeline, {
+      payloadOf: (key) => ({ pass: 'second', viewSum: viewSums.get(key)! }),
+      store: (key, result) => completeEmbedding(pool, key, service.pipeline, vectorToBytes(result.vector, embedder.dim), result.features ?? NO_LOCAL_FEATURES),
+      // Searchable already: the image keeps its first-pass vector, without keypoints to re-rank by.
+      leaveOut: (key) => completeEmbedding(pool, key, service.pipeline, null, NO_LOCAL_FEATURES),
+    });
+    await takeCompletedItems(pool, service.id, items);
+    summary.batches++;
+    return true;
+  }
+
+  /**
+   * Runs `search-index-embed` on each stored image (at background priority, `embedConcurrency` at a time) and
+   * stores each result. An image that is missing or cannot be embedded for good is left out (`leaveOut`);
+   * any other error stops the batch, which the next run tries again.
+   */
+  private async eachImage(
+    keys: string[],
+    service: ServiceState,
+    pipeline: string,
+    how: {
+      payloadOf: (key: string) => Pick<IndexEmbedRequest, 'pass' | 'viewSum'>;
+      store: (key: string, result: IndexEmbedding) => Promise<void>;
+      leaveOut: (key: string) => Promise<void>;
+    },
+  ): Promise<void> {
+    const { blobs, inference, log } = this.deps;
+    const embedder = await this.deps.embedders.embedderOf(pipeline);
     const gate = new Semaphore(this.options.embedConcurrency);
     await Promise.all(
-      keys
-        .filter((key) => !have.has(key))
-        .map(async (key) => {
-          const release = await gate.acquire();
-          try {
-            const bytes = await blobs.get(key);
-            if (!bytes) {
-              log.warn({ serviceId: service.id, blobKey: key }, 'stored image missing: record left out of the index');
-              return;
-            }
-            const payload = { image: bytes, scenario: service.scenario, ...(embedder.manifestPath ? { embedder } : {}) };
-            const result = await inference.run('search-index-embed', payload, { priority: 'background' });
-            await insertEmbedding(pool, key, pipeline, vectorToBytes(result.vector, embedder.dim), result.features);
-            have.add(key);
-          } catch (err) {
-            if (this.closing) throw err;
-            if (err instanceof InferenceTaskError) {
-              // A task error other than a bad image (say, a model file missing) is retried until it is fixed.
-              if (!err.code || !PERMANENT_EMBED_ERRORS.has(err.code)) throw err;
-              log.warn({ serviceId: service.id, blobKey: key, err: err.message }, 'stored image cannot be embedded: record left out of the index');
-              return;
-            }
-            const crashes = (this.crashes.get(key) ?? 0) + 1;
-            this.crashes.set(key, crashes);
-            if (crashes < MAX_WORKER_CRASHES) throw err;
-            log.error({ serviceId: service.id, blobKey: key, err }, 'embedding this stored image keeps failing: record left out of the index');
-          } finally {
-            release();
+      keys.map(async (key) => {
+        const release = await gate.acquire();
+        try {
+          const bytes = await blobs.get(key);
+          if (!bytes) {
+            log.warn({ serviceId: service.id, blobKey: key }, 'stored image missing: left out of the index');
+            return await how.leaveOut(key);
           }
-        }),
+          const payload = { image: bytes, scenario: service.scenario, ...how.payloadOf(key), ...(embedder.manifestPath ? { embedder } : {}) };
+          await how.store(key, await inference.run('search-index-embed', payload, { priority: 'background' }));
+        } catch (err) {
+          if (this.closing) throw err;
+          if (err instanceof InferenceTaskError) {
+            // A task error other than a bad image (say, a model file missing) is retried until it is fixed.
+            if (!err.code || !PERMANENT_EMBED_ERRORS.has(err.code)) throw err;
+            log.warn({ serviceId: service.id, blobKey: key, err: err.message }, 'stored image cannot be embedded: left out of the index');
+            return await how.leaveOut(key);
+          }
+          const crashes = (this.crashes.get(key) ?? 0) + 1;
+          this.crashes.set(key, crashes);
+          if (crashes < MAX_WORKER_CRASHES) throw err;
+          log.error({ serviceId: service.id, blobKey: key, err }, 'embedding this stored image keeps failing: left out of the index');
+          await how.leaveOut(key);
+        } finally {
+          release();
+        }
+      }),
     );
-    return have;
   }
 
   /** Removes items whose records were purged while this service was not being indexed. */

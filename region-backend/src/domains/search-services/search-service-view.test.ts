@@ -25,6 +25,7 @@ const row = (over: Partial<SearchServiceRow> = {}): SearchServiceRow => ({
   updated_at: null,
   indexed_at: null,
   n_downloaded: 0,
+  n_first_pass_only: 0,
   ...over,
 });
 
@@ -40,6 +41,7 @@ describe('search service object', () => {
       creator_id: 7,
       indexed_ratio: 0,
       n_indexed: 0,
+      n_first_pass_only: 0,
       last_indexed_time: null,
       last_updated_at: null,
       status: 'running',

@@ -15,6 +15,8 @@ export interface SearchServiceObject {
   creator_id: number;
   indexed_ratio: number;
   n_indexed: number;
+  /** Iris extension: of the indexed images, those still waiting for their second pass (docs/search.md, "Two passes"). */
+  n_first_pass_only: number;
   last_indexed_time: string | null;
   last_updated_at: string | null;
   status: 'running';
@@ -42,6 +44,7 @@ export function searchServiceObject(row: SearchServiceRow, requestId?: string, n
     // While an index is rebuilt under a new embedder, the share already embedded with it (the old index serves).
     indexed_ratio: indexedRatio(row.next_pipeline ? row.n_rebuilt : row.n_indexed, row.n_downloaded),
     n_indexed: row.n_indexed,
+    n_first_pass_only: row.n_first_pass_only,
     last_indexed_time: formatTimeOrNull(row.indexed_at),
     last_updated_at: formatTimeOrNull(row.updated_at),
     status: 'running',

@@ -30,17 +30,22 @@ export interface SearchServiceRow extends ServiceState {
   updated_at: Date | null;
   indexed_at: Date | null;
   n_downloaded: number;
+  /** Indexed items that wait for their second pass (thumbnail views, keypoints). */
+  n_first_pass_only: number;
 }
 
 const STATE = `s.id, s.account_id, s.kind, s.scenario, s.set_id, s.product_set_id, s.pipeline, s.next_pipeline, s.n_rebuilt, s.source_seq, s.index_seq,
                s.purged_seq, s.n_indexed, s.caught_up_at`;
 
 const WITH_COUNTS = `
-  SELECT ${STATE}, s.name, s.created_at, s.updated_at, s.indexed_at, COALESCE(c.n, 0)::int AS n_downloaded
+  SELECT ${STATE}, s.name, s.created_at, s.updated_at, s.indexed_at, COALESCE(c.n, 0)::int AS n_downloaded, COALESCE(f.n, 0)::int AS n_first_pass_only
   FROM search_services s
   LEFT JOIN LATERAL (
     SELECT count(*) AS n FROM data_set_records r WHERE r.set_id = s.set_id AND r.deleted_at IS NULL AND r.status = 'downloaded'
-  ) c ON true`;
+  ) c ON true
+  LEFT JOIN LATERAL (
+    SELECT count(*) AS n FROM search_index_items i WHERE i.service_id = s.id AND i.first_pass_only AND i.deleted_at IS NULL
+  ) f ON true`;
 
 /**
  * Inserts a service unless its set already has `perSetLimit` services (one statement: the count and the
@@ -115,15 +120,16 @@ export async function allServiceStates(db: Queryable): Promise<ServiceState[]> {
 }
 
 /**
- * Services with work to do: their set changed after what they applied, or their pipeline is not the one
- * their scenario maps to now (`pipelines`: scenario → pipeline). One index probe per service
- * (data_set_records (set_id, change_seq)).
+ * Services with work to do: their set changed after what they applied, their pipeline is not the one
+ * their scenario maps to now (`pipelines`: scenario → pipeline), or items wait for their second pass. One
+ * probe per service of data_set_records (set_id, change_seq) and of the first-pass items' partial index.
  */
 export async function staleServiceIds(db: Queryable, pipelines: Record<string, string>): Promise<string[]> {
   const result = await db.query<{ id: string }>(
     `SELECT s.id FROM search_services s
      WHERE s.pipeline IS DISTINCT FROM (SELECT t.p FROM unnest($1::text[], $2::text[]) AS t(sc, p) WHERE t.sc = s.scenario)
-        OR EXISTS (SELECT 1 FROM data_set_records r WHERE r.set_id = s.set_id AND r.change_seq > s.source_seq)`,
+        OR EXISTS (SELECT 1 FROM data_set_records r WHERE r.set_id = s.set_id AND r.change_seq > s.source_seq)
+        OR EXISTS (SELECT 1 FROM search_index_items i WHERE i.service_id = s.id AND i.first_pass_only AND i.deleted_at IS NULL)`,
     [Object.keys(pipelines), Object.values(pipelines)],
   );
   return result.rows.map((r) => r.id);

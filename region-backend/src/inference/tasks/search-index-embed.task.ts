@@ -1,13 +1,15 @@
-import type { EmbedRequest } from '../../vision/embedding/embedder.js';
-import { embedForIndex, embedForIndexMany, type IndexEmbedding } from '../../vision/embedding/search-embedding.js';
+import { embedForIndex, embedForIndexMany, type IndexEmbedding, type IndexEmbedRequest } from '../../vision/embedding/search-embedding.js';
 import { batchItems } from './batch-items.js';
 
-/** `search-index-embed`: an `embed` payload → the indexed vector (with thumbnail views) and packed ORB features. */
-export default function searchIndexEmbedTask(payload: EmbedRequest): Promise<IndexEmbedding> {
+/**
+ * `search-index-embed`: an `embed` payload → the indexed vector (with thumbnail views) and packed ORB features,
+ * in one pass or two (`pass`, search-embedding.ts).
+ */
+export default function searchIndexEmbedTask(payload: IndexEmbedRequest): Promise<IndexEmbedding> {
   return embedForIndex(payload);
 }
 
 /** Background batches: all views of all images through the backbone together. */
-export async function batch(payloads: EmbedRequest[]) {
+export async function batch(payloads: IndexEmbedRequest[]) {
   return batchItems(await embedForIndexMany(payloads));
 }

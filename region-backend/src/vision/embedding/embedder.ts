@@ -92,21 +92,21 @@ export function viewDescriptor(layers: FeatureMap[]): Float32Array {
   );
 }
 
-/** Sum of the view descriptors of one image (each view's layer maps), L2-normalised. */
-function descriptorOf(views: FeatureMap[][]): Float32Array {
+/** Sum of the view descriptors of one image (each view's layer maps), not normalised. */
+function descriptorSum(views: FeatureMap[][]): Float32Array {
   let sum: Float32Array | null = null;
   for (const layers of views) {
     const v = viewDescriptor(layers);
     sum ??= new Float32Array(v.length);
     for (let i = 0; i < v.length; i++) sum[i] = sum[i]! + v[i]!;
   }
-  return l2normalise(sum!);
+  return sum!;
 }
 
 /** Sum of the L2-normalised pooled descriptors of the views (before whitening), for evaluation and tests. */
 export async function pooledDescriptor(rgb: RgbImage, scenario?: string): Promise<Float32Array> {
   const views = await Promise.all(scenarioViews(scenario).map((v) => renderView(rgb, v)));
-  return descriptorOf(await layerMaps(views));
+  return l2normalise(descriptorSum(await layerMaps(views)));
 }
 
 /** The final vector of an image under a list of views (pooled per view, summed, whitened, L2). */
@@ -116,16 +116,39 @@ export async function vectorOfViews(rgb: RgbImage, viewSpecs: readonly ViewSpec[
 
 /** The vector of each image under its views, with the built-in pipeline or an operator's ONNX embedder. */
 async function vectorsOfViewSets(items: { rgb: RgbImage; views: readonly ViewSpec[] }[], embedder?: EmbedderRef): Promise<Float32Array[]> {
+  return Promise.all((await viewSumsOf(items, embedder)).map((sum) => vectorOfViewSum(sum, embedder)));
+}
+
+/**
+ * Each image's sum of per-view descriptors, before normalisation and whitening. Sums of two lists of views
+ * of one image add up to the sum of both lists, so an image's vector can be made in two passes
+ * (search-embedding.ts: the scenario's views first, the thumbnail views later) and equal the one-pass vector.
+ */
+export async function viewSumsOf(items: { rgb: RgbImage; views: readonly ViewSpec[] }[], embedder?: EmbedderRef): Promise<Float32Array[]> {
   if (embedder?.manifestPath) {
-    const { checkedIdentity, onnxVectorsOfViews, viewForModel } = await import('./onnx-embedder.js');
+    const { checkedIdentity, onnxViewSums, viewForModel } = await import('./onnx-embedder.js');
     const identity = await checkedIdentity(embedder);
     const rendered = await Promise.all(items.map((item) => Promise.all(item.views.map((v) => renderView(item.rgb, viewForModel(v, identity))))));
-    return onnxVectorsOfViews(embedder, rendered);
+    return onnxViewSums(embedder, rendered);
   }
   const rendered = await Promise.all(items.map((item) => Promise.all(item.views.map((v) => renderView(item.rgb, v)))));
-  const [maps, w] = await Promise.all([layerMaps(rendered.flat(), undefined, builtinPrecisionOf(embedder)), loadWhitening()]);
+  const maps = await layerMaps(rendered.flat(), undefined, builtinPrecisionOf(embedder));
   let next = 0;
-  return rendered.map((views) => applyWhitening(w, descriptorOf(maps.slice(next, (next += views.length)))));
+  return rendered.map((views) => descriptorSum(maps.slice(next, (next += views.length))));
+}
+
+/** base + sum, in a new array (float32 additions, as one pass over both lists of views makes them). */
+function addedTo(base: Float32Array, sum: Float32Array): Float32Array {
+  if (base.length !== sum.length) throw new EmbedInputError(`the earlier view sum has ${base.length} values, expected ${sum.length}`);
+  const out = Float32Array.from(base);
+  for (let i = 0; i < out.length; i++) out[i] = out[i]! + sum[i]!;
+  return out;
+}
+
+/** The final vector of a view sum: L2-normalised, then (built-in pipeline) whitened. */
+export async function vectorOfViewSum(sum: Float32Array, embedder?: EmbedderRef): Promise<Float32Array> {
+  if (embedder?.manifestPath) return l2normalise(Float32Array.from(sum));
+  return applyWhitening(await loadWhitening(), l2normalise(Float32Array.from(sum)));
 }
 
 /** The request's image decoded (and cropped to its `loc`); throws EmbedInputError / ImageDecodeError. */
@@ -147,11 +170,19 @@ export async function embedMany(requests: EmbedRequest[]): Promise<(EmbedResult 
   return (await embedManyWithPixels(requests, (r) => scenarioViews(r.scenario))).map((r) => (r instanceof Error ? r : { vector: r.vector, width: r.width, height: r.height }));
 }
 
+/** An embedding with the image's decoded pixels (for local features) and its view sum (viewSumsOf). */
+export type EmbedResultWithPixels = EmbedResult & { rgb: RgbImage; viewSum: Float32Array };
+
 /**
- * `embedMany` under the given views, keeping each image's decoded pixels (for local features). Requests of
- * one embedder run together (the built-in backbone batches same-size views of all of them).
+ * `embedMany` under the given views, keeping each image's decoded pixels and view sum. Requests of one
+ * embedder run together (the built-in backbone batches same-size views of all of them). `baseSumOf` gives
+ * the view sum of an earlier pass over other views of the same image, added before the vector is made.
  */
-export async function embedManyWithPixels(requests: EmbedRequest[], viewsOf: (request: EmbedRequest) => readonly ViewSpec[]): Promise<((EmbedResult & { rgb: RgbImage }) | Error)[]> {
+export async function embedManyWithPixels<R extends EmbedRequest>(
+  requests: R[],
+  viewsOf: (request: R) => readonly ViewSpec[],
+  baseSumOf?: (request: R) => Float32Array,
+): Promise<(EmbedResultWithPixels | Error)[]> {
   const decoded = await Promise.all(
     requests.map(async (request) => {
       try {
@@ -161,7 +192,7 @@ export async function embedManyWithPixels(requests: EmbedRequest[], viewsOf: (re
       }
     }),
   );
-  const results: ((EmbedResult & { rgb: RgbImage }) | Error)[] = decoded.map((d) => (d instanceof Error ? d : new Error('not embedded')));
+  const results: (EmbedResultWithPixels | Error)[] = decoded.map((d) => (d instanceof Error ? d : new Error('not embedded')));
   const groups = new Map<string, number[]>();
   requests.forEach((r, i) => {
     if (decoded[i] instanceof Error) return;
@@ -171,11 +202,17 @@ export async function embedManyWithPixels(requests: EmbedRequest[], viewsOf: (re
   for (const indices of groups.values()) {
     const embedder = requests[indices[0]!]!.embedder;
     try {
-      const vectors = await vectorsOfViewSets(indices.map((i) => ({ rgb: (decoded[i] as DecodedImage).rgb, views: viewsOf(requests[i]!) })), embedder);
-      indices.forEach((i, k) => {
+      const viewSums = await viewSumsOf(indices.map((i) => ({ rgb: (decoded[i] as DecodedImage).rgb, views: viewsOf(requests[i]!) })), embedder);
+      for (const [k, i] of indices.entries()) {
         const d = decoded[i] as DecodedImage;
-        results[i] = { vector: vectors[k]!, width: d.width, height: d.height, rgb: d.rgb };
-      });
+        try {
+          const sum = baseSumOf ? addedTo(baseSumOf(requests[i]!), viewSums[k]!) : viewSums[k]!;
+          results[i] = { vector: await vectorOfViewSum(sum, embedder), width: d.width, height: d.height, rgb: d.rgb, viewSum: sum };
+        } catch (err) {
+          if (!(err instanceof EmbedInputError)) throw err;
+          results[i] = err;
+        }
+      }
     } catch (err) {
       // A model that cannot run (missing, changed) fails every request that needs it, not the others.
       if (!embedder?.manifestPath) throw err;

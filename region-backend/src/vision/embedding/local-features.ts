@@ -100,6 +100,9 @@ export function packLocalFeatures(f: LocalFeatures): Uint8Array {
   return out;
 }
 
+/** The packed features of a picture without keypoints: re-ranking verifies nothing against it. */
+export const NO_LOCAL_FEATURES: Uint8Array = packLocalFeatures({ width: 0, height: 0, count: 0, points: new Float32Array(0), descriptors: new Uint8Array(0) });
+
 export function unpackLocalFeatures(bytes: Uint8Array): LocalFeatures {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (bytes.byteLength < 6) throw new Error('local features: truncated header');

@@ -95,10 +95,10 @@ export async function warmUpOnnxEmbedder(ref: EmbedderRef): Promise<void> {
 }
 
 /**
- * The vector of each image from its views (`views[i]` are the rendered views of image i, already at the
- * model's size via `viewForModel`): each view vector L2-normalised, summed, L2-normalised.
+ * Each image's sum of its view vectors (`views[i]` are the rendered views of image i, already at the model's
+ * size via `viewForModel`), each L2-normalised; embedder.ts normalises the sum into the image's vector.
  */
-export async function onnxVectorsOfViews(ref: EmbedderRef, views: RgbImage[][]): Promise<Float32Array[]> {
+export async function onnxViewSums(ref: EmbedderRef, views: RgbImage[][]): Promise<Float32Array[]> {
   const identity = await checkedIdentity(ref);
   const model = await loadManifestModel(identity.manifest);
   const name = identity.manifest.outputNames?.[0] ?? model.outputNames[0];
@@ -112,7 +112,7 @@ export async function onnxVectorsOfViews(ref: EmbedderRef, views: RgbImage[][]):
       const v = l2normalise(vectorsOfOutput(outputs[index]!, identity.output)[0]!);
       for (let i = 0; i < sum.length; i++) sum[i] = sum[i]! + v[i]!;
     }
-    out.push(l2normalise(sum));
+    out.push(sum);
   }
   return out;
 }
