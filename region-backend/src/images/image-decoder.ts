@@ -143,7 +143,8 @@ export async function normaliseForStorage(
       .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: true })
       .flatten({ background: '#ffffff' })
       .toColourspace('srgb')
-      .jpeg({ quality: options.quality ?? DEFAULT_STORAGE_QUALITY })
+      // Without mozjpeg's second, Huffman-optimising pass: a third of the normalisation's CPU for ~5% more bytes.
+      .jpeg({ quality: options.quality ?? DEFAULT_STORAGE_QUALITY, optimiseCoding: false })
       .toBuffer({ resolveWithObject: true });
     return { bytes: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height, format: 'jpeg' };
   } catch (err) {
