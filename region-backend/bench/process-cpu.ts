@@ -81,3 +81,35 @@ export function threadNiceOffsets(pid: number): number[] {
     return [];
   }
 }
+
+/** What a backend's threads are for, as far as /proc tells: its name, and its nice value against the main thread. */
+export type ThreadGroup = 'main thread' | 'low-priority threads (background inference and decodes)' | 'libvips workers' | 'other threads (first tier, libuv: files, sharp)';
+
+/** CPU seconds used so far by each group of `pid`'s threads (empty elsewhere than Linux); threads that ended are not counted. */
+export function threadGroupCpuSeconds(pid: number): Partial<Record<ThreadGroup, number>> {
+  const out: Partial<Record<ThreadGroup, number>> = {};
+  try {
+    const fieldsOf = (tid: string) => {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), fields: stat.slice(stat.lastIndexOf(')') + 2).split(' ') };
+    };
+    const mainNice = Number(fieldsOf(String(pid)).fields[16]);
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      let thread: ReturnType<typeof fieldsOf>;
+      try {
+        thread = fieldsOf(tid);
+      } catch {
+        continue; // ended meanwhile
+      }
+      const group: ThreadGroup =
+        tid === String(pid) ? 'main thread'
+        : thread.name.startsWith('libvips') ? 'libvips workers'
+        : Number(thread.fields[16]) > mainNice ? 'low-priority threads (background inference and decodes)'
+        : 'other threads (first tier, libuv: files, sharp)';
+      out[group] = (out[group] ?? 0) + (Number(thread.fields[11]) + Number(thread.fields[12])) / TICKS_PER_SECOND;
+    }
+  } catch {
+    // no /proc
+  }
+  return out;
+}

@@ -40,6 +40,7 @@ import { opencv } from '../src/vision/runtime/opencv-runtime.js';
 import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures } from '../src/vision/embedding/local-features.js';
 import { RERANK } from '../src/vision/embedding/rerank-score.js';
 import { realPictures, rerankStages } from './rerank-stages.js';
+import { threadGroupCpuSeconds, treeCpuSeconds } from './process-cpu.js';
 import { prepareModels } from '../src/vision/prepare-models.js';
 import { modelCacheDir } from '../src/vision/runtime/converted-model.js';
 
@@ -348,13 +349,33 @@ async function distinctJpegs(count: number): Promise<Buffer[]> {
   return out;
 }
 
+/** CPU seconds so far of the cn-east backend's thread groups and of PostgreSQL (all its processes). */
+function cpuSeconds(platform: Platform): Record<string, number> {
+  const { backends, postgres } = platform.processes();
+  return { ...threadGroupCpuSeconds(backends['cn-east']!), PostgreSQL: postgres ? treeCpuSeconds(postgres) : NaN };
+}
+
+interface AddRun {
+  downloaded: number;
+  searchable: number;
+  complete: number;
+  /** CPU milliseconds per image by part, up to downloaded (no service) or searchable (with one). */
+  cpuMsPerImage: Record<string, number>;
+}
+
 /** Seconds from a CSV upload of `urls` to the set downloaded, searchable (`n_indexed`) and complete (`n_first_pass_only` 0). */
-async function addAndWait(backend: Caller, urls: string[], withService: boolean): Promise<{ downloaded: number; searchable: number; complete: number }> {
+async function addAndWait(platform: Platform, backend: Caller, urls: string[], withService: boolean): Promise<AddRun> {
   const setId = newResourceId();
   expectOk(await backend('POST', '/image_sets/_0000014', json({ name: 'bench index' }), setId), 'create set');
   const serviceId = newResourceId();
   if (withService) expectOk(await backend('POST', `/image_sets/_0000014/${setId}/services`, json({ name: 'bench', scenario: SCENARIO }), serviceId), 'create service');
   const csv = urls.map((url, n) => `${url},meta ${n},t${n % 10}`).join('\n');
+  const cpuBefore = cpuSeconds(platform);
+  let cpuMsPerImage: Record<string, number> = {};
+  const cpuSoFar = () => {
+    const now = cpuSeconds(platform);
+    cpuMsPerImage = Object.fromEntries(Object.entries(now).map(([part, seconds]) => [part, ((seconds - (cpuBefore[part] ?? 0)) * 1000) / urls.length]));
+  };
   const started = performance.now();
   expectOk(await backend('POST', `/image_sets/_0000014/${setId}`, csvBody('urls_to_add', csv)), 'bulk add');
   let downloaded = 0;
@@ -365,11 +386,17 @@ async function addAndWait(backend: Caller, urls: string[], withService: boolean)
     if (set.status === 'downloaded' && Number(set.n_downloaded) < urls.length) throw new Error(`only ${String(set.n_downloaded)} images downloaded`);
     if (!downloaded && set.status === 'downloaded') downloaded = now();
     if (!withService) {
-      if (downloaded) return { downloaded, searchable: NaN, complete: NaN };
+      if (downloaded) {
+        cpuSoFar();
+        return { downloaded, searchable: NaN, complete: NaN, cpuMsPerImage };
+      }
     } else {
       const service = expectOk(await backend('GET', `/customer_services/_0000172/${serviceId}`), 'get service');
-      if (!searchable && Number(service.n_indexed) >= urls.length) searchable = now();
-      if (searchable && Number(service.n_first_pass_only) === 0) return { downloaded, searchable, complete: now() };
+      if (!searchable && Number(service.n_indexed) >= urls.length) {
+        searchable = now();
+        cpuSoFar();
+      }
+      if (searchable && Number(service.n_first_pass_only) === 0) return { downloaded, searchable, complete: now(), cpuMsPerImage };
     }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -388,8 +415,8 @@ async function indexingThroughput(platform: Platform): Promise<void> {
   const backend = backendCaller(platform);
   const urls = (from: number) => Array.from({ length: INDEX_IMAGES }, (_, n) => `${base}/${from + n}.jpg`);
   try {
-    const floor = await addAndWait(backend, urls(INDEX_IMAGES), false);
-    const run = await addAndWait(backend, urls(0), true);
+    const floor = await addAndWait(platform, backend, urls(INDEX_IMAGES), false);
+    const run = await addAndWait(platform, backend, urls(0), true);
     const avgKb = images.reduce((s, i) => s + i.length, 0) / images.length / 1024;
     console.log(
       `${INDEX_IMAGES} distinct 640×480 JPEGs (${avgKb.toFixed(0)} KB on average) from a loopback server, one CSV upload, scenario ${SCENARIO}, ` +
@@ -401,6 +428,14 @@ async function indexingThroughput(platform: Platform): Promise<void> {
       ['upload → set downloaded, with the service indexing', run.downloaded, INDEX_IMAGES / run.downloaded],
       ['upload → service n_indexed = all, searchable (download + decode + store + first pass + index)', run.searchable, INDEX_IMAGES / run.searchable],
       ['upload → service n_first_pass_only = 0 (+ second pass: thumbnail view, ORB keypoints)', run.complete, INDEX_IMAGES / run.complete],
+    ]);
+    // Where the cores went: 100 images/s on 2 cores leaves 20 ms of CPU per image for everything.
+    const parts = [...new Set([...Object.keys(floor.cpuMsPerImage), ...Object.keys(run.cpuMsPerImage)])];
+    const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
+    console.log('\nCPU per image (ms), cn-east backend by thread group and PostgreSQL: the floor up to downloaded, the service run up to searchable.\n');
+    printTable(['part', 'floor', 'with the service'], [
+      ...parts.map((part) => [part, floor.cpuMsPerImage[part] ?? 0, run.cpuMsPerImage[part] ?? 0]),
+      ['all', sum(floor.cpuMsPerImage), sum(run.cpuMsPerImage)],
     ]);
   } finally {
     server.close();
