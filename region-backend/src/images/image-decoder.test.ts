@@ -176,6 +176,15 @@ describe('normaliseForStorage', () => {
     expect(meta.space).toBe('srgb');
   });
 
+  it('encodes without optimised Huffman tables: a few more bytes, exactly the pixels the optimised encoding gives', async () => {
+    const photo = await photoJpeg(640, 480, 11);
+    const stored = await normaliseForStorage(photo);
+    const optimised = await sharp(photo).jpeg({ quality: 90 }).toBuffer();
+    expect(stored.bytes.length).toBeGreaterThan(optimised.length);
+    const [a, b] = await Promise.all([decodeImage(stored.bytes), decodeImage(optimised)]);
+    expect(Buffer.from(a.data).equals(Buffer.from(b.data))).toBe(true);
+  });
+
   it('puts transparent areas on white and keeps small images at their size', async () => {
     const stored = await normaliseForStorage(await alphaPng());
     expect([stored.width, stored.height]).toEqual([64, 32]);
