@@ -12,11 +12,23 @@ interface ProcStat {
   seconds: number;
 }
 
+/**
+ * A process's or thread's stat file: its command name, and the fields after it (the name may hold spaces and
+ * parentheses): state ppid … utime(11) stime(12) … nice(16), counted from 0 after the name.
+ */
+function readStat(file: string): { name: string; fields: string[] } {
+  const stat = readFileSync(file, 'utf8');
+  const end = stat.lastIndexOf(')');
+  return { name: stat.slice(stat.indexOf('(') + 1, end), fields: stat.slice(end + 2).split(' ') };
+}
+
+/** User + system CPU seconds of a stat file's fields. */
+const cpuSecondsOf = (fields: string[]) => (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+
 function statOf(pid: number): ProcStat | null {
   try {
-    // Fields after the command name (which may hold spaces): state ppid … utime(14) stime(15), 1-based overall.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return { ppid: Number(fields[1]), seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND };
+    const { fields } = readStat(`/proc/${pid}/stat`);
+    return { ppid: Number(fields[1]), seconds: cpuSecondsOf(fields) };
   } catch {
     return null; // gone, or no /proc
   }
@@ -71,7 +83,7 @@ export function cpuMeter(processes: Record<string, Metered>): { coresSince: () =
 
 /** The nice value of each of `pid`'s threads relative to its main thread, lowest first (empty elsewhere than Linux). */
 export function threadNiceOffsets(pid: number): number[] {
-  const niceOf = (tid: string) => Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+  const niceOf = (tid: string) => Number(readStat(`/proc/${pid}/task/${tid}/stat`).fields[16]);
   try {
     const main = niceOf(String(pid));
     return readdirSync(`/proc/${pid}/task`)
@@ -89,15 +101,11 @@ export type ThreadGroup = 'main thread' | 'low-priority threads (background infe
 export function threadGroupCpuSeconds(pid: number): Partial<Record<ThreadGroup, number>> {
   const out: Partial<Record<ThreadGroup, number>> = {};
   try {
-    const fieldsOf = (tid: string) => {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), fields: stat.slice(stat.lastIndexOf(')') + 2).split(' ') };
-    };
-    const mainNice = Number(fieldsOf(String(pid)).fields[16]);
+    const mainNice = Number(readStat(`/proc/${pid}/stat`).fields[16]);
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      let thread: ReturnType<typeof fieldsOf>;
+      let thread: ReturnType<typeof readStat>;
       try {
-        thread = fieldsOf(tid);
+        thread = readStat(`/proc/${pid}/task/${tid}/stat`);
       } catch {
         continue; // ended meanwhile
       }
@@ -106,7 +114,7 @@ export function threadGroupCpuSeconds(pid: number): Partial<Record<ThreadGroup, 
         : thread.name.startsWith('libvips') ? 'libvips workers'
         : Number(thread.fields[16]) > mainNice ? 'low-priority threads (background inference and decodes)'
         : 'other threads (first tier, libuv: files, sharp)';
-      out[group] = (out[group] ?? 0) + (Number(thread.fields[11]) + Number(thread.fields[12])) / TICKS_PER_SECOND;
+      out[group] = (out[group] ?? 0) + cpuSecondsOf(thread.fields);
     }
   } catch {
     // no /proc

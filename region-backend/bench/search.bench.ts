@@ -371,11 +371,8 @@ async function addAndWait(platform: Platform, backend: Caller, urls: string[], w
   if (withService) expectOk(await backend('POST', `/image_sets/_0000014/${setId}/services`, json({ name: 'bench', scenario: SCENARIO }), serviceId), 'create service');
   const csv = urls.map((url, n) => `${url},meta ${n},t${n % 10}`).join('\n');
   const cpuBefore = cpuSeconds(platform);
+  const cpuMsPerImageSoFar = () => Object.fromEntries(Object.entries(cpuSeconds(platform)).map(([part, seconds]) => [part, ((seconds - (cpuBefore[part] ?? 0)) * 1000) / urls.length]));
   let cpuMsPerImage: Record<string, number> = {};
-  const cpuSoFar = () => {
-    const now = cpuSeconds(platform);
-    cpuMsPerImage = Object.fromEntries(Object.entries(now).map(([part, seconds]) => [part, ((seconds - (cpuBefore[part] ?? 0)) * 1000) / urls.length]));
-  };
   const started = performance.now();
   expectOk(await backend('POST', `/image_sets/_0000014/${setId}`, csvBody('urls_to_add', csv)), 'bulk add');
   let downloaded = 0;
@@ -386,15 +383,12 @@ async function addAndWait(platform: Platform, backend: Caller, urls: string[], w
     if (set.status === 'downloaded' && Number(set.n_downloaded) < urls.length) throw new Error(`only ${String(set.n_downloaded)} images downloaded`);
     if (!downloaded && set.status === 'downloaded') downloaded = now();
     if (!withService) {
-      if (downloaded) {
-        cpuSoFar();
-        return { downloaded, searchable: NaN, complete: NaN, cpuMsPerImage };
-      }
+      if (downloaded) return { downloaded, searchable: NaN, complete: NaN, cpuMsPerImage: cpuMsPerImageSoFar() };
     } else {
       const service = expectOk(await backend('GET', `/customer_services/_0000172/${serviceId}`), 'get service');
       if (!searchable && Number(service.n_indexed) >= urls.length) {
         searchable = now();
-        cpuSoFar();
+        cpuMsPerImage = cpuMsPerImageSoFar();
       }
       if (searchable && Number(service.n_first_pass_only) === 0) return { downloaded, searchable, complete: now(), cpuMsPerImage };
     }

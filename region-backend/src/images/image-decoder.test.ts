@@ -1,7 +1,7 @@
 import type { RgbImage } from './rgb-image.js';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decodeImage, ImageDecodeError, normaliseForStorage, parseLoc, probeImage } from './image-decoder.js';
+import { decodeImage, DEFAULT_STORAGE_QUALITY, ImageDecodeError, normaliseForStorage, parseLoc, probeImage } from './image-decoder.js';
 import { sniffImageFormat } from './image-format.js';
 import {
   alphaPng,
@@ -179,7 +179,7 @@ describe('normaliseForStorage', () => {
   it('encodes without optimised Huffman tables: a few more bytes, exactly the pixels the optimised encoding gives', async () => {
     const photo = await photoJpeg(640, 480, 11);
     const stored = await normaliseForStorage(photo);
-    const optimised = await sharp(photo).jpeg({ quality: 90 }).toBuffer();
+    const optimised = await sharp(photo).jpeg({ quality: DEFAULT_STORAGE_QUALITY }).toBuffer();
     expect(stored.bytes.length).toBeGreaterThan(optimised.length);
     const [a, b] = await Promise.all([decodeImage(stored.bytes), decodeImage(optimised)]);
     expect(Buffer.from(a.data).equals(Buffer.from(b.data))).toBe(true);

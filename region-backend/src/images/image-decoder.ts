@@ -143,7 +143,7 @@ export async function normaliseForStorage(
       .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: true })
       .flatten({ background: '#ffffff' })
       .toColourspace('srgb')
-      // Without mozjpeg's second, Huffman-optimising pass: a third of the normalisation's CPU for ~5% more bytes.
+      // Without mozjpeg's second, Huffman-optimising pass: half the normalisation's CPU for ~8% more bytes, same pixels.
       .jpeg({ quality: options.quality ?? DEFAULT_STORAGE_QUALITY, optimiseCoding: false })
       .toBuffer({ resolveWithObject: true });
     return { bytes: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height, format: 'jpeg' };
