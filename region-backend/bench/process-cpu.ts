@@ -10,11 +10,13 @@ const TICKS_PER_SECOND = 100; // USER_HZ, 100 on every Linux architecture Node r
 interface ProcStat {
   ppid: number;
   seconds: number;
+  /** CPU seconds of its children that have exited and been waited for (cutime + cstime). */
+  reapedSeconds: number;
 }
 
 /**
  * A process's or thread's stat file: its command name, and the fields after it (the name may hold spaces and
- * parentheses): state ppid … utime(11) stime(12) … nice(16), counted from 0 after the name.
+ * parentheses): state ppid … utime(11) stime(12) cutime(13) cstime(14) … nice(16), counted from 0 after the name.
  */
 function readStat(file: string): { name: string; fields: string[] } {
   const stat = readFileSync(file, 'utf8');
@@ -22,19 +24,22 @@ function readStat(file: string): { name: string; fields: string[] } {
   return { name: stat.slice(stat.indexOf('(') + 1, end), fields: stat.slice(end + 2).split(' ') };
 }
 
-/** User + system CPU seconds of a stat file's fields. */
-const cpuSecondsOf = (fields: string[]) => (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+/** User + system CPU seconds of a stat file's fields (`from` 13: of its exited children). */
+const cpuSecondsOf = (fields: string[], from = 11) => (Number(fields[from]) + Number(fields[from + 1])) / TICKS_PER_SECOND;
 
 function statOf(pid: number): ProcStat | null {
   try {
     const { fields } = readStat(`/proc/${pid}/stat`);
-    return { ppid: Number(fields[1]), seconds: cpuSecondsOf(fields) };
+    return { ppid: Number(fields[1]), seconds: cpuSecondsOf(fields), reapedSeconds: cpuSecondsOf(fields, 13) };
   } catch {
     return null; // gone, or no /proc
   }
 }
 
-/** CPU seconds (user + system) used so far by `root` and every process below it. */
+/**
+ * CPU seconds (user + system) used so far by `root` and every process below it, those that have exited too
+ * (PostgreSQL's connection processes come and go with the client pools' idle timeouts).
+ */
 export function treeCpuSeconds(root: number): number {
   let pids: number[];
   try {
@@ -52,7 +57,7 @@ export function treeCpuSeconds(root: number): number {
     return false;
   };
   let seconds = 0;
-  for (const [pid, stat] of stats) if (inTree(pid)) seconds += stat.seconds;
+  for (const [pid, stat] of stats) if (inTree(pid)) seconds += stat.seconds + stat.reapedSeconds;
   return seconds;
 }
 
