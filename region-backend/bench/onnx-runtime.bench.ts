@@ -26,6 +26,8 @@ import { fileIOHandler, tfjs } from '../src/vision/runtime/tfjs.js';
 import { convertedSession } from '../src/vision/runtime/converted-model.js';
 import { ort } from '../src/vision/runtime/onnx-session.js';
 import { realPhoto } from '../test/support/real-photos.js';
+import { renderView } from '../src/vision/embedding/image-views.js';
+import { scenarioViews } from '../src/vision/embedding/scenario-config.js';
 
 const RUNS = Number(process.env.IRIS_BENCH_RUNS ?? 15);
 const STAGES = ['object-detector', 'face-detector', 'face-attributes', 'person-pose', 'person-segmentation', 'porn-classifier'];
@@ -86,11 +88,15 @@ async function modelRows(photo: RgbImage): Promise<(string | number)[][]> {
   return rows;
 }
 
-async function embeddingRows(photo: RgbImage): Promise<(string | number)[][]> {
+/** The photo's view in the `general` scenario, as the embedder renders it (shorter side 224, the longer a multiple of 32). */
+function generalView(photo: RgbImage): Promise<RgbImage> {
+  return renderView(photo, scenarioViews('general')[0]!);
+}
+
+async function embeddingRows(view: RgbImage): Promise<(string | number)[][]> {
   const tf = await tfjs();
-  const view = resizeRgb(photo, 298, 224); // a 640×480 photo's general-scenario view (shorter side 224)
   const graph = await tfjsGraph(resolveManifest('porn-classifier').file, true);
-  const x = tf.tidy(() => tf.tensor4d(view.data, [1, 224, 298, 3], 'int32').toFloat().div(255));
+  const x = tf.tidy(() => tf.tensor4d(view.data, [1, view.height, view.width, 3], 'int32').toFloat().div(255));
   const tfMs = await timeIt(Math.min(RUNS, 5), async () => {
     const out = graph.execute(x, [...EMBEDDING_OUTPUTS]) as tfTypes.Tensor[];
     await Promise.all(out.map((t) => t.data()));
@@ -191,7 +197,8 @@ export default async function run(): Promise<void> {
   console.log(`Load average at start ${os.loadavg()[0]!.toFixed(1)} on ${os.availableParallelism()} cores (shared machine: compare columns of one run, not runs).\n`);
   printTable(['model (input)', 'TFJS wasm ms', 'ONNX floor: bare session ms', 'ONNX production call ms', 'speed-up vs TFJS'], await modelRows(photo));
   console.log('One thread each, batch 1, median of timed runs after 2 warm-ups; the production call includes resizing and tensor preparation.\n');
-  printTable(['embedding backbone, 224×298 view (one 640×480 image)', 'ms per image, 1 thread'], await embeddingRows(photo));
+  const view = await generalView(photo);
+  printTable([`embedding backbone, ${view.width}×${view.height} view (the ${photo.width}×${photo.height} photo's, scenario general)`, 'ms per image, 1 thread'], await embeddingRows(view));
   const [float, int8] = [await poolRows(photo, 'float'), await poolRows(photo, 'int8')];
   printTable(['pool (embed task: decode + views + backbone + pooling + whitening)', 'float backbone', 'int8 backbone'], float.map((row, i) => [row[0]!, row[1]!, int8[i]![1]!]));
   console.log(`Load average at the end ${os.loadavg()[0]!.toFixed(1)}.`);
