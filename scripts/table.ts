@@ -24,6 +24,18 @@ export function percentile(values: number[], p: number): number {
 
 export const median = (values: number[]): number => percentile(values, 50);
 
+/** Median milliseconds of `runs` sequential calls of `fn`, after 2 untimed warm-up calls. */
+export async function timeIt(runs: number, fn: () => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < 2; i++) await fn();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await fn();
+    times.push(performance.now() - t);
+  }
+  return median(times);
+}
+
 /** Runs `work` `total` times with `inFlight` calls always outstanding (closed loop); answers calls per second. */
 export async function closedLoopRate(total: number, inFlight: number, work: (index: number) => Promise<unknown>): Promise<number> {
   let next = 0;

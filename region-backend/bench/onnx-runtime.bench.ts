@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import sharp from 'sharp';
 import type * as tfTypes from '@tensorflow/tfjs';
-import { median, printTable } from '../../scripts/table.js';
+import { median, printTable, timeIt } from '../../scripts/table.js';
 import { resolveManifest } from '../src/vision/runtime/model-config.js';
 import type { ModelManifest } from '../src/vision/runtime/model-manifest.js';
 import { backboneInput, backboneSession, backboneSpec, EMBEDDING_OUTPUTS } from '../src/vision/embedding/backbone.js';
@@ -31,17 +31,6 @@ import { scenarioViews } from '../src/vision/embedding/scenario-config.js';
 
 const RUNS = Number(process.env.IRIS_BENCH_RUNS ?? 15);
 const STAGES = ['object-detector', 'face-detector', 'face-attributes', 'person-pose', 'person-segmentation', 'porn-classifier'];
-
-async function timeIt(runs: number, fn: () => Promise<unknown>): Promise<number> {
-  for (let i = 0; i < 2; i++) await fn();
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t = performance.now();
-    await fn();
-    times.push(performance.now() - t);
-  }
-  return median(times);
-}
 
 async function tfjsGraph(file: string, relax = false): Promise<tfTypes.GraphModel> {
   const tf = await tfjs();

@@ -30,7 +30,7 @@ import path from 'node:path';
 import pg from 'pg';
 import sharp from 'sharp';
 import { newResourceId, signInternal, DEFAULT_QUOTAS } from '@iris/shared';
-import { median, percentile, printTable } from '../../scripts/table.js';
+import { median, percentile, printTable, timeIt } from '../../scripts/table.js';
 import { startPlatform, type Platform } from '../../scripts/platform.js';
 import { freePort } from '../src/db/embedded-postgres.js';
 import { EMBEDDING_DIM } from '../src/vision/embedding/embedding-info.js';
@@ -438,12 +438,13 @@ async function indexingThroughput(platform: Platform): Promise<void> {
     ]);
     // The most the cores allow: the floor's work plus the backbone alone, as if decoding the stored copy,
     // rendering the views, pooling, whitening and the index insert of the first pass cost nothing.
+    const floorMs = sum(floor.cpuMsPerImage);
     const backboneMs = await bareBackboneMsPerImage();
     const cores = os.availableParallelism();
     console.log(`\nBound on ${cores} cores: the floor's CPU per image plus the bare backbone session (${backbonePrecision()}, batch ${BOUND_BATCH}, one thread, this process, after the runs).\n`);
     printTable(['bound', 'ms of CPU per image', 'images/s'], [
-      ['floor: download + decode + store', sum(floor.cpuMsPerImage), (cores * 1000) / sum(floor.cpuMsPerImage)],
-      [`+ the bare backbone on the ${SCENARIO} views of a 640×480 picture`, sum(floor.cpuMsPerImage) + backboneMs, (cores * 1000) / (sum(floor.cpuMsPerImage) + backboneMs)],
+      ['floor: download + decode + store', floorMs, (cores * 1000) / floorMs],
+      [`+ the bare backbone on the ${SCENARIO} views of a 640×480 picture`, floorMs + backboneMs, (cores * 1000) / (floorMs + backboneMs)],
       ['measured: searchable, with the service', sum(run.cpuMsPerImage), INDEX_IMAGES / run.searchable],
     ]);
   } finally {
@@ -461,13 +462,7 @@ async function bareBackboneMsPerImage(): Promise<number> {
   for (const spec of scenarioViews(SCENARIO)) {
     const view = await renderView(picture, spec);
     const feed = { [session.inputNames[0]!]: backboneInput(Array.from({ length: BOUND_BATCH }, () => view)) };
-    const times: number[] = [];
-    for (let i = 0; i < 12; i++) {
-      const started = performance.now();
-      await session.run(feed);
-      if (i >= 2) times.push((performance.now() - started) / BOUND_BATCH);
-    }
-    total += median(times);
+    total += (await timeIt(10, () => session.run(feed))) / BOUND_BATCH;
   }
   return total;
 }
