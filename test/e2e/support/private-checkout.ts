@@ -47,8 +47,8 @@ export function makePrivateCheckout(user: RunAs): PrivateCheckout {
     mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
     cpSync(path.join(ROOT, file), path.join(dir, file));
   }
-  // What `npm install` builds in a fresh clone (its `prepare` script): the console and reference-page assets
-  // the edge serves. `npm start` would rebuild them; the test runs scripts/start.ts directly.
+  // What `npm start` builds first (its `prestart` script, `npm run build:web`): the console and reference-page
+  // assets the edge serves. The test runs scripts/start.ts directly, so it takes this checkout's build.
   cpSync(path.join(ROOT, 'console', 'dist'), path.join(dir, 'console', 'dist'), { recursive: true });
   const modules = path.join(dir, 'node_modules');
   mkdirSync(modules);
