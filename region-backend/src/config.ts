@@ -12,6 +12,7 @@ import { loadSearchConfig, type SearchConfig } from './domains/search-services/s
 import { StartupError } from './util/startup-error.js';
 import { loadImageConfig, type ImageConfig } from './images/image-config.js';
 import { loadPoolLimits } from './inference/pool-config.js';
+import { readBuildInfo, type BuildInfo } from './observability/build-info.js';
 import type { PoolLimits } from './inference/inference-pool.js';
 
 const flag = z
@@ -89,6 +90,8 @@ export interface BackendConfig {
   training: TrainingConfig;
   /** Where search indexes live: in each process's memory (hnsw) or in a pgvector database shared by all. */
   vectors: VectorConfig;
+  /** Version, commit (IRIS_BUILD_COMMIT) and Node version, reported by /readyz and iris_build_info. */
+  build: BuildInfo;
 }
 
 export interface VectorConfig {
@@ -145,5 +148,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig 
     batch: loadBatchConfig(env),
     training: loadTrainingConfig(env),
     vectors: { store: e.IRIS_VECTOR_STORE, databaseUrl: e.IRIS_VECTOR_DATABASE_URL ?? e.DATABASE_URL, type: e.IRIS_VECTOR_TYPE },
+    build: readBuildInfo(env),
   };
 }

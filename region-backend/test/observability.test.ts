@@ -3,12 +3,18 @@
  * latency histograms, errors, queue depth and age, inference wait and run time, downloads by outcome and
  * reason, index figures and process memory. `/readyz` reports the database, queue, inference pool and models.
  */
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readBuildInfo } from '../src/observability/build-info.js';
 import { newResourceId } from '@iris/shared';
 import { photoJpeg } from './support/test-images.js';
 import { startImageServer, type ImageServer } from './support/image-server.js';
 import { multipart, startTestBackend, type TestBackend } from './support/test-app.js';
 import { waitUntil } from './support/wait-for.js';
+
+const COMMIT = '0123456789abcdef0123456789abcdef01234567';
+const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 let backend: TestBackend;
 let images: ImageServer;
@@ -19,7 +25,7 @@ beforeAll(async () => {
   images.set('/a.jpg', await photoJpeg(320, 240, 1));
   images.set('/b.jpg', await photoJpeg(320, 240, 2));
   images.set('/broken.jpg', 'this is not an image');
-  backend = await startTestBackend({ IRIS_METRICS_PORT: '0', IRIS_DOWNLOAD_CONCURRENCY: '2' });
+  backend = await startTestBackend({ IRIS_METRICS_PORT: '0', IRIS_DOWNLOAD_CONCURRENCY: '2', IRIS_BUILD_COMMIT: COMMIT });
   const address = backend.app.metricsAddress();
   if (!address) throw new Error('metrics listener not started');
   expect(address.address).toBe('127.0.0.1');
@@ -97,6 +103,42 @@ describe('/readyz', () => {
     const res = await backend.app.inject({ method: 'GET', url: '/readyz' });
     expect(res.statusCode).toBe(200);
     const body = res.json();
-    expect(body).toMatchObject({ ready: true, region: 'cn-east', checks: { database: { ok: true }, queue: { ok: true }, inference: { ok: true }, models: { ok: true } } });
+    expect(body).toMatchObject({ ready: true, region: 'cn-east', version: VERSION, commit: COMMIT, checks: { database: { ok: true }, queue: { ok: true }, inference: { ok: true }, models: { ok: true } } });
+  });
+});
+
+describe('build info', () => {
+  it('is one iris_build_info sample of 1 naming the version, the commit and Node', async () => {
+    const text = await scrape();
+    expect(sample(text, 'iris_build_info', { version: VERSION, commit: COMMIT, node: process.version, region: 'cn-east' })).toBe(1);
+    expect(text.split('\n').filter((l) => l.startsWith('iris_build_info{'))).toHaveLength(1);
+  });
+
+  it('says unknown without IRIS_BUILD_COMMIT and refuses a value that is not a plain label', () => {
+    expect(readBuildInfo({})).toEqual({ version: VERSION, commit: 'unknown', node: process.version });
+    expect(readBuildInfo({ IRIS_BUILD_COMMIT: ' v0.1.0-3-gdf75689 ' }).commit).toBe('v0.1.0-3-gdf75689');
+    for (const hostile of ['a"b', 'x'.repeat(65), 'line\nbreak', '{}', 'é', 'x'.repeat(1_000_000)]) expect(() => readBuildInfo({ IRIS_BUILD_COMMIT: hostile }), hostile.slice(0, 20)).toThrow(/IRIS_BUILD_COMMIT/);
+  });
+
+  it('gives any value back as a short plain label or refuses it at boot', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 100, unit: 'binary' }), (value) => {
+        let commit: string;
+        try {
+          commit = readBuildInfo({ IRIS_BUILD_COMMIT: value }).commit;
+        } catch (err) {
+          expect((err as Error).name).toBe('StartupError');
+          return;
+        }
+        expect(commit).toMatch(/^[0-9A-Za-z._-]{1,64}$|^unknown$/);
+        if (value.trim()) expect(commit).toBe(value.trim());
+      }),
+    );
+  });
+
+  it('takes the version every workspace and the root share', () => {
+    for (const manifest of ['../../package.json', '../../shared/package.json', '../../edge/package.json', '../../console/package.json']) {
+      expect((JSON.parse(readFileSync(new URL(manifest, import.meta.url), 'utf8')) as { version: string }).version, manifest).toBe(VERSION);
+    }
   });
 });

@@ -4,14 +4,16 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { ImageDecodeError, ImageFetchError } from '../images/image-errors.js';
+import type { BuildInfo } from './build-info.js';
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-export function createMetrics(region: string) {
+export function createMetrics(region: string, build: BuildInfo) {
   const registry = new Registry();
   registry.setDefaultLabels({ region });
   // Process memory (resident, heap), CPU, event-loop lag and handles.
   collectDefaultMetrics({ register: registry, prefix: 'iris_' });
+  new Gauge({ name: 'iris_build_info', help: 'Always 1; the labels say which Iris version, commit and Node version run', labelNames: ['version', 'commit', 'node'], registers: [registry] }).set({ ...build }, 1);
   return {
     registry,
     requests: new Counter({ name: 'iris_http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['route', 'method', 'status'], registers: [registry] }),

@@ -10,6 +10,9 @@ import { DEFAULT_MODELS_DIR, resolveManifest } from '../vision/runtime/model-con
 export interface ReadinessReport {
   ready: boolean;
   region: string;
+  /** Iris's version and the commit it was built from (observability/build-info.ts). */
+  version: string;
+  commit: string;
   checks: Record<string, { ok: boolean; detail?: string }>;
 }
 
@@ -54,5 +57,5 @@ export async function readiness(app: FastifyInstance): Promise<ReadinessReport> 
     }),
     models: await check(modelsOnDisk),
   };
-  return { ready: Object.values(checks).every((c) => c.ok), region: app.config.region, checks };
+  return { ready: Object.values(checks).every((c) => c.ok), region: app.config.region, version: app.config.build.version, commit: app.config.build.commit, checks };
 }

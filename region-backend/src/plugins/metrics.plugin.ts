@@ -64,7 +64,7 @@ function indexTracker(app: FastifyInstance, metrics: Metrics) {
 
 export const metricsPlugin = fp(
   async (app, opts: { host: string; port: number | null }) => {
-    const metrics = createMetrics(app.config.region);
+    const metrics = createMetrics(app.config.region, app.config.build);
     app.decorate('metrics', metrics);
 
     app.addHook('onResponse', async function countRequest(request, reply) {
