@@ -3,7 +3,8 @@
 # Node: any release from the floor in package.json's `engines` (20.20, the version the tests run on) works;
 # the image takes Node 22, the LTS line (20 has reached its end of life).
 # Stage 1 installs everything (TypeScript, node-gyp for hnswlib-node), compiles shared/ and region-backend/
-# to JavaScript, then reinstalls production dependencies only (no TypeScript, no PostgreSQL binaries).
+# to JavaScript, then removes the development packages (no TypeScript, no PostgreSQL binaries): the same
+# packages as `npm ci --omit=dev`, without installing and building them a second time.
 # test/e2e/dockerfile.e2e.test.ts follows this file line by line (npm test): keep to FROM, ARG, WORKDIR, COPY,
 # RUN, ENV, USER, VOLUME, EXPOSE and CMD, and to the runtime stage's one account-setup RUN line.
 FROM node:22-bookworm AS build
@@ -17,7 +18,7 @@ COPY console/package.json console/
 RUN npm ci
 COPY shared shared
 COPY region-backend region-backend
-RUN npm run build && npm ci --omit=dev
+RUN npm run build && npm prune --omit=dev
 
 # Stage 2: the runtime. Node, the compiled code, production node_modules (with their prebuilt native modules:
 # sharp, onnxruntime-node, hnswlib-node) and the model files (in those packages and region-backend/models).

