@@ -120,7 +120,10 @@ async function buildStage(stage: Stage, index: number, done: StageState[], optio
   chmodSync(root, 0o755);
   const state: StageState = { name: stage.name, root, workdir: '/', env: {}, args: {}, user: 'root', cmd: [], volumes: [], exposed: [], accounts: new Map() };
   const vars = () => ({ ...globalArgs, ...state.args, ...state.env });
-  const context = ignore().add(existsSync(path.join(options.context, '.dockerignore')) ? readFileSync(path.join(options.context, '.dockerignore'), 'utf8') : '');
+  const patterns = existsSync(path.join(options.context, '.dockerignore')) ? readFileSync(path.join(options.context, '.dockerignore'), 'utf8') : '';
+  // An excluded directory is skipped whole: exceptions (`!pattern`) inside it would be missed.
+  if (/^\s*!/m.test(patterns)) throw new Error('.dockerignore exceptions (!pattern) are not followed by the check');
+  const context = ignore().add(patterns);
   for (const instruction of stage.instructions) {
     options.log(`[stage ${index}] ${instruction.line}\n`);
     switch (instruction.kind) {
