@@ -1,0 +1,132 @@
+/**
+ * One sample of everything the soak watches, as named numbers: resident memory and open descriptors of each
+ * backend process and of the edge's processes (wrangler and its workerd children, found under the edge's
+ * process id in /proc), bytes in each region's temp folder and in the edge's local D1, PostgreSQL
+ * connections per region, and the size and live rows of every table of each region's database.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import type { SoakPlatform } from './soak-platform.js';
+
+export type Sample = Map<string, number>;
+
+const REGIONS = ['cn-east', 'ap-southeast'] as const;
+const MB = 1024 * 1024;
+
+/** Parent pid of every process, from /proc/<pid>/stat (the field after the parenthesised name). */
+function parents(): Map<number, number> {
+  const map = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      map.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return map;
+}
+
+function descendants(root: number, parentOf: Map<number, number>): number[] {
+  const found: number[] = [];
+  const queue = [root];
+  while (queue.length) {
+    const pid = queue.shift()!;
+    for (const [child, parent] of parentOf) {
+      if (parent !== pid) continue;
+      found.push(child);
+      queue.push(child);
+    }
+  }
+  return found.sort((a, b) => a - b);
+}
+
+const comm = (pid: number) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+
+function rssMb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  return Number(line?.split(/\s+/)[1] ?? 0) / 1024;
+}
+
+const openFds = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
+
+function folderBytes(dir: string): number {
+  let total = 0;
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  for (const entry of entries) {
+    try {
+      const full = path.join(dir, entry);
+      const stat = statSync(full);
+      total += stat.isDirectory() ? folderBytes(full) : stat.size;
+    } catch {
+      // removed meanwhile
+    }
+  }
+  return total;
+}
+
+/** The processes watched, by a stable name: the backends and everything the edge's process started. */
+function watchedProcesses(soak: SoakPlatform): [string, number][] {
+  const { edge, backends } = soak.platform.processes();
+  const parentOf = parents();
+  const named: [string, number][] = [];
+  for (const region of REGIONS) {
+    const pid = backends[region];
+    if (pid) named.push([`backend ${region}`, pid], ...descendants(pid, parentOf).map((c, i): [string, number] => [`backend ${region} child ${i + 1}`, c]));
+  }
+  if (edge) {
+    named.push(['edge (wrangler)', edge]);
+    const counts = new Map<string, number>();
+    for (const pid of descendants(edge, parentOf)) {
+      const name = comm(pid);
+      const n = (counts.get(name) ?? 0) + 1;
+      counts.set(name, n);
+      named.push([`edge ${name} ${n}`, pid]);
+    }
+  }
+  return named;
+}
+
+async function databaseSample(sample: Sample, region: string, url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const connections = await client.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+    sample.set(`pg connections · ${region}`, Number(connections.rows[0]!.n));
+    const tables = await client.query<{ name: string; bytes: string; rows: string }>(
+      `SELECT schemaname || '.' || relname AS name, pg_total_relation_size(relid) AS bytes, n_live_tup AS rows FROM pg_stat_user_tables`,
+    );
+    let total = 0;
+    for (const t of tables.rows) {
+      total += Number(t.bytes);
+      sample.set(`table MB · ${region} ${t.name}`, Number(t.bytes) / MB);
+      sample.set(`table rows · ${region} ${t.name}`, Number(t.rows));
+    }
+    sample.set(`database MB · ${region}`, total / MB);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function takeSample(soak: SoakPlatform): Promise<Sample> {
+  const sample: Sample = new Map();
+  for (const [name, pid] of watchedProcesses(soak)) {
+    try {
+      sample.set(`RSS MB · ${name}`, rssMb(pid));
+      sample.set(`open fds · ${name}`, openFds(pid));
+    } catch {
+      // ended between the listing and the reading: it is missing from this sample
+    }
+  }
+  for (const region of REGIONS) sample.set(`temp MB · ${region}`, folderBytes(path.join(soak.dataDir, 'regions', region, 'tmp')) / MB);
+  sample.set('edge D1 MB', folderBytes(path.join(soak.dataDir, 'wrangler')) / MB);
+  for (const region of REGIONS) await databaseSample(sample, region, soak.platform.databaseUrls[region]);
+  return sample;
+}
