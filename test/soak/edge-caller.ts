@@ -92,6 +92,19 @@ function encodeBody(request: CallRequest): { body: Buffer | null; contentType?: 
   return { body: null, jsonText: null };
 }
 
+/** Resolves when the request can take more body, or is gone. */
+function drainedOrClosed(req: http.ClientRequest): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      req.off('drain', done);
+      req.off('close', done);
+      resolve();
+    };
+    req.on('drain', done);
+    req.on('close', done);
+  });
+}
+
 function errorCode(text: string): number | undefined {
   try {
     const answer = JSON.parse(text) as { error_code?: unknown; data?: { error_code?: unknown } };
@@ -129,7 +142,7 @@ export async function callEdge(edgeUrl: string, request: CallRequest): Promise<C
     void (async () => {
       for (let offset = 0; offset < limit && !req.destroyed; offset += CHUNK) {
         const slice = body.subarray(offset, Math.min(limit, offset + CHUNK));
-        if (!req.write(slice)) await new Promise((r) => (req.once('drain', r), req.once('close', r)));
+        if (!req.write(slice)) await drainedOrClosed(req);
       }
       if (request.abortAfterBytes === undefined) req.end();
       else req.destroy(new Error('aborted by the caller'));

@@ -77,20 +77,21 @@ function watchedProcesses(soak: SoakPlatform): [string, number][] {
   const { edge, backends } = soak.platform.processes();
   const parentOf = parents();
   const named: [string, number][] = [];
+  // A process and what it started (esbuild of tsx, wrangler's workerd), each child named by its command.
+  const withChildren = (label: string, pid: number) => {
+    named.push([label, pid]);
+    const counts = new Map<string, number>();
+    for (const child of descendants(pid, parentOf)) {
+      const name = comm(child);
+      counts.set(name, (counts.get(name) ?? 0) + 1);
+      named.push([`${label.split(' (')[0]} ${name} ${counts.get(name)}`, child]);
+    }
+  };
   for (const region of REGIONS) {
     const pid = backends[region];
-    if (pid) named.push([`backend ${region}`, pid], ...descendants(pid, parentOf).map((c, i): [string, number] => [`backend ${region} child ${i + 1}`, c]));
+    if (pid) withChildren(`backend ${region}`, pid);
   }
-  if (edge) {
-    named.push(['edge (wrangler)', edge]);
-    const counts = new Map<string, number>();
-    for (const pid of descendants(edge, parentOf)) {
-      const name = comm(pid);
-      const n = (counts.get(name) ?? 0) + 1;
-      counts.set(name, n);
-      named.push([`edge ${name} ${n}`, pid]);
-    }
-  }
+  if (edge) withChildren('edge (wrangler)', edge);
   return named;
 }
 
