@@ -95,6 +95,14 @@ function watchedProcesses(soak: SoakPlatform): [string, number][] {
   return named;
 }
 
+/** pg-boss keeps each queue's jobs in a table named by a hash: `pgboss.<hash>` → `pgboss.job (<queue>)`. */
+async function queueTables(client: pg.Client): Promise<Map<string, string>> {
+  const exists = await client.query<{ t: string | null }>(`SELECT to_regclass('pgboss.queue')::text AS t`);
+  if (!exists.rows[0]?.t) return new Map();
+  const queues = await client.query<{ name: string; partition_name: string | null }>('SELECT name, partition_name FROM pgboss.queue');
+  return new Map(queues.rows.filter((q) => q.partition_name).map((q) => [`pgboss.${q.partition_name}`, `pgboss.job (${q.name})`]));
+}
+
 async function databaseSample(sample: Sample, region: string, url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -104,11 +112,13 @@ async function databaseSample(sample: Sample, region: string, url: string): Prom
     const tables = await client.query<{ name: string; bytes: string; rows: string }>(
       `SELECT schemaname || '.' || relname AS name, pg_total_relation_size(relid) AS bytes, n_live_tup AS rows FROM pg_stat_user_tables`,
     );
+    const queues = await queueTables(client);
     let total = 0;
     for (const t of tables.rows) {
       total += Number(t.bytes);
-      sample.set(`table MB · ${region} ${t.name}`, Number(t.bytes) / MB);
-      sample.set(`table rows · ${region} ${t.name}`, Number(t.rows));
+      const name = queues.get(t.name) ?? t.name;
+      sample.set(`table MB · ${region} ${name}`, Number(t.bytes) / MB);
+      sample.set(`table rows · ${region} ${name}`, Number(t.rows));
     }
     sample.set(`database MB · ${region}`, total / MB);
   } finally {
