@@ -99,6 +99,9 @@ function printGroups(title: string, outcomes: Outcome[]): void {
   printTable(['action', 'status', 'answer', 'count'], [...groups].map(([key, n]) => [...key.split(' | '), n]));
 }
 
+/** The actions whose calls are meant to be refused or cut off. */
+const REFUSALS_SENT = /^(refused|random key|aborted)/;
+
 const statusClass = (status: number) => (status === 0 ? 'no answer' : `${Math.floor(status / 100)}xx`);
 const CLASSES = ['2xx', '3xx', '4xx', '5xx', 'no answer'];
 const round = (n: number) => Math.round(n * 10) / 10;
@@ -145,6 +148,8 @@ export function report(samples: TimedSample[], warmUpSeconds: number, outcomes: 
   const failures = unexpectedFailures(outcomes);
   console.log(`${outcomes.length} answers; ${documented.length} documented 5xx refusals (${DOCUMENTED_5XX.map((d) => d.join('/')).join(', ')}); ${failures.length} unexpected failures (any other 5xx, or no answer where one was due).\n`);
   if (documented.length) printGroups('Documented 5xx refusals', documented);
+  const refusedOrdinary = outcomes.filter((o) => o.result.status >= 400 && o.result.status < 500 && !REFUSALS_SENT.test(o.action));
+  if (refusedOrdinary.length) printGroups('4xx answers to calls meant to succeed (not part of the verdict)', refusedOrdinary);
   if (failures.length) {
     printGroups('Unexpected failures', failures);
     reasons.push(`${failures.length} answers were failures other than documented refusals`);
