@@ -88,15 +88,18 @@ export function unexpectedFailures(outcomes: Outcome[]): Outcome[] {
   return outcomes.filter((o) => (o.result.status >= 500 && !isDocumentedRefusal(o)) || (o.result.status === 0 && !noAnswerExpected(o)));
 }
 
+/** Answers grouped by action, status and code, with the first answer of each group as its example. */
 function printGroups(title: string, outcomes: Outcome[]): void {
-  const groups = new Map<string, number>();
+  const groups = new Map<string, { example: string; count: number }>();
   for (const o of outcomes) {
-    const answer = (o.result.error ?? o.result.body).replace(/\s+/g, ' ').replace(/\|/g, '/').slice(0, 120);
-    const key = `${o.action} | ${o.result.status || 'no answer'}${o.result.code ? `/${o.result.code}` : ''} | ${answer}`;
-    groups.set(key, (groups.get(key) ?? 0) + 1);
+    const key = `${o.action}\t${o.result.status || 'no answer'}${o.result.code ? `/${o.result.code}` : ''}`;
+    const example = (o.result.error ?? o.result.body).replace(/\s+/g, ' ').replace(/\|/g, '/').slice(0, 120);
+    const group = groups.get(key) ?? { example, count: 0 };
+    group.count++;
+    groups.set(key, group);
   }
   console.log(`${title}:\n`);
-  printTable(['action', 'status', 'answer', 'count'], [...groups].map(([key, n]) => [...key.split(' | '), n]));
+  printTable(['action', 'status', 'count', 'first answer'], [...groups].map(([key, g]) => [...key.split('\t'), g.count, g.example]));
 }
 
 /** The actions whose calls are meant to be refused or cut off. */
