@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     root: import.meta.dirname,
-    include: ['e2e/**/*.test.ts', 'docs/**/*.test.ts'],
+    include: ['e2e/**/*.test.ts', 'docs/**/*.test.ts', 'soak/**/*.test.ts'],
     testTimeout: 120_000,
     hookTimeout: 300_000,
     pool: 'forks',
