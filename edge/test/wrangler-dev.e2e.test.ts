@@ -15,7 +15,7 @@ import { SECRETS, startFakeBackends, type FakeBackends } from './fake-backend.gl
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const WRANGLER = path.join(ROOT, 'node_modules', '.bin', 'wrangler');
-const ADMIN = randomBytes(12).toString('hex');
+const ADMIN = randomBytes(16).toString('hex');
 const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: '1' };
 
 let dataDir: string;
