@@ -35,6 +35,8 @@ export interface EdgeConfig {
   reportD1Queries: boolean;
   /** Multipart uploads with a Content-Length of at least this many bytes stream to the backend. */
   streamMinBytes: number;
+  /** Request-body bytes the isolate holds at once, over all its calls (then 503/9006). */
+  bodyMemoryBytes: number;
 }
 
 export const DEFAULT_MAX_SKEW_SECONDS = 900;
@@ -43,6 +45,8 @@ export const MIN_ADMIN_TOKEN_CHARS = 32;
 export const DEFAULT_BACKEND_TIMEOUT_MS = 120_000;
 /** Smaller bodies are read whole, which is faster for them (docs/edge.md, "Streamed uploads"). */
 export const DEFAULT_STREAM_MIN_BYTES = 1024 * 1024;
+/** Of an isolate's 128 MB: the largest body (52 MB) beside smaller ones, 32 MB left for everything else. */
+export const DEFAULT_BODY_MEMORY_MB = 96;
 
 const regionId = z.enum(REGIONS as [RegionId, ...RegionId[]]);
 const regionLists = z.record(regionId, z.array(z.string().min(1)));
@@ -158,6 +162,7 @@ function parseConfig(env: Bindings): EdgeConfig {
     rateLimitPeriodSeconds: positiveNumber('RATE_LIMIT_PERIOD_SECONDS', env.RATE_LIMIT_PERIOD_SECONDS, 60),
     reportD1Queries: ['1', 'true', 'yes'].includes(String(env.EDGE_REPORT_D1_QUERIES ?? '').toLowerCase()),
     streamMinBytes: nonNegativeNumber('EDGE_STREAM_MIN_BYTES', env.EDGE_STREAM_MIN_BYTES, DEFAULT_STREAM_MIN_BYTES),
+    bodyMemoryBytes: 1024 * 1024 * positiveNumber('EDGE_BODY_MEMORY_MB', env.EDGE_BODY_MEMORY_MB, DEFAULT_BODY_MEMORY_MB),
   };
 }
 

@@ -39,6 +39,8 @@ export interface Bindings {
   EDGE_AUTH_FAILURE_WINDOW_SECONDS?: string | number;
   /** How long the isolate remembers an unknown key id (default 5000; 0 = off). */
   EDGE_UNKNOWN_KEY_TTL_MS?: string | number;
+  /** Request-body megabytes an isolate holds at once over all its calls; beyond, 503/9006 (default 96). */
+  EDGE_BODY_MEMORY_MB?: string | number;
   /** `1`: answer with `x-iris-d1-queries` (D1 round trips of the call). */
   EDGE_REPORT_D1_QUERIES?: string;
 }

@@ -9,9 +9,10 @@ import { findKeyForAuth } from '../accounts/key-store.service.js';
 import { keyCache, unknownKeyCache } from '../cache/hot-path.cache.js';
 import { sessionDatabase, type D1Counter } from '../db/database.js';
 import type { AppEnv } from '../env.js';
+import { BodyLease } from '../http/body-memory.js';
 import { MAX_BODY_BYTES, readRequestBody } from '../http/request-body.js';
 import { RetryLaterError } from '../http/retry-later.error.js';
-import { authFailures, clientAddress } from './failure-limiter.js';
+import { authFailures, clientAddress, CredentialRefused } from './failure-limiter.js';
 import { chargeKeyRate, signatureApplies } from './rate-limit.middleware.js';
 import { verifyRequestSignature } from './signature-check.js';
 
@@ -22,7 +23,7 @@ const MAX_KEY_ID_CHARS = 128;
 const FAILURE_CODES = new Set([1102, 1103, 1104, 1105, 1106]);
 
 function isAuthFailure(err: unknown): boolean {
-  return isApiError(err) && FAILURE_CODES.has(err.code);
+  return err instanceof CredentialRefused || (isApiError(err) && FAILURE_CODES.has(err.code));
 }
 
 /**
@@ -104,11 +105,20 @@ export function accessKey(): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** Reads the raw body (every method) for signature checks, parameter lookups and forwarding; large uploads stream. */
+/**
+ * Reads the raw body (every method) for signature checks, parameter lookups and forwarding; large uploads
+ * stream. The memory it takes is given back when the call ends, answered or failed.
+ */
 export function requestBody(): MiddlewareHandler<AppEnv> {
   return async function requestBody(c, next) {
-    c.set('body', await readRequestBody(c.req.raw, MAX_BODY_BYTES, c.get('config').streamMinBytes));
-    await next();
+    const config = c.get('config');
+    const lease = new BodyLease(config.bodyMemoryBytes);
+    try {
+      c.set('body', await readRequestBody(c.req.raw, MAX_BODY_BYTES, config.streamMinBytes, lease));
+      await next();
+    } finally {
+      lease.end();
+    }
   };
 }
 

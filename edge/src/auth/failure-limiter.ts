@@ -4,6 +4,11 @@
  * before it costs a D1 round trip; no storage, no D1. The address table is bounded: when it is full the
  * entry whose window started first goes (Map order is insertion order and a new window re-inserts).
  */
+import { ApiError } from '@iris/shared';
+
+/** A refusal of something presented as a credential without a key (a result link): counted as a failure. */
+export class CredentialRefused extends ApiError {}
+
 export interface FailureLimits {
   perAddress: number;
   /** 0: no isolate-wide limit. */

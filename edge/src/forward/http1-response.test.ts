@@ -68,7 +68,7 @@ describe('HTTP/1.1 answer reader', () => {
     expect(same(parser.body(), body)).toBe(true);
     // Doubling growth copies at most twice the body on top of the one copy of each byte.
     expect(parser.bytesCopied).toBeLessThanOrEqual(3 * body.byteLength + 4096);
-  });
+  }, 60_000);
 
   it('copies a Content-Length answer once into a buffer of its size', () => {
     const body = pattern(4 * 1024 * 1024, 3);
@@ -77,7 +77,7 @@ describe('HTTP/1.1 answer reader', () => {
     for (let pos = 0; pos < wire.byteLength; pos += 1000) parser.push(wire.subarray(pos, pos + 1000));
     expect(same(parser.body(), body)).toBe(true);
     expect(parser.bytesCopied).toBeLessThanOrEqual(body.byteLength + 2 * 1000);
-  });
+  }, 60_000);
 
   it('property: the same body and head whatever the framing and the split into reads (1xx heads, close-delimited)', () => {
     fc.assert(
@@ -101,7 +101,7 @@ describe('HTTP/1.1 answer reader', () => {
       ),
       { numRuns: 200 },
     );
-  });
+  }, 60_000);
 
   it('refuses hostile answers: an endless head, a bad or endless chunk-size line, a body over the limit, a short body', () => {
     const fails = (wire: string | Uint8Array, max = 1024) => {
@@ -133,5 +133,5 @@ describe('HTTP/1.1 answer reader', () => {
     const bytes = new Uint8Array(await answer.response.arrayBuffer());
     expect(bytes.byteLength).toBe(4 * 1024 * 1024);
     expect(same(bytes, pattern(4 * 1024 * 1024))).toBe(true);
-  });
+  }, 60_000);
 });

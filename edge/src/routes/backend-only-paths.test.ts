@@ -26,7 +26,7 @@ describe('backend-only paths', () => {
       await expectHidden(path, keyHeaders(account));
       await expectHidden(path, {});
     }
-  });
+  }, 60_000);
 
   it('still forwards ordinary paths that merely contain those words', async () => {
     const res = await callJson<BackendEcho>('/unlisted/readyz', { headers: keyHeaders(account) });

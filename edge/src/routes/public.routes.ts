@@ -18,7 +18,7 @@ import { proxy } from './proxy.handler.js';
 import { searchRoutes } from './search.routes.js';
 
 export const publicRoutes = new Hono<AppEnv>()
-  .use(backendOnlyPaths(), resultLinks(), callDatabase(), failedAuthLimit(), accessKey(), keyRateLimit(), requestBody(), signature())
+  .use(backendOnlyPaths(), callDatabase(), failedAuthLimit(), resultLinks(), accessKey(), keyRateLimit(), requestBody(), signature())
   .route('/image_sets/_0000014', imageSetRoutes)
   .route('/product_sets/_0000178', productSetRoutes)
   .route('/custom_training', customTrainingRoutes)
