@@ -9,6 +9,7 @@ import { newResourceId, sha256Hex } from '@iris/shared';
 import { hmacSha1Base64, hmacSha1Base64Parts, stringToSign } from '../auth/signature.js';
 import { callJson, newAccount, signedHeaders, type BackendEcho, type TestAccount } from '../../test/helpers.js';
 import { bodyMemory } from './body-memory.js';
+import { MultipartFieldStream } from './multipart-stream.js';
 import { MAX_TEXT_FIELDS_BYTES, multipartTextFields } from './multipart.js';
 import { RequestBody } from './request-body.js';
 
@@ -55,52 +56,73 @@ function multipart(parts: ({ name: string; value: string } | { name: string; fil
 }
 
 describe('request bodies in the isolate', () => {
-  it('holds a signed 8 MB JSON body once (signature hashed over its bytes) and gives the memory back', async () => {
-    const text = JSON.stringify({ description: 'é'.repeat(10), ids: 'x'.repeat(8 * MB) });
-    const bytes = encoder.encode(text);
-    const headers = await signedHeaders(signer, { jsonBody: text, requestMethod: 'POST' });
+  it('holds a signed 8 MB multipart body read whole once, and gives the memory back', async () => {
+    const form = multipart([{ name: 'description', value: 'é'.repeat(10) }, { name: 'image', file: new Uint8Array(8 * MB).fill(5) }]);
+    const headers = await signedHeaders(signer, { params: [['description', 'é'.repeat(10)]] });
     const res = await callJson<BackendEcho>('/get_image_sets/_0000014', {
       method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json', 'content-length': String(bytes.byteLength) },
-      body: streamOf(bytes),
+      headers: { ...headers, 'content-type': form.contentType, 'content-length': String(form.body.byteLength) },
+      body: streamOf(form.body),
+      env: { EDGE_STREAM_MIN_BYTES: String(64 * MB) },
     });
     expect(res.status).toBe(200);
-    expect(res.body.body_sha256).toBe(await sha256Hex(bytes));
-    expect(bodyMemory.peak).toBeLessThanOrEqual(bytes.byteLength);
-    expect(bodyMemory.peak).toBeGreaterThanOrEqual(bytes.byteLength);
+    expect(res.body.body_sha256).toBe(await sha256Hex(form.body));
+    expect(bodyMemory.peak).toBe(form.body.byteLength);
+    expect(bodyMemory.inUse).toBe(0);
+  }, 60_000);
+
+  it('refuses a body that is not multipart past 1 MB before reading it (as the backend does); a signed 1 MB JSON body passes', async () => {
+    const big = encoder.encode(JSON.stringify({ ids: 'x'.repeat(2 * MB) }));
+    const refused = await callJson('/get_image_sets/_0000014', {
+      method: 'POST',
+      headers: { ...(await signedHeaders(signer)), 'content-type': 'application/json', 'content-length': String(big.byteLength) },
+      body: streamOf(big),
+    });
+    expect(refused.status).toBe(413);
+    expect(errorCode(refused.body)).toBe(1110);
+    expect(bodyMemory.peak).toBe(0);
+    const text = JSON.stringify({ description: 'é✓', ids: 'x'.repeat(MB - 100) });
+    const ok = await callJson<BackendEcho>('/get_image_sets/_0000014', {
+      method: 'POST',
+      headers: { ...(await signedHeaders(signer, { jsonBody: text })), 'content-type': 'application/json', 'content-length': String(encoder.encode(text).byteLength) },
+      body: streamOf(encoder.encode(text)),
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.body.verified).toBe(true);
+    expect(bodyMemory.peak).toBe(encoder.encode(text).byteLength);
     expect(bodyMemory.inUse).toBe(0);
   }, 60_000);
 
   it('counts a chunked body (no Content-Length) at most twice, only while its chunks are joined', async () => {
-    const bytes = encoder.encode(JSON.stringify({ ids: 'y'.repeat(3 * MB) }));
+    const form = multipart([{ name: 'image', file: new Uint8Array(3 * MB).fill(9) }]);
     const res = await callJson<BackendEcho>('/get_image_sets/_0000014', {
       method: 'POST',
-      headers: { ...(await signedHeaders(signer, { jsonBody: new TextDecoder().decode(bytes) })), 'content-type': 'application/json' },
-      body: streamOf(bytes),
+      headers: { ...(await signedHeaders(signer)), 'content-type': form.contentType },
+      body: streamOf(form.body),
     });
     expect(res.status).toBe(200);
-    expect(res.body.body_length).toBe(bytes.byteLength);
-    expect(bodyMemory.peak).toBeLessThanOrEqual(2 * bytes.byteLength);
+    expect(res.body.body_length).toBe(form.body.byteLength);
+    expect(bodyMemory.peak).toBeLessThanOrEqual(2 * form.body.byteLength);
     expect(bodyMemory.inUse).toBe(0);
   }, 60_000);
 
   it('answers 503/9006 when the isolate budget is spent, gives the memory back, and serves smaller bodies', async () => {
-    const small = { EDGE_BODY_MEMORY_MB: '3' };
-    const big = encoder.encode(JSON.stringify({ ids: 'z'.repeat(4 * MB) }));
+    const small = { EDGE_BODY_MEMORY_MB: '3', EDGE_STREAM_MIN_BYTES: String(64 * MB) };
+    const big = multipart([{ name: 'image', file: new Uint8Array(4 * MB) }]);
     const refused = await callJson('/get_image_sets/_0000014', {
       method: 'POST',
-      headers: { ...(await signedHeaders(signer, { jsonBody: new TextDecoder().decode(big) })), 'content-type': 'application/json', 'content-length': String(big.byteLength) },
-      body: streamOf(big),
+      headers: { ...(await signedHeaders(signer)), 'content-type': big.contentType, 'content-length': String(big.body.byteLength) },
+      body: streamOf(big.body),
       env: small,
     });
     expect(refused.status).toBe(503);
     expect(errorCode(refused.body)).toBe(9006);
     expect(bodyMemory.inUse).toBe(0);
-    const fits = JSON.stringify({ ids: 'z'.repeat(MB) });
+    const fits = multipart([{ name: 'image', file: new Uint8Array(2 * MB) }]);
     const ok = await callJson('/get_image_sets/_0000014', {
       method: 'POST',
-      headers: { ...(await signedHeaders(signer, { jsonBody: fits })), 'content-type': 'application/json' },
-      body: fits,
+      headers: { ...(await signedHeaders(signer)), 'content-type': fits.contentType, 'content-length': String(fits.body.byteLength) },
+      body: streamOf(fits.body),
       env: small,
     });
     expect(ok.status).toBe(200);
@@ -120,20 +142,26 @@ describe('request bodies in the isolate', () => {
     expect(bodyMemory.inUse).toBe(0);
   }, 60_000);
 
-  it('refuses multipart text fields over 8 MB in all (413), buffered or streamed, before a signature is computed over them', async () => {
+  it('refuses multipart text fields over 8 MB in all (413) before a signature is computed over them; the streaming reader stops at the cap too', async () => {
     const field = 'v'.repeat(MB - 100);
     const form = multipart(Array.from({ length: 9 }, (_, i) => ({ name: `f${i}`, value: field })));
-    for (const streamMinBytes of ['1', String(64 * MB)]) {
-      const res = await callJson('/get_image_sets/_0000014', {
-        method: 'POST',
-        headers: { ...(await signedHeaders(signer)), 'content-type': form.contentType, 'content-length': String(form.body.byteLength) },
-        body: streamOf(form.body),
-        env: { EDGE_STREAM_MIN_BYTES: streamMinBytes },
-      });
-      expect(res.status, streamMinBytes).toBe(413);
-      expect(errorCode(res.body)).toBe(1110);
-      expect(bodyMemory.inUse).toBe(0);
-    }
+    const res = await callJson('/get_image_sets/_0000014', {
+      method: 'POST',
+      headers: { ...(await signedHeaders(signer)), 'content-type': form.contentType, 'content-length': String(form.body.byteLength) },
+      body: streamOf(form.body),
+      env: { EDGE_STREAM_MIN_BYTES: String(64 * MB) },
+    });
+    expect(res.status).toBe(413);
+    expect(errorCode(res.body)).toBe(1110);
+    expect(bodyMemory.inUse).toBe(0);
+    const stream = new MultipartFieldStream(form.contentType.split('boundary=')[1]!);
+    let fed = 0;
+    const feed = () => {
+      for (; fed < form.body.byteLength; fed += 64 * 1024) stream.push(form.body.subarray(fed, fed + 64 * 1024));
+    };
+    expect(feed).toThrow(/at most/);
+    expect(fed).toBeLessThan(form.body.byteLength);
+    expect(stream.fields.length).toBe(8);
   }, 60_000);
 
   it('property: text fields are refused exactly when their bytes pass the cap', () => {

@@ -136,7 +136,8 @@ function looksLikeJson(bytes: Uint8Array): boolean {
   return false;
 }
 
-function tooLarge(): ApiError {
+function tooLarge(limit: number): ApiError {
+  if (limit < MAX_BODY_BYTES) return new ApiError('payloadTooLarge', `a request body that is not multipart/form-data must be at most ${limit} bytes`);
   return new ApiError('payloadTooLarge', `request body must be at most ${MAX_BODY_BYTES} bytes (uploads under 50 MB)`);
 }
 
@@ -147,7 +148,7 @@ function tooLarge(): ApiError {
  */
 export async function readBodyBytes(request: Request, limit = MAX_BODY_BYTES, lease: BodyLease = unlimitedLease()): Promise<Uint8Array | null> {
   const declared = Number(request.headers.get('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
   if (!request.body) return null;
   const reader = request.body.getReader();
   try {
@@ -182,7 +183,7 @@ async function readChunked(reader: ReadableStreamDefaultReader<Uint8Array>, limi
     const { value, done } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > limit) throw tooLarge();
+    if (size > limit) throw tooLarge(limit);
     lease.take(value.byteLength);
     chunks.push(value);
   }
@@ -203,7 +204,8 @@ async function readChunked(reader: ReadableStreamDefaultReader<Uint8Array>, limi
 
 /**
  * The body of a call: a multipart upload with a Content-Length of at least `streamMinBytes` (never on GET or
- * HEAD) streams; anything else is read whole. Memory for it comes from `lease`.
+ * HEAD) streams; anything else is read whole, a body that is not multipart up to 1 MB. Memory for it comes
+ * from `lease`.
  */
 export async function readRequestBody(request: Request, limit = MAX_BODY_BYTES, streamMinBytes = Infinity, lease: BodyLease = unlimitedLease()): Promise<RequestBody> {
   const query = [...new URL(request.url).searchParams];
@@ -221,6 +223,9 @@ export async function readRequestBody(request: Request, limit = MAX_BODY_BYTES, 
     boundary.length > 0 &&
     boundary.length <= MAX_STREAM_BOUNDARY;
   if (streamable) return new RequestBody(null, contentType, query, new StreamedUpload(request.body!, declared, boundary!, lease));
-  const bytes = await readBodyBytes(request, limit, lease);
+  // The backend refuses any body that is not multipart past 1 MB (LIMITS.plainBodyBytes): so does the edge,
+  // before reading it, instead of holding 50 MB of JSON or form text to forward a refusal.
+  const multipart = contentType.toLowerCase().startsWith('multipart/form-data');
+  const bytes = await readBodyBytes(request, multipart ? limit : Math.min(limit, LIMITS.plainBodyBytes), lease);
   return new RequestBody(bytes, contentType, query);
 }
