@@ -97,6 +97,15 @@ describe('HTTP/1.1 answer reader', () => {
           expect(same(feed(parser, wire, cuts), body)).toBe(true);
           expect(parser.head?.status).toBe(200);
           expect(parser.bytesCopied).toBeLessThanOrEqual(3 * wire.byteLength + 8192);
+          // Streamed: the pieces handed on are the body, and only the bytes read with the head are kept.
+          const handed: Uint8Array[] = [];
+          const streamed = new Http1ResponseParser('GET', 1024 * 1024, (piece) => handed.push(piece.slice()));
+          feed(streamed, wire, cuts);
+          expect(same(join(handed), body)).toBe(true);
+          // The head (under 200 bytes here) is kept with the read that completed it, nothing after it.
+          const sum = cuts.reduce((a, b) => a + b, 0);
+          const largestRead = Math.max(...cuts, wire.byteLength - sum);
+          expect(streamed.bytesCopied).toBeLessThanOrEqual(200 + largestRead);
         },
       ),
       { numRuns: 200 },

@@ -13,8 +13,15 @@ const MAX_CHUNK_LINE_BYTES = 4096;
 
 export class Http1ResponseError extends Error {}
 
+/** Where body bytes go: one buffer, or (streaming) a function that passes them on. */
+interface BodyOut {
+  readonly length: number;
+  append(piece: Uint8Array): void;
+  bytes(): Uint8Array<ArrayBuffer>;
+}
+
 /** Bytes appended at the end, kept in one array that doubles when full (amortised linear). */
-class ByteBuffer {
+class ByteBuffer implements BodyOut {
   #bytes: Uint8Array<ArrayBuffer>;
   length = 0;
 
@@ -37,8 +44,47 @@ class ByteBuffer {
     this.length += chunk.byteLength;
   }
 
-  view(): Uint8Array<ArrayBuffer> {
+  bytes(): Uint8Array<ArrayBuffer> {
     return this.#bytes.subarray(0, this.length);
+  }
+}
+
+/** A body whose size is known: one buffer of that size, each byte copied once. */
+class FixedBuffer implements BodyOut {
+  readonly #bytes: Uint8Array<ArrayBuffer>;
+  length = 0;
+
+  constructor(
+    private readonly counter: { bytesCopied: number },
+    size: number,
+  ) {
+    this.#bytes = new Uint8Array(size);
+  }
+
+  append(piece: Uint8Array): void {
+    this.#bytes.set(piece, this.length);
+    this.length += piece.byteLength;
+    this.counter.bytesCopied += piece.byteLength;
+  }
+
+  bytes(): Uint8Array<ArrayBuffer> {
+    return this.#bytes;
+  }
+}
+
+/** A streamed body: pieces are handed on as they are decoded, nothing is kept. */
+class PassOn implements BodyOut {
+  length = 0;
+
+  constructor(private readonly sink: (piece: Uint8Array) => void) {}
+
+  append(piece: Uint8Array): void {
+    this.length += piece.byteLength;
+    if (piece.byteLength > 0) this.sink(piece);
+  }
+
+  bytes(): Uint8Array<ArrayBuffer> {
+    return new Uint8Array(0);
   }
 }
 
@@ -49,9 +95,9 @@ export interface ResponseHead {
 
 type BodyState =
   | { kind: 'empty' }
-  | { kind: 'length'; bytes: Uint8Array<ArrayBuffer>; filled: number }
-  | { kind: 'close'; buffer: ByteBuffer }
-  | { kind: 'chunked'; buffer: ByteBuffer; phase: 'size' | 'data' | 'crlf' | 'done'; line: number[]; remaining: number };
+  | { kind: 'length'; out: BodyOut; total: number }
+  | { kind: 'close'; out: BodyOut }
+  | { kind: 'chunked'; out: BodyOut; phase: 'size' | 'data' | 'crlf' | 'done'; line: number[]; remaining: number };
 
 function headEnd(bytes: Uint8Array, from: number): number {
   for (let i = from; i + 3 < bytes.length; i++) {
@@ -70,9 +116,14 @@ export class Http1ResponseParser {
   #searchedTo = 0;
   #body: BodyState | undefined;
 
+  /**
+   * With `sink`, body bytes are handed to it as they are decoded (a streamed answer) instead of being kept;
+   * `body()` is then empty.
+   */
   constructor(
     private readonly method: string,
     private readonly maxBodyBytes: number,
+    private readonly sink?: (piece: Uint8Array) => void,
   ) {}
 
   /** True once the whole response has been read. */
@@ -80,7 +131,7 @@ export class Http1ResponseParser {
     const body = this.#body;
     if (!body) return false;
     if (body.kind === 'empty') return true;
-    if (body.kind === 'length') return body.filled === body.bytes.byteLength;
+    if (body.kind === 'length') return body.out.length === body.total;
     if (body.kind === 'chunked') return body.phase === 'done';
     return false;
   }
@@ -100,7 +151,7 @@ export class Http1ResponseParser {
   end(): Uint8Array<ArrayBuffer> {
     const body = this.#body;
     if (!body) throw new Http1ResponseError('backend closed the connection before a complete response');
-    if (body.kind === 'close') return body.buffer.view();
+    if (body.kind === 'close') return body.out.bytes();
     if (!this.complete) throw new Http1ResponseError('backend closed the connection before a complete response');
     return this.body();
   }
@@ -109,14 +160,13 @@ export class Http1ResponseParser {
   body(): Uint8Array<ArrayBuffer> {
     const body = this.#body!;
     if (body.kind === 'empty') return new Uint8Array(0);
-    if (body.kind === 'length') return body.bytes;
-    return body.buffer.view();
+    return body.out.bytes();
   }
 
   /** Parses heads once their end has arrived; returns the bytes after the final head. */
   #readHead(): Uint8Array | undefined {
     for (;;) {
-      const bytes = this.#headBuffer.view();
+      const bytes = this.#headBuffer.bytes();
       const end = headEnd(bytes, Math.max(this.#headStart, this.#searchedTo - 3));
       if (end === -1) {
         this.#searchedTo = bytes.length;
@@ -147,31 +197,32 @@ export class Http1ResponseParser {
   #bodyState(status: number, headers: Headers): BodyState {
     if (this.method === 'HEAD' || status === 204 || status === 304) return { kind: 'empty' };
     if ((headers.get('transfer-encoding') ?? '').toLowerCase().includes('chunked')) {
-      return { kind: 'chunked', buffer: new ByteBuffer(this), phase: 'size', line: [], remaining: 0 };
+      return { kind: 'chunked', out: this.#out(), phase: 'size', line: [], remaining: 0 };
     }
     const length = headers.get('content-length');
     if (length !== null) {
       const n = Number(length);
       if (!/^\d{1,15}$/.test(length.trim()) || !Number.isSafeInteger(n)) throw new Http1ResponseError('malformed content-length');
       if (n > this.maxBodyBytes) throw new Http1ResponseError('backend response too large');
-      return n === 0 ? { kind: 'empty' } : { kind: 'length', bytes: new Uint8Array(n), filled: 0 };
+      return n === 0 ? { kind: 'empty' } : { kind: 'length', out: this.sink ? new PassOn(this.sink) : new FixedBuffer(this, n), total: n };
     }
-    return { kind: 'close', buffer: new ByteBuffer(this) };
+    return { kind: 'close', out: this.#out() };
+  }
+
+  #out(): BodyOut {
+    return this.sink ? new PassOn(this.sink) : new ByteBuffer(this);
   }
 
   #pushBody(chunk: Uint8Array): void {
     const body = this.#body!;
     if (body.kind === 'empty') return;
     if (body.kind === 'length') {
-      const take = Math.min(chunk.byteLength, body.bytes.byteLength - body.filled);
-      body.bytes.set(chunk.subarray(0, take), body.filled);
-      body.filled += take;
-      this.bytesCopied += take;
+      body.out.append(chunk.subarray(0, Math.min(chunk.byteLength, body.total - body.out.length)));
       return;
     }
     if (body.kind === 'close') {
-      if (body.buffer.length + chunk.byteLength > this.maxBodyBytes) throw new Http1ResponseError('backend response too large');
-      body.buffer.append(chunk);
+      if (body.out.length + chunk.byteLength > this.maxBodyBytes) throw new Http1ResponseError('backend response too large');
+      body.out.append(chunk);
       return;
     }
     this.#pushChunked(body, chunk);
@@ -196,12 +247,12 @@ export class Http1ResponseParser {
           body.phase = 'done';
           return;
         }
-        if (body.buffer.length + size > this.maxBodyBytes) throw new Http1ResponseError('backend response too large');
+        if (body.out.length + size > this.maxBodyBytes) throw new Http1ResponseError('backend response too large');
         body.remaining = size;
         body.phase = 'data';
       } else if (body.phase === 'data') {
         const take = Math.min(body.remaining, chunk.byteLength - pos);
-        body.buffer.append(chunk.subarray(pos, pos + take));
+        body.out.append(chunk.subarray(pos, pos + take));
         body.remaining -= take;
         pos += take;
         if (body.remaining === 0) {
