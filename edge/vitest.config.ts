@@ -18,7 +18,7 @@ export default defineWorkersConfig(async () => {
             ratelimits: { TEST_RATE_LIMITER: { simple: { limit: 3, period: 60 } } },
             bindings: {
               TEST_MIGRATIONS: migrations,
-              ADMIN_TOKEN: 'test-admin-token',
+              ADMIN_TOKEN: 'test-admin-token-0123456789abcdef',
               BACKEND_URL_CN_EAST: inject('backendCnEast'),
               BACKEND_URL_AP_SOUTHEAST: inject('backendApSoutheast'),
               CLOSED_BACKEND_URL: inject('closedBackend'),

@@ -257,10 +257,10 @@ async function ensureDevAccount(edgeUrl: string, headers: Record<string, string>
   const saved = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as DevAccount) : null;
   const keyId = env.IRIS_DEV_KEY_ID ?? saved?.key_id ?? `iris${randomBytes(8).toString('hex')}`;
   const secret = env.IRIS_DEV_KEY_SECRET ?? saved?.secret ?? randomBytes(20).toString('base64url');
-  const call = async (method: string, url: string, body?: unknown) => {
+  const call = async (method: string, url: string, body?: unknown, accepted: number[] = []) => {
     const res = await fetch(`${edgeUrl}${url}`, { method, headers, ...(body ? { body: JSON.stringify(body) } : {}) });
     const text = await res.text();
-    if (!res.ok) throw new Error(`admin ${method} ${url} failed: ${res.status} ${text}`);
+    if (!res.ok && !accepted.includes(res.status)) throw new Error(`admin ${method} ${url} failed: ${res.status} ${text}`);
     return JSON.parse(text) as Record<string, unknown>;
   };
   let accountId = saved?.account_id;
@@ -268,7 +268,8 @@ async function ensureDevAccount(edgeUrl: string, headers: Record<string, string>
     const account = await call('POST', '/admin/accounts', { name: 'development' });
     accountId = Number(account.id);
   }
-  await call('POST', `/admin/accounts/${accountId}/keys`, { key_id: keyId, secret });
+  // 409: the key exists from an earlier start (the edge never shows a secret again; this file keeps it).
+  await call('POST', `/admin/accounts/${accountId}/keys`, { key_id: keyId, secret }, [409]);
   const devAccount: DevAccount = { account_id: accountId, key_id: keyId, secret };
   writeFileSync(file, JSON.stringify(devAccount, null, 2), { mode: 0o600 });
   return devAccount;

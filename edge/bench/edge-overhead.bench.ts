@@ -24,7 +24,7 @@ import { median, percentile, printTable } from '../../scripts/table.js';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const WRANGLER = path.join(ROOT, 'node_modules', '.bin', 'wrangler');
 const CALLS = Number(process.env.IRIS_BENCH_CALLS ?? 200);
-const ADMIN = randomBytes(12).toString('hex');
+const ADMIN = randomBytes(16).toString('hex');
 const SECRET = randomBytes(16).toString('hex');
 const MASTER_KEY = randomBytes(32).toString('base64');
 const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: '1' };

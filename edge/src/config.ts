@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { REGIONS, SERVICES, type RegionId } from '@iris/shared';
 import { DEFAULT_CACHE_TTL_MS } from './cache/hot-path.cache.js';
+import type { FailureLimits } from './auth/failure-limiter.js';
 import type { Bindings } from './env.js';
 
 export interface RegionBackend {
@@ -17,6 +18,14 @@ export interface EdgeConfig {
   maxSkewSeconds: number;
   backendTimeoutMs: number;
   adminToken: string | undefined;
+  /** Why ADMIN_TOKEN cannot be used (too short): the admin API refuses every call and logs this. */
+  adminTokenProblem: string | undefined;
+  /** Failed admin authentications allowed per client address and window (then 429). */
+  adminFailures: FailureLimits;
+  /** Failed public authentications allowed per client address, and in total per isolate, per window. */
+  authFailures: FailureLimits;
+  /** How long the isolate remembers that a key id is unknown (0 = not remembered). */
+  unknownKeyTtlMs: number;
   grantsByDefault: boolean;
   /** How long the isolate keeps keys, account state, quotas, grants and registry rows (0 = no cache). */
   cacheTtlMs: number;
@@ -26,12 +35,18 @@ export interface EdgeConfig {
   reportD1Queries: boolean;
   /** Multipart uploads with a Content-Length of at least this many bytes stream to the backend. */
   streamMinBytes: number;
+  /** Request-body bytes the isolate holds at once, over all its calls (then 503/9006). */
+  bodyMemoryBytes: number;
 }
 
 export const DEFAULT_MAX_SKEW_SECONDS = 900;
+/** ADMIN_TOKEN must be at least this long (`openssl rand -hex 24` gives 48 characters). */
+export const MIN_ADMIN_TOKEN_CHARS = 32;
 export const DEFAULT_BACKEND_TIMEOUT_MS = 120_000;
 /** Smaller bodies are read whole, which is faster for them (docs/edge.md, "Streamed uploads"). */
 export const DEFAULT_STREAM_MIN_BYTES = 1024 * 1024;
+/** Of an isolate's 128 MB: the largest body (52 MB) beside smaller ones, 32 MB left for everything else. */
+export const DEFAULT_BODY_MEMORY_MB = 96;
 
 const regionId = z.enum(REGIONS as [RegionId, ...RegionId[]]);
 const regionLists = z.record(regionId, z.array(z.string().min(1)));
@@ -98,6 +113,19 @@ function nonNegativeNumber(name: string, value: string | number | undefined, fal
   return n;
 }
 
+function wholeNumber(name: string, value: string | number | undefined, fallback: number): number {
+  const n = nonNegativeNumber(name, value, fallback);
+  if (!Number.isInteger(n)) throw new ConfigError(`${name} must be a whole number`);
+  return n;
+}
+
+function adminTokenProblem(token: string | undefined): string | undefined {
+  if (token && token.length < MIN_ADMIN_TOKEN_CHARS) {
+    return `ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_CHARS} characters (e.g. openssl rand -hex 24); the admin API refuses every call until it is`;
+  }
+  return undefined;
+}
+
 function parseConfig(env: Bindings): EdgeConfig {
   const regionHosts = regionHostsVar(env.REGION_HOSTS);
   const overrides = jsonVar('REGION_SERVICES', env.REGION_SERVICES);
@@ -117,11 +145,24 @@ function parseConfig(env: Bindings): EdgeConfig {
     maxSkewSeconds: positiveNumber('SIGNATURE_MAX_SKEW_SECONDS', env.SIGNATURE_MAX_SKEW_SECONDS, DEFAULT_MAX_SKEW_SECONDS),
     backendTimeoutMs: positiveNumber('BACKEND_TIMEOUT_MS', env.BACKEND_TIMEOUT_MS, DEFAULT_BACKEND_TIMEOUT_MS),
     adminToken: env.ADMIN_TOKEN || undefined,
+    adminTokenProblem: adminTokenProblem(env.ADMIN_TOKEN),
+    adminFailures: {
+      perAddress: positiveNumber('EDGE_ADMIN_FAILURES_PER_ADDRESS', env.EDGE_ADMIN_FAILURES_PER_ADDRESS, 10),
+      total: 0,
+      windowMs: 1000 * positiveNumber('EDGE_AUTH_FAILURE_WINDOW_SECONDS', env.EDGE_AUTH_FAILURE_WINDOW_SECONDS, 60),
+    },
+    authFailures: {
+      perAddress: positiveNumber('EDGE_AUTH_FAILURES_PER_ADDRESS', env.EDGE_AUTH_FAILURES_PER_ADDRESS, 30),
+      total: wholeNumber('EDGE_AUTH_FAILURES_PER_ISOLATE', env.EDGE_AUTH_FAILURES_PER_ISOLATE, 300),
+      windowMs: 1000 * positiveNumber('EDGE_AUTH_FAILURE_WINDOW_SECONDS', env.EDGE_AUTH_FAILURE_WINDOW_SECONDS, 60),
+    },
+    unknownKeyTtlMs: nonNegativeNumber('EDGE_UNKNOWN_KEY_TTL_MS', env.EDGE_UNKNOWN_KEY_TTL_MS, DEFAULT_CACHE_TTL_MS),
     grantsByDefault: grants === 'all',
     cacheTtlMs: nonNegativeNumber('EDGE_CACHE_TTL_MS', env.EDGE_CACHE_TTL_MS, DEFAULT_CACHE_TTL_MS),
     rateLimitPeriodSeconds: positiveNumber('RATE_LIMIT_PERIOD_SECONDS', env.RATE_LIMIT_PERIOD_SECONDS, 60),
     reportD1Queries: ['1', 'true', 'yes'].includes(String(env.EDGE_REPORT_D1_QUERIES ?? '').toLowerCase()),
     streamMinBytes: nonNegativeNumber('EDGE_STREAM_MIN_BYTES', env.EDGE_STREAM_MIN_BYTES, DEFAULT_STREAM_MIN_BYTES),
+    bodyMemoryBytes: 1024 * 1024 * positiveNumber('EDGE_BODY_MEMORY_MB', env.EDGE_BODY_MEMORY_MB, DEFAULT_BODY_MEMORY_MB),
   };
 }
 

@@ -29,6 +29,18 @@ export interface Bindings {
   RATE_LIMIT_PERIOD_SECONDS?: string | number;
   /** Multipart uploads of at least this many bytes (Content-Length) stream to the backend (default 1048576). */
   EDGE_STREAM_MIN_BYTES?: string | number;
+  /** Failed public authentications (unknown key, disabled key, bad signature) per client address and window (default 30). */
+  EDGE_AUTH_FAILURES_PER_ADDRESS?: string | number;
+  /** Failed public authentications per isolate and window before uncached keys are refused (default 300; 0 = no limit). */
+  EDGE_AUTH_FAILURES_PER_ISOLATE?: string | number;
+  /** Failed admin authentications per client address and window (default 10). */
+  EDGE_ADMIN_FAILURES_PER_ADDRESS?: string | number;
+  /** The window of the failed-authentication limits, in seconds (default 60). */
+  EDGE_AUTH_FAILURE_WINDOW_SECONDS?: string | number;
+  /** How long the isolate remembers an unknown key id (default 5000; 0 = off). */
+  EDGE_UNKNOWN_KEY_TTL_MS?: string | number;
+  /** Request-body megabytes an isolate holds at once over all its calls; beyond, 503/9006 (default 96). */
+  EDGE_BODY_MEMORY_MB?: string | number;
   /** `1`: answer with `x-iris-d1-queries` (D1 round trips of the call). */
   EDGE_REPORT_D1_QUERIES?: string;
 }

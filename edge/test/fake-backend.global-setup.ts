@@ -138,6 +138,18 @@ async function respond(region: keyof typeof SECRETS, req: IncomingMessage, res: 
     case 'registry':
       send(200, echo, { 'x-iris-registry': arg ?? '' });
       return;
+    case 'many-chunks': {
+      // A large answer in many small chunks: `many-chunks:<chunks>` of 1 KB each, byte i = i % 251.
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' });
+      const count = Number(arg ?? 1024);
+      for (let i = 0; i < count; i++) {
+        const piece = Buffer.alloc(1024); // a written buffer is not copied: one per write
+        for (let j = 0; j < piece.length; j++) piece[j] = (i * 1024 + j) % 251;
+        if (!res.write(piece)) await new Promise((resolve) => res.once('drain', resolve));
+      }
+      res.end();
+      return;
+    }
   }
   const live: Record<string, string> = context?.resourceId ? { 'x-iris-registry': JSON.stringify({ live: [context.resourceId] }) } : {};
   send(200, echo, live);

@@ -5,7 +5,7 @@ import { app } from '../src/app.js';
 import { hmacSha1Base64, stringToSign } from '../src/auth/signature.js';
 import type { Bindings } from '../src/env.js';
 
-export const ADMIN_TOKEN = 'test-admin-token';
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
 export interface CallOptions extends RequestInit {
   host?: string;

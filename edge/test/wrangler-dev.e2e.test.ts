@@ -15,7 +15,7 @@ import { SECRETS, startFakeBackends, type FakeBackends } from './fake-backend.gl
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const WRANGLER = path.join(ROOT, 'node_modules', '.bin', 'wrangler');
-const ADMIN = randomBytes(12).toString('hex');
+const ADMIN = randomBytes(16).toString('hex');
 const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: '1' };
 
 let dataDir: string;
@@ -114,7 +114,10 @@ describe('admin CLI against wrangler dev', () => {
     const id = String(account.json!.id);
     const key = await cli(['keys', 'create', id, '--key-id', 'clikey0001', '--secret', 'cli-secret-1']);
     expect(key.json).toMatchObject({ key_id: 'clikey0001', secret: 'cli-secret-1', enabled: true });
-    expect((await cli(['keys', 'create', id, '--key-id', 'clikey0001', '--secret', 'cli-secret-1'])).code).toBe(0);
+    // A known key id is a conflict: the secret is shown only when the key is created.
+    const again = await cli(['keys', 'create', id, '--key-id', 'clikey0001']);
+    expect(again.code).toBe(1);
+    expect(JSON.stringify(again.json ?? {}) + again.stderr).not.toContain('cli-secret-1');
     expect(((await cli(['keys', 'list', id])).json!.results as unknown[]).length).toBe(1);
     expect((await cli(['quotas', 'set', id, '--image-sets', '3', '--daily-batch-tasks', 'default'])).json).toMatchObject({ image_sets: 3, daily_batch_tasks: 100 });
     await cli(['grants', 'remove', id, '_0000024', '_0000039']);

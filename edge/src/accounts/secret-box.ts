@@ -3,7 +3,8 @@
  * in base64), a fresh 96-bit IV per secret, the row's key hash as associated data (a ciphertext moved to
  * another row does not decrypt). Key ids are stored and looked up as their SHA-256.
  */
-import { ApiError, sha256Hex } from '@iris/shared';
+import { sha256Hex } from '@iris/shared';
+import { ConfigError } from '../config.js';
 
 const VERSION = 'v1:';
 const encoder = new TextEncoder();
@@ -21,7 +22,7 @@ function unbase64(text: string): Uint8Array<ArrayBuffer> {
 }
 
 function masterKey(master: string | undefined): Promise<CryptoKey> {
-  if (!master) throw new ApiError('internal', 'edge configuration error: SECRETS_MASTER_KEY is not set (32 random bytes, base64)');
+  if (!master) throw new ConfigError('SECRETS_MASTER_KEY is not set (32 random bytes, base64)');
   let key = keys.get(master);
   if (!key) {
     let raw: Uint8Array<ArrayBuffer>;
@@ -30,7 +31,7 @@ function masterKey(master: string | undefined): Promise<CryptoKey> {
     } catch {
       raw = new Uint8Array(0);
     }
-    if (raw.byteLength !== 32) throw new ApiError('internal', 'edge configuration error: SECRETS_MASTER_KEY must be 32 bytes in base64');
+    if (raw.byteLength !== 32) throw new ConfigError('SECRETS_MASTER_KEY must be 32 bytes in base64');
     key = crypto.subtle.importKey('raw', raw, 'AES-GCM', false, ['encrypt', 'decrypt']);
     keys.set(master, key);
   }
@@ -56,12 +57,12 @@ export async function sealSecret(master: string | undefined, hash: string, secre
 }
 
 export async function openSecret(master: string | undefined, hash: string, sealed: string): Promise<string> {
-  if (!sealed.startsWith(VERSION)) throw new ApiError('internal', 'stored secret has an unknown format');
+  if (!sealed.startsWith(VERSION)) throw new ConfigError('a stored secret has an unknown format');
   const bytes = unbase64(sealed.slice(VERSION.length));
   try {
     const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: bytes.subarray(0, 12), additionalData: encoder.encode(hash) }, await masterKey(master), bytes.subarray(12));
     return decoder.decode(plain);
   } catch {
-    throw new ApiError('internal', 'a stored secret cannot be decrypted: SECRETS_MASTER_KEY differs from the one it was stored with');
+    throw new ConfigError('a stored secret cannot be decrypted: SECRETS_MASTER_KEY differs from the one it was stored with');
   }
 }

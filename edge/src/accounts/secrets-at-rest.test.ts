@@ -1,5 +1,5 @@
 import { env } from 'cloudflare:test';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { sha256Hex } from '@iris/shared';
 import { admin, call, callJson, newAccount, signedHeaders } from '../../test/helpers.js';
 
@@ -23,7 +23,7 @@ describe('secrets at rest', () => {
     const signed = await signedHeaders({ accountId: account.body.id, keyId: 'atrestkey0001', secret: 'at-rest-secret-value' });
     expect((await call('/get_image_sets/_0000014', { headers: signed })).status).toBe(200);
     // Ensure semantics compare with the decrypted secret; listings show only the hint.
-    expect((await admin('POST', `/accounts/${account.body.id}/keys`, { key_id: 'atrestkey0001', secret: 'at-rest-secret-value' })).status).toBe(200);
+    expect((await admin('POST', `/accounts/${account.body.id}/keys`, { key_id: 'atrestkey0001', secret: 'at-rest-secret-value' })).status).toBe(409);
     expect((await admin('POST', `/accounts/${account.body.id}/keys`, { key_id: 'atrestkey0001', secret: 'other-secret-value' })).status).toBe(409);
     const listed = await admin<{ results: Record<string, unknown>[] }>('GET', `/accounts/${account.body.id}/keys`);
     expect(listed.body.results).toEqual([expect.objectContaining({ key_id_hint: 'atrest…', enabled: true })]);
@@ -45,11 +45,17 @@ describe('secrets at rest', () => {
     expect(await dump()).not.toContain('legacy-secret-000');
   });
 
-  it('answers 500/9001 naming the variable when SECRETS_MASTER_KEY is missing', async () => {
+  it('answers the generic 500/9001 when SECRETS_MASTER_KEY is missing, and names the variable in the log only', async () => {
     const { keyId } = await newAccount();
-    const res = await callJson('/get_image_sets/_0000014', { headers: { 'x-ca-accesskeyid': keyId }, env: { SECRETS_MASTER_KEY: undefined, EDGE_CACHE_TTL_MS: '0' } });
-    expect(res.status).toBe(500);
-    expect(res.body).toMatchObject({ error_code: 9001 });
-    expect(String(res.body.message)).toContain('SECRETS_MASTER_KEY');
+    const logged = vi.spyOn(console, 'error');
+    try {
+      const res = await callJson('/get_image_sets/_0000014', { headers: { 'x-ca-accesskeyid': keyId }, env: { SECRETS_MASTER_KEY: undefined, EDGE_CACHE_TTL_MS: '0' } });
+      expect(res.status).toBe(500);
+      expect(res.body).toMatchObject({ error_code: 9001, message: 'internal error' });
+      expect(JSON.stringify(res.body)).not.toMatch(/SECRETS_MASTER_KEY|configuration/);
+      expect(logged.mock.calls.flat().join(' ')).toContain('SECRETS_MASTER_KEY');
+    } finally {
+      logged.mockRestore();
+    }
   });
 });

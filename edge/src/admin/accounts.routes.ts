@@ -1,13 +1,13 @@
 /** `/admin/accounts`: accounts, their keys, quotas and service grants. */
 import { Hono, type Context } from 'hono';
 import { ApiError, CreateAccountBody, CreateKeyBody, QUOTA_FIELDS, QuotasBody, SERVICES, serviceById } from '@iris/shared';
-import { findKeyRow, insertKeyRow, listKeyRows, updateKeyRow } from '../accounts/access-key.repo.js';
+import { findKeyRow, insertKeyRow, listKeyRows } from '../accounts/access-key.repo.js';
 import { convertLegacyKeys, sealedKeyRow } from '../accounts/key-store.service.js';
-import { keyHash, openSecret } from '../accounts/secret-box.js';
+import { keyHash } from '../accounts/secret-box.js';
 import { findAccount, insertAccount, listAccounts, setAccountDisabled } from '../accounts/account.repo.js';
 import { listExplicitGrants, setGrant } from '../accounts/grant.repo.js';
 import { getQuotas, setQuotas } from '../accounts/quota.repo.js';
-import { forgetAccount } from '../cache/hot-path.cache.js';
+import { forgetAccount, forgetKey } from '../cache/hot-path.cache.js';
 import { database, type Database } from '../db/database.js';
 import type { AppEnv } from '../env.js';
 import { json } from '../http/responses.js';
@@ -97,21 +97,18 @@ export const accountAdminRoutes = new Hono<AppEnv>()
     const body = await parseBody(c.req.raw, CreateKeyBody);
     const master = c.env.SECRETS_MASTER_KEY;
     if (body.key_id) await convertLegacyKeys(db, master, { keyId: body.key_id });
-    const existing = body.key_id ? await findKeyRow(db, await keyHash(body.key_id)) : undefined;
-    if (existing && body.key_id) {
-      // "Ensure" semantics: the same key for the same account is returned (flags applied), anything else conflicts.
-      const secret = await openSecret(master, existing.keyHash, existing.secretEnc);
-      if (existing.accountId !== account.id || (body.secret !== undefined && body.secret !== secret)) {
-        throw new ApiError([409, 1111], `access key ${body.key_id} already exists with another account or secret`);
-      }
-      const updated = body.signature_required === undefined ? existing : await updateKeyRow(db, existing.keyHash, { signatureRequired: body.signature_required });
-      forgetAccount(account.id);
-      return json(keyJson(updated!, { keyId: body.key_id, secret }));
+    // A secret is shown once, in the answer that created its key: a known id is a conflict, never an echo.
+    if (body.key_id && (await findKeyRow(db, await keyHash(body.key_id)))) {
+      throw new ApiError([409, 1111], `access key ${body.key_id} already exists (its secret is shown only when it is created)`);
     }
     const keyId = body.key_id ?? generateKeyId();
     const secret = body.secret ?? generateSecret();
     const row = await sealedKeyRow(master, { keyId, secret, accountId: account.id, enabled: true, signatureRequired: body.signature_required ?? false, createdAt: Date.now() });
-    const key = await insertKeyRow(db, row);
+    const key = await insertKeyRow(db, row).catch((err: unknown) => {
+      if (/UNIQUE/i.test(String(err))) throw new ApiError([409, 1111], `access key ${keyId} already exists (its secret is shown only when it is created)`);
+      throw err;
+    });
+    forgetKey(keyId);
     return json(keyJson(key, { keyId, secret }), 201);
   })
   .get('/:id/quotas', async (c) => {

@@ -4,10 +4,16 @@
  */
 import type { z } from 'zod';
 import { ApiError } from '@iris/shared';
+import { readBodyBytes } from '../http/request-body.js';
+
+/** Admin bodies are a few fields of JSON. */
+const MAX_ADMIN_BODY_BYTES = 64 * 1024;
+const decoder = new TextDecoder();
 
 /** Parses a JSON body with a schema; refusals use the resource error shape (400/1111). */
 export async function parseBody<T extends z.ZodTypeAny>(request: Request, schema: T): Promise<z.infer<T>> {
-  const text = await request.text();
+  const bytes = await readBodyBytes(request, MAX_ADMIN_BODY_BYTES);
+  const text = bytes ? decoder.decode(bytes) : '';
   let value: unknown = {};
   if (text.trim()) {
     try {

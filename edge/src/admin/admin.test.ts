@@ -1,7 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { env } from 'cloudflare:test';
+import fc from 'fast-check';
 import { QUOTA_FIELDS } from '@iris/shared';
+import { adminFailures } from '../auth/failure-limiter.js';
 import { ADMIN_TOKEN, admin, call, callJson, keyHeaders, newAccount, type BackendEcho } from '../../test/helpers.js';
+
+afterEach(() => adminFailures.clear());
 
 describe('admin API guard', () => {
   it('is 404 when ADMIN_TOKEN is unset and 401 with a wrong token, in the resource shape', async () => {
@@ -11,6 +15,44 @@ describe('admin API guard', () => {
     const wrong = await admin('GET', '/health', undefined, 'wrong-token');
     expect(wrong.status).toBe(401);
     expect(typeof wrong.body.request_id).toBe('string');
+  });
+
+  it('refuses every call with the generic 500 while ADMIN_TOKEN is shorter than 32 characters, naming the reason in the log', async () => {
+    const short = 'short-but-guessable-token';
+    const logged = vi.spyOn(console, 'error');
+    try {
+      const res = await callJson('/admin/accounts', { headers: { authorization: `Bearer ${short}` }, env: { ADMIN_TOKEN: short } });
+      expect(res.status).toBe(500);
+      expect(res.body).toMatchObject({ error_code: 9001, message: 'internal error' });
+      expect(logged.mock.calls.flat().join(' ')).toMatch(/ADMIN_TOKEN must be at least 32 characters/);
+    } finally {
+      logged.mockRestore();
+    }
+  });
+
+  it('answers 429 with Retry-After to an address after its failed attempts, before comparing its token; others go on', async () => {
+    const limits = { EDGE_ADMIN_FAILURES_PER_ADDRESS: '4' };
+    const from = (address: string, token: string) =>
+      callJson('/admin/accounts', { headers: { authorization: `Bearer ${token}`, 'cf-connecting-ip': address }, env: limits });
+    for (let i = 0; i < 4; i++) expect((await from('198.51.100.20', `guess-${i}`)).status).toBe(401);
+    const blocked = await from('198.51.100.20', ADMIN_TOKEN);
+    expect(blocked.status).toBe(429);
+    expect(blocked.body).toMatchObject({ error_code: 1112 });
+    expect(blocked.res.headers.get('retry-after')).toBe('60');
+    expect((await from('198.51.100.21', ADMIN_TOKEN)).status).toBe(200);
+  });
+
+  it('property: no wrong token of any length or content is accepted, and each counts as a failure', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ minLength: 1, maxLength: 80 }).filter((t) => t.trim() !== ADMIN_TOKEN && /^[\x21-\x7e]+$/.test(t)), async (token) => {
+        adminFailures.clear();
+        const res = await callJson('/admin/accounts', { headers: { authorization: `Bearer ${token}`, 'cf-connecting-ip': '198.51.100.30' }, env: { EDGE_ADMIN_FAILURES_PER_ADDRESS: '1' } });
+        expect(res.status).toBe(401);
+        const next = await callJson('/admin/accounts', { headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'cf-connecting-ip': '198.51.100.30' }, env: { EDGE_ADMIN_FAILURES_PER_ADDRESS: '1' } });
+        expect(next.status).toBe(429);
+      }),
+      { numRuns: 30 },
+    );
   });
 
   it('reports health with D1 and backend configuration', async () => {
@@ -60,17 +102,21 @@ describe('accounts and keys', () => {
     expect((await admin('GET', '/accounts/999999')).status).toBe(404);
   });
 
-  it('creates keys with ensure semantics for given ids', async () => {
+  it('creates keys with given ids once; posting a known id again is 409 and never shows its secret', async () => {
     const account = await admin<{ id: number }>('POST', '/accounts', { name: 'dev' });
     const first = await admin('POST', `/accounts/${account.body.id}/keys`, { key_id: 'irisdev0001', secret: 'dev-secret-123' });
     expect(first.status).toBe(201);
     expect(first.body).toMatchObject({ key_id: 'irisdev0001', secret: 'dev-secret-123', enabled: true, signature_required: false });
-    const again = await admin('POST', `/accounts/${account.body.id}/keys`, { key_id: 'irisdev0001', secret: 'dev-secret-123' });
-    expect(again.status).toBe(200);
-    expect(again.body.key_id).toBe('irisdev0001');
-    expect((await admin('POST', `/accounts/${account.body.id}/keys`, { key_id: 'irisdev0001', secret: 'another-secret' })).status).toBe(409);
+    for (const again of [{ key_id: 'irisdev0001' }, { key_id: 'irisdev0001', secret: 'dev-secret-123' }, { key_id: 'irisdev0001', secret: 'another-secret' }]) {
+      const res = await admin('POST', `/accounts/${account.body.id}/keys`, again);
+      expect(res.status).toBe(409);
+      expect(res.body).toMatchObject({ error_code: 1111 });
+      expect(JSON.stringify(res.body)).not.toContain('dev-secret-123');
+    }
     const other = await admin<{ id: number }>('POST', '/accounts', { name: 'other' });
-    expect((await admin('POST', `/accounts/${other.body.id}/keys`, { key_id: 'irisdev0001', secret: 'dev-secret-123' })).status).toBe(409);
+    const stolen = await admin('POST', `/accounts/${other.body.id}/keys`, { key_id: 'irisdev0001' });
+    expect(stolen.status).toBe(409);
+    expect(JSON.stringify(stolen.body)).not.toContain('dev-secret-123');
 
     const generated = await admin<{ key_id: string; secret: string }>('POST', `/accounts/${account.body.id}/keys`, {});
     expect(generated.body.key_id).toMatch(/^ak[a-z0-9]{22}$/);

@@ -26,7 +26,7 @@ export async function verifyRequestSignature(db: Database, call: SignedCall): Pr
     if (value !== null) signedHeaders[name] = value;
   }
   const params = [...call.body.query, ...call.body.form];
-  const ok = await signatureMatches(call.secret, signature, { headers: signedHeaders, params, jsonBody: call.body.json?.text ?? null });
+  const ok = await signatureMatches(call.secret, signature, { headers: signedHeaders, params, jsonBody: call.body.json?.signed ?? null });
   if (!ok) throw new ApiError('signatureInvalid', 'the request signature does not match');
 
   const now = call.now ?? Date.now();

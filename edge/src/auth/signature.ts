@@ -24,14 +24,14 @@ export interface SigningInput {
   headers: Record<string, string>;
   /** Query-string parameters, then form / multipart text fields (a later key replaces an earlier one). */
   params: Iterable<readonly [string, string]>;
-  /** Exact JSON body text when the body is JSON. */
-  jsonBody?: string | null;
+  /** Exact JSON body when the body is JSON: its text (clients) or its bytes (the edge, which never decodes it for this). */
+  jsonBody?: string | Uint8Array | null;
   /** Python clients strip white space around every value before signing. */
   strip?: boolean;
 }
 
-/** The string the client signed. */
-export function stringToSign(input: SigningInput): string {
+/** The string the client signed, without the JSON body. */
+function signedPairs(input: SigningInput): string {
   const values = new Map<string, string>();
   for (const [key, value] of input.params) if (!UNSIGNED.has(key.toLowerCase())) values.set(key, value);
   for (const name of SIGNED_HEADERS) {
@@ -39,16 +39,53 @@ export function stringToSign(input: SigningInput): string {
     if (value !== undefined) values.set(name, value);
   }
   const keys = [...values.keys()].sort(compareBytes);
-  const joined = keys.map((key) => `${key}=${input.strip ? values.get(key)!.trim() : values.get(key)!}`).join('&');
-  return joined + (input.jsonBody ?? '');
+  return keys.map((key) => `${key}=${input.strip ? values.get(key)!.trim() : values.get(key)!}`).join('&');
+}
+
+/** The string the client signed (clients and tests: a JSON body given as text). */
+export function stringToSign(input: SigningInput & { jsonBody?: string | null }): string {
+  return signedPairs(input) + (input.jsonBody ?? '');
+}
+
+function base64(bytes: Uint8Array): string {
+  let binary = '';
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary);
 }
 
 export async function hmacSha1Base64(secret: string, message: string): Promise<string> {
   const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-1' }, false, ['sign']);
-  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(message)));
-  let binary = '';
-  for (const b of mac) binary += String.fromCharCode(b);
-  return btoa(binary);
+  return base64(new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(message))));
+}
+
+const SHA1_BLOCK = 64;
+
+/**
+ * HMAC-SHA1 (RFC 2104) over pieces that are never joined: the inner hash streams them through a
+ * DigestStream, so a 50 MB JSON body is hashed where it lies instead of being copied into one message.
+ */
+export async function hmacSha1Base64Parts(secret: string, parts: readonly Uint8Array[]): Promise<string> {
+  let key = encoder.encode(secret);
+  if (key.byteLength > SHA1_BLOCK) key = new Uint8Array(await crypto.subtle.digest('SHA-1', key));
+  const ipad = new Uint8Array(SHA1_BLOCK).fill(0x36);
+  const opad = new Uint8Array(SHA1_BLOCK + 20).fill(0x5c, 0, SHA1_BLOCK);
+  for (let i = 0; i < key.byteLength; i++) {
+    ipad[i]! ^= key[i]!;
+    opad[i]! ^= key[i]!;
+  }
+  const inner = new crypto.DigestStream('SHA-1');
+  const writer = inner.getWriter();
+  await writer.write(ipad);
+  for (const part of parts) if (part.byteLength > 0) await writer.write(part);
+  await writer.close();
+  opad.set(new Uint8Array(await inner.digest), SHA1_BLOCK);
+  return base64(new Uint8Array(await crypto.subtle.digest('SHA-1', opad)));
+}
+
+async function macOf(secret: string, input: SigningInput): Promise<string> {
+  const pairs = signedPairs(input);
+  if (input.jsonBody instanceof Uint8Array) return hmacSha1Base64Parts(secret, [encoder.encode(pairs), input.jsonBody]);
+  return hmacSha1Base64(secret, pairs + (input.jsonBody ?? ''));
 }
 
 function constantTimeEqual(a: string, b: string): boolean {
@@ -60,8 +97,7 @@ function constantTimeEqual(a: string, b: string): boolean {
 
 /** True when `signature` matches the raw or the white-space-stripped signing string. */
 export async function signatureMatches(secret: string, signature: string, input: Omit<SigningInput, 'strip'>): Promise<boolean> {
-  const raw = stringToSign(input);
-  if (constantTimeEqual(await hmacSha1Base64(secret, raw), signature.trim())) return true;
-  const stripped = stringToSign({ ...input, strip: true });
-  return stripped !== raw && constantTimeEqual(await hmacSha1Base64(secret, stripped), signature.trim());
+  if (constantTimeEqual(await macOf(secret, input), signature.trim())) return true;
+  const stripped = { ...input, strip: true };
+  return signedPairs(stripped) !== signedPairs(input) && constantTimeEqual(await macOf(secret, stripped), signature.trim());
 }

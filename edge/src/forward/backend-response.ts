@@ -19,11 +19,38 @@ export function parseRegistryHeader(value: string | null): RegistryChanges | und
 export function wrapNonJsonError(status: number, text: string): ApiError {
   const snippet = text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200);
   const detail = snippet ? `: ${snippet}` : '';
-  if (status >= 500) return new ApiError('backendUnavailable', `region backend failed (HTTP ${status})${detail}`);
+  if (status >= 500) {
+    // A crash page may name hosts, paths or stack frames: the log keeps it, the caller gets the status only.
+    console.error(`region backend failed (HTTP ${status})${detail}`);
+    return new ApiError('backendUnavailable', `region backend failed (HTTP ${status})`);
+  }
   if (status === 404) return new ApiError('notFound', `not found${detail}`);
   if (status === 405) return new ApiError('methodNotAllowed', `method not allowed${detail}`);
   if (status === 413) return new ApiError('payloadTooLarge', `request body too large${detail}`);
   return new ApiError([status, 1111], `backend refused the request (HTTP ${status})${detail}`);
+}
+
+/** Error answers are small; a longer one is cut here instead of being held whole. */
+export const MAX_ERROR_BODY_BYTES = 256 * 1024;
+
+/** The first `limit` bytes of a body as text (the rest is cancelled, never read). */
+export async function boundedText(res: Response, limit = MAX_ERROR_BODY_BYTES): Promise<{ text: string; cut: boolean }> {
+  if (!res.body) return { text: '', cut: false };
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let size = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return { text: text + decoder.decode(), cut: false };
+    const room = limit - size;
+    size += value.byteLength;
+    text += decoder.decode(value.subarray(0, Math.max(0, room)), { stream: true });
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      return { text: text + decoder.decode(), cut: true };
+    }
+  }
 }
 
 function isJsonType(contentType: string | null): boolean {
@@ -44,10 +71,10 @@ export async function normaliseBackendResponse(res: Response): Promise<BackendAn
     headers.append(name, value);
   }
   if (res.status >= 400) {
-    const text = await res.text();
+    const { text, cut } = await boundedText(res);
     let parsed = false;
     try {
-      parsed = isJsonType(res.headers.get('content-type')) && typeof JSON.parse(text) === 'object';
+      parsed = !cut && isJsonType(res.headers.get('content-type')) && typeof JSON.parse(text) === 'object';
     } catch {
       parsed = false;
     }

@@ -55,9 +55,18 @@ describe('edge → backend trust', () => {
 
   it('forwards a body byte for byte whatever its size (hash computed over the same bytes)', async () => {
     const bytes = new Uint8Array(3 * 1024 * 1024).map((_, i) => i % 251);
-    const res = await callJson<BackendEcho>('/get_image_sets/_0000014', { method: 'POST', headers: { ...keyHeaders(account), 'content-type': 'application/octet-stream' }, body: bytes });
+    const res = await callJson<BackendEcho>('/get_image_sets/_0000014', {
+      method: 'POST',
+      headers: { ...keyHeaders(account), 'content-type': 'multipart/form-data; boundary=x' },
+      body: bytes,
+      env: { EDGE_STREAM_MIN_BYTES: String(64 * 1024 * 1024) },
+    });
     expect(res.status).toBe(200);
     expect(res.body.context?.body?.sha256).toBe(await sha256Hex(bytes));
+    // Any other body past 1 MB is refused before it is read, as the backend would.
+    const plain = await callJson('/get_image_sets/_0000014', { method: 'POST', headers: { ...keyHeaders(account), 'content-type': 'application/octet-stream' }, body: bytes });
+    expect(plain.status).toBe(413);
+    expect(plain.body).toMatchObject({ error_code: 1110 });
     expect((await call('/get_image_sets/_0000014', { headers: keyHeaders(account) })).status).toBe(200);
   });
 });

@@ -1,18 +1,22 @@
 /** The one mapping from errors to the specification's shapes, chosen by the path's endpoint family. */
 import type { Context } from 'hono';
-import { ApiError, apiErrorBody, isApiError } from '@iris/shared';
+import { ApiError, apiErrorBody, ERROR, isApiError } from '@iris/shared';
 import { ConfigError } from '../config.js';
 import type { AppEnv } from '../env.js';
 import { newRequestId, normalisedPath } from './request-context.middleware.js';
 import { json } from './responses.js';
+import { RetryLaterError } from './retry-later.error.js';
 
+const INTERNAL = ERROR.internal[1];
+
+/**
+ * Callers get the specification's generic internal error; what went wrong (a configuration error, a stored
+ * secret that does not open, a crash) goes to the log only.
+ */
 function toApiError(err: Error): ApiError {
-  if (isApiError(err)) return err;
-  if (err instanceof ConfigError) {
-    console.error(err.message);
-    return new ApiError('internal', err.message);
-  }
-  console.error('unhandled error', err);
+  if (isApiError(err) && err.code !== INTERNAL) return err;
+  if (isApiError(err) || err instanceof ConfigError) console.error(err.message);
+  else console.error('unhandled error', err);
   return new ApiError('internal', 'internal error');
 }
 
@@ -24,7 +28,9 @@ export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
 }
 
 export function handleError(err: Error, c: Context<AppEnv>): Response {
-  return errorResponse(c, toApiError(err));
+  const res = errorResponse(c, toApiError(err));
+  if (err instanceof RetryLaterError) res.headers.set('retry-after', String(err.retryAfterSeconds));
+  return res;
 }
 
 export function handleNotFound(c: Context<AppEnv>): Response {

@@ -1,26 +1,42 @@
 /**
  * The multipart field reader of multipart.ts, fed chunk by chunk: the same text fields, by the same busboy
  * rules, from a body that streams past. It keeps only what a field needs (a header block up to 80 KB, a text
- * value up to 1 MB, one delimiter's length of look-behind); file contents are scanned and dropped. Work is
+ * value up to 1 MB, 8 MB of text in all, one delimiter's length of look-behind); file contents are scanned
+ * and dropped. Work is
  * linear in the body: the delimiter `\r\n--boundary` holds a CR only in front (header values cannot carry
  * one), so a partial match never has to be re-read, and each byte is searched once per needle.
  */
 import { decodeBinary } from './header-params.js';
-import { binaryString, indexOfBytes, MAX_FIELD_BYTES, MAX_FIELDS, MAX_HEADER_BYTES, parseHeaderBlock, partInfo, type PartInfo } from './multipart.js';
+import {
+  binaryString,
+  indexOfBytes,
+  MAX_FIELD_BYTES,
+  MAX_FIELDS,
+  MAX_HEADER_BYTES,
+  MAX_TEXT_FIELDS_BYTES,
+  parseHeaderBlock,
+  partInfo,
+  textFieldsTooLarge,
+  type PartInfo,
+} from './multipart.js';
 
 const encoder = new TextEncoder();
 const HEADER_END = encoder.encode('\r\n\r\n');
 const EMPTY = new Uint8Array(0);
 
-type State = 'preamble' | 'boundaryEnd' | 'headers' | 'content' | 'done';
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  if (a.byteLength === 0) return b;
-  const out = new Uint8Array(a.byteLength + b.byteLength);
-  out.set(a);
-  out.set(b, a.byteLength);
+/** One copy of all the pieces (a field split over many reads is joined once, not piece by piece). */
+function joinAll(pieces: Uint8Array[], size: number): Uint8Array {
+  if (pieces.length === 1) return pieces[0]!;
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const piece of pieces) {
+    out.set(piece, offset);
+    offset += piece.byteLength;
+  }
   return out;
 }
+
+type State = 'preamble' | 'boundaryEnd' | 'headers' | 'content' | 'done';
 
 export class MultipartFieldStream {
   /** `[name, value]` of every complete non-file part so far, in body order. */
@@ -39,6 +55,8 @@ export class MultipartFieldStream {
   #part: PartInfo | undefined;
   #value: Uint8Array[] = [];
   #valueBytes = 0;
+  /** Text bytes of every field so far (bounded by MAX_TEXT_FIELDS_BYTES). */
+  #textBytes = 0;
 
   constructor(boundary: string) {
     this.#delimiter = encoder.encode(`\r\n--${boundary}`);
@@ -131,7 +149,7 @@ export class MultipartFieldStream {
               return;
             }
             this.#collect(buf.subarray(0, next));
-            const value = this.#value.reduce(concat, EMPTY);
+            const value = this.#value.length ? joinAll(this.#value, this.#valueBytes) : EMPTY;
             this.fields.push([this.#part!.name, decodeBinary(binaryString(value), this.#part!.charset)]);
             this.#value = [];
           }
@@ -177,7 +195,10 @@ export class MultipartFieldStream {
   #collect(bytes: Uint8Array): void {
     const room = MAX_FIELD_BYTES - this.#valueBytes;
     if (room <= 0 || bytes.byteLength === 0) return;
-    const kept = bytes.slice(0, room);
+    const length = Math.min(room, bytes.byteLength);
+    this.#textBytes += length;
+    if (this.#textBytes > MAX_TEXT_FIELDS_BYTES) throw textFieldsTooLarge();
+    const kept = bytes.slice(0, length);
     this.#value.push(kept);
     this.#valueBytes += kept.byteLength;
   }

@@ -6,16 +6,24 @@
  * - a part without `Content-Disposition: form-data` is skipped, as is one whose name has a line break;
  * - a part is a file when its disposition has a `filename` or its type is exactly `application/octet-stream`;
  * - text is decoded with the part's charset (UTF-8 by default), a byte-order mark is kept;
- * - at most 256 text fields, each cut at 1 MB (the backend's limits; it refuses more parts).
+ * - at most 256 text fields, each cut at 1 MB (the backend's limits; it refuses more parts);
+ * - at most 8 MB of text fields in all, or the call is refused (413) before more of them are held: they are
+ *   signed, so each is held as text and in the signing string.
  * The fields the edge checks travel in the signed context, so any remaining difference is refused by the
  * backend instead of being acted on.
  */
+import { ApiError } from '@iris/shared';
 import { decodeBinary, firstParam, parseParams, type Param } from './header-params.js';
 
 /** The backend's MAX_BODY_PARTS (region-backend/src/http/input-limits.ts): more parts are refused there. */
 export const MAX_FIELDS = 256;
 export const MAX_FIELD_BYTES = 1024 * 1024;
 export const MAX_HEADER_BYTES = 80 * 1024;
+export const MAX_TEXT_FIELDS_BYTES = 8 * 1024 * 1024;
+
+export function textFieldsTooLarge(): ApiError {
+  return new ApiError('payloadTooLarge', `the text fields of a multipart body must be at most ${MAX_TEXT_FIELDS_BYTES} bytes in all`);
+}
 const MAX_HEADER_PAIRS = 2000;
 const encoder = new TextEncoder();
 
@@ -130,6 +138,7 @@ export function partInfo(headers: Map<string, string[]>): PartInfo | undefined {
 /** `[name, value]` of every non-file part, in body order. Malformed input yields the parts found so far. */
 export function multipartTextFields(body: Uint8Array, boundary: string): [string, string][] {
   const fields: [string, string][] = [];
+  let textBytes = 0;
   const delimiter = encoder.encode(`\r\n--${boundary}`);
   const headerEnd = encoder.encode('\r\n\r\n');
   // Dicer searches "\r\n--boundary" in CRLF + body: the first delimiter may open the body.
@@ -151,6 +160,8 @@ export function multipartTextFields(body: Uint8Array, boundary: string): [string
       if (info && !info.isFile) {
         if (fields.length === MAX_FIELDS) break;
         const bytes = body.subarray(end + 4, Math.min(next, end + 4 + MAX_FIELD_BYTES));
+        textBytes += bytes.byteLength;
+        if (textBytes > MAX_TEXT_FIELDS_BYTES) throw textFieldsTooLarge();
         fields.push([info.name, decodeBinary(binaryString(bytes), info.charset)]);
       }
     }

@@ -4,9 +4,12 @@
  * back until every check registered with `requireBeforeEnd` (the caller's signature) has passed, so a backend
  * never receives a whole body the edge has not accepted; when a check fails, the forwarded body is aborted and
  * the backend, which binds the body to its signed length, refuses the shortened request and stores nothing.
- * The edge holds a few chunks in flight and the held-back tail (64 KB) per upload, whatever the upload's size.
+ * The edge holds a few chunks in flight and the held-back tail (64 KB) per upload, whatever the upload's size
+ * (taken from the call's body lease); a route that must read the whole upload gets it in one buffer of its
+ * declared length, counted as it fills.
  */
 import { ApiError } from '@iris/shared';
+import { unlimitedLease, type BodyLease } from './body-memory.js';
 import { MultipartFieldStream } from './multipart-stream.js';
 
 /** Bytes at the end of the body that reach the backend only after the checks. */
@@ -15,6 +18,8 @@ const HOLD_BYTES = 64 * 1024;
 const WRITES_IN_FLIGHT = 4;
 /** A read from the caller waits for this many bytes (fewer at the end): few large chunks, not many small ones. */
 const READ_BYTES = 256 * 1024;
+/** What a forwarded or drained upload holds at most: chunks in flight, the one being read, the tail. */
+export const STREAM_HOLD_BYTES = HOLD_BYTES + (WRITES_IN_FLIGHT + 1) * READ_BYTES;
 
 type Sink = 'forward' | 'collect' | 'discard';
 
@@ -37,6 +42,7 @@ export class StreamedUpload {
     /** The declared Content-Length: exactly this many bytes are read and forwarded. */
     readonly length: number,
     boundary: string,
+    private readonly lease: BodyLease = unlimitedLease(),
   ) {
     this.#parser = new MultipartFieldStream(boundary);
     this.fields = new Promise((resolve, reject) => {
@@ -78,11 +84,16 @@ export class StreamedUpload {
 
   /** Reads the rest of the body without forwarding it (the call was answered at the edge). */
   async discard(): Promise<void> {
-    await (this.#pumped ?? this.#start('discard')).catch(() => {});
+    try {
+      await (this.#pumped ?? this.#start('discard'));
+    } catch {
+      // Refused or broken: the runtime drops what is left of the body when the call ends.
+    }
   }
 
   #start(sink: Sink): Promise<Uint8Array | null> {
     if (this.#sink) throw new Error(`upload already read (${this.#sink})`);
+    if (sink !== 'collect') this.lease.take(STREAM_HOLD_BYTES);
     this.#sink = sink;
     this.#pumped = this.#pump();
     this.#pumped.catch(() => {});
@@ -91,7 +102,7 @@ export class StreamedUpload {
 
   async #pump(): Promise<Uint8Array | null> {
     const reader = chunkReader(this.source);
-    const collected: Uint8Array[] = [];
+    const collected = this.#sink === 'collect' ? new Uint8Array(this.length) : null;
     const held: Uint8Array[] = [];
     const holdFrom = Math.max(0, this.length - HOLD_BYTES);
     let received = 0;
@@ -103,7 +114,10 @@ export class StreamedUpload {
         received += value.byteLength;
         if (received > this.length) throw new ApiError('invalidData', 'the request body is longer than its Content-Length');
         this.#parser.push(value);
-        if (this.#sink === 'collect') collected.push(value);
+        if (collected) {
+          this.lease.take(value.byteLength);
+          collected.set(value, start);
+        }
         else if (this.#writer) {
           const cut = Math.max(0, Math.min(value.byteLength, holdFrom - start));
           if (cut > 0) await this.#write(value.subarray(0, cut));
@@ -113,7 +127,7 @@ export class StreamedUpload {
       if (received !== this.length) throw new ApiError('invalidData', 'the request body is shorter than its Content-Length');
       this.readFields = this.#parser.end();
       this.#resolveFields(this.readFields);
-      if (this.#sink === 'collect') return concatAll(collected, received);
+      if (collected) return collected;
       await Promise.all(this.#checks);
       for (const chunk of held) await this.#write(chunk);
       await this.#flushWrites();
@@ -168,15 +182,4 @@ function chunkReader(source: ReadableStream<Uint8Array>): { read(): Promise<Read
     },
     cancel: (reason) => reader.cancel(reason),
   };
-}
-
-function concatAll(chunks: Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
 }

@@ -1,13 +1,13 @@
 /**
  * The public API: authentication, then one sub-app per domain; anything else goes to the backend as is,
- * except the backends' internal paths.
+ * except the backends' own paths (health, metrics, internal), which do not exist here.
  */
 import { Hono } from 'hono';
-import { ApiError } from '@iris/shared';
-import { accessKey, callDatabase, requestBody, signature } from '../auth/auth.middleware.js';
+import { accessKey, callDatabase, failedAuthLimit, requestBody, signature } from '../auth/auth.middleware.js';
 import { keyRateLimit } from '../auth/rate-limit.middleware.js';
 import type { AppEnv } from '../env.js';
 import { analysisRoutes } from './analysis.routes.js';
+import { backendOnlyPaths } from './backend-only-paths.middleware.js';
 import { batchRoutes } from './batch.routes.js';
 import { customTrainingRoutes } from './custom-training.routes.js';
 import { imageSetRoutes } from './image-sets.routes.js';
@@ -18,7 +18,7 @@ import { proxy } from './proxy.handler.js';
 import { searchRoutes } from './search.routes.js';
 
 export const publicRoutes = new Hono<AppEnv>()
-  .use(resultLinks(), callDatabase(), accessKey(), keyRateLimit(), requestBody(), signature())
+  .use(backendOnlyPaths(), callDatabase(), failedAuthLimit(), resultLinks(), accessKey(), keyRateLimit(), requestBody(), signature())
   .route('/image_sets/_0000014', imageSetRoutes)
   .route('/product_sets/_0000178', productSetRoutes)
   .route('/custom_training', customTrainingRoutes)
@@ -26,7 +26,4 @@ export const publicRoutes = new Hono<AppEnv>()
   .route('/iris', irisExtensionRoutes)
   .route('/', searchRoutes)
   .route('/', analysisRoutes)
-  .all('/internal/*', () => {
-    throw new ApiError('notFound', 'no such endpoint');
-  })
   .all('*', proxy());

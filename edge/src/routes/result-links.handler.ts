@@ -7,7 +7,9 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { ApiError, RESOURCE_ID_PATTERN } from '@iris/shared';
+import { authFailures, CredentialRefused } from '../auth/failure-limiter.js';
 import { resourceCache } from '../cache/hot-path.cache.js';
+import { RetryLaterError } from '../http/retry-later.error.js';
 import { sessionDatabase } from '../db/database.js';
 import type { AppEnv } from '../env.js';
 import { forwardToBackend } from '../forward/forward.service.js';
@@ -30,12 +32,17 @@ export function resultLinks(): MiddlewareHandler<AppEnv> {
     const taskId = match[1]!;
     const config = c.get('config');
     const region = c.get('region');
-    const db = sessionDatabase(c.env.DB, { roundTrips: 0 });
+    const db = sessionDatabase(c.env.DB, c.get('d1'));
+    const known = resourceCache.peek(taskId);
+    // A link costs a D1 lookup before anything proves it: under a flood of failures only cached tasks are served.
+    if (!known && authFailures.totalExhausted(config.authFailures)) {
+      throw new RetryLaterError('too many failed authentications at this edge; retry later', Math.ceil(config.authFailures.windowMs / 1000));
+    }
     const task = RESOURCE_ID_PATTERN.test(taskId)
-      ? await resourceCache.get(taskId, config.cacheTtlMs, () => findResource(db, taskId), (r) => r.state === 'live')
+      ? (known ?? (await resourceCache.get(taskId, config.cacheTtlMs, () => findResource(db, taskId), (r) => r.state === 'live')))
       : undefined;
     if (!task || task.kind !== 'batch_task' || task.state !== 'live' || task.region !== region) {
-      throw new ApiError('batchTaskUnknown', `task ${taskId} does not exist`);
+      throw new CredentialRefused('batchTaskUnknown', `task ${taskId} does not exist`);
     }
     const answer = await forwardToBackend({
       region,

@@ -101,7 +101,7 @@ export const adminOperations = [
   admin({ id: 'adminEnableAccount', method: 'post', path: '/admin/accounts/{id}/enable', summary: 'Enable an account', params: accountId, response: Account }),
   admin({ id: 'adminListKeys', method: 'get', path: '/admin/accounts/{id}/keys', summary: "An account's access keys (never their secrets)", params: accountId, response: z.object({ results: z.array(AccessKey) }) }),
   admin({
-    id: 'adminEnsureKey', method: 'post', path: '/admin/accounts/{id}/keys', summary: 'Create an access key (201), or return the same key given again (200; 409 for another account or secret)',
+    id: 'adminEnsureKey', method: 'post', path: '/admin/accounts/{id}/keys', summary: 'Create an access key (201; its secret is in this answer only); 409 when the key id exists',
     params: accountId, body: { schema: CreateKeyBody, forms: ['json'] }, response: AccessKey, status: 201,
   }),
   admin({ id: 'adminGetQuotas', method: 'get', path: '/admin/accounts/{id}/quotas', summary: "An account's quotas", params: accountId, response: QuotaValues }),
