@@ -1,4 +1,5 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -30,7 +31,7 @@ describe('request bodies', () => {
       await new Promise((r) => setTimeout(r, 20)); // hold the part while other requests arrive
       return { inMemory: file.data !== null, onDisk: file.path !== null, size: file.size, sum: checksum(bytes) };
     });
-    await app.ready();
+    await app.listen({ host: '127.0.0.1', port: 0 });
   });
   afterAll(async () => {
     await app?.close();
@@ -88,6 +89,25 @@ describe('request bodies', () => {
     } finally {
       process.off('unhandledRejection', record);
     }
+  });
+
+  it('gives back the memory budget and removes the temp folder of parts whose client dropped mid-body', async () => {
+    const before = readdirSync(tmpDir).length;
+    const port = (app.server.address() as AddressInfo).port;
+    const dropped = async (sendBytes: number) => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(`POST /where HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: ${10 * MEMORY_PART_BYTES}\r\n\r\n`);
+      socket.write(`--b\r\nContent-Disposition: form-data; name="image"; filename="q.jpg"\r\n\r\n`);
+      await new Promise<void>((resolve) => socket.write(Buffer.alloc(sendBytes, 7), () => resolve()));
+      // Dropped once the server holds part of it (in memory, or on disk past MEMORY_PART_BYTES).
+      await waitUntil(async () => uploadMemoryInUse() + readdirSync(tmpDir).length - before, (held) => held > 0, 10_000).catch(() => {});
+      socket.destroy();
+    };
+    await dropped(MEMORY_PART_BYTES / 2); // held in memory
+    await dropped(3 * MEMORY_PART_BYTES); // spilled to a temp file
+    await waitUntil(async () => ({ memory: uploadMemoryInUse(), folders: readdirSync(tmpDir).length - before }), (left) => left.memory === 0 && left.folders === 0, 10_000);
   });
 
   const upload = (size: number) => {
