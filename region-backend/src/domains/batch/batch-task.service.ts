@@ -74,7 +74,7 @@ export class BatchTaskService {
     }
     const upload = input.urls;
     const bytes = typeof upload === 'string' ? Buffer.from(upload, 'utf8') : await readUpload(upload);
-    const lines = parseBatchUrls(bytes, this.deps.config.maxUrls);
+    const lines = await parseBatchUrls(bytes, this.deps.config.maxUrls);
 
     const dir = this.taskDir(taskId);
     await mkdir(dir, { recursive: true });
