@@ -8,6 +8,7 @@ import { registerErrorHandling } from './http/error-handler.js';
 import { registerAccountCalls } from './http/account-calls.hook.js';
 import { registerAccountUploadLimit } from './http/account-uploads.hook.js';
 import { registerInternalAuth } from './http/internal-auth.hook.js';
+import { FetchSlots } from './http/fetch-slots.js';
 import { registerBodyHandling } from './http/request-body.js';
 import { requestLogOptions } from './http/request-log.js';
 import { sweepUploadDirs } from './http/upload-sweep.js';
@@ -54,6 +55,7 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
   registerInternalAuth(app, config.internalSecret);
   await app.register(loopWatchdogPlugin, { thresholdMs: config.watchdogMs });
   registerAccountUploadLimit(app, config.accountUploads);
+  app.decorate('fetchSlots', new FetchSlots(config.fetchSlots.perAccount, config.fetchSlots.perProcess));
   const accountCalls = registerAccountCalls(app);
   app.decorate('accountCalls', accountCalls);
   app.decorate(
