@@ -39,8 +39,12 @@ export interface BuildOptions {
 /** Builds the region backend: infrastructure plugins, the edge-signature gate, then every domain. */
 export async function buildApp(config: BackendConfig, options: BuildOptions = {}): Promise<FastifyInstance> {
   mkdirSync(config.tmpDir, { recursive: true });
+  // A body trickled in (or never finished) holds an upload slot, a temp file and a connection: the whole request
+  // must arrive within IRIS_REQUEST_TIMEOUT_SECONDS, checked this often.
+  const serverOptions = { connectionsCheckingInterval: Math.min(30_000, Math.max(250, Math.round(config.requestTimeoutMs / 4))) };
   const app = Fastify({
-    ...(config.tls ? { https: { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } } : {}),
+    ...(config.tls ? { https: { ...serverOptions, cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } } : { http: serverOptions }),
+    requestTimeout: config.requestTimeoutMs,
     logger: options.logger === false ? false : { level: config.logLevel },
     ...requestLogOptions,
     bodyLimit: 64 * 1024 * 1024,

@@ -1,8 +1,8 @@
 /**
  * Every way an upload can end gives back what it took: a client that drops its connection mid-part, a body
- * refused midway (longer than the edge signed) or at its end (other than the signed one) leave no open
- * descriptor in the backend process, no byte in its temp folder and no upload slot taken. Measured on a real
- * backend process, from /proc/<pid>/fd and the temp folder.
+ * refused midway (longer than the edge signed) or at its end (other than the signed one), or cut off for taking
+ * longer than IRIS_REQUEST_TIMEOUT_SECONDS leave no open descriptor in the backend process, no byte in its temp
+ * folder and no upload slot taken. Measured on a real backend process, from /proc/<pid>/fd and the temp folder.
  */
 import { readdirSync, readlinkSync, statSync } from 'node:fs';
 import net from 'node:net';
@@ -28,8 +28,8 @@ describe.skipIf(process.platform !== 'linux')('uploads that end early, against a
   afterAll(() => harness?.close());
 
   /** Descriptors of the process open on files in its temp folder (deleted ones included). */
-  const openTempFiles = () => {
-    const dir = `/proc/${backend.process.pid}/fd`;
+  const openTempFiles = (of = backend) => {
+    const dir = `/proc/${of.process.pid}/fd`;
     let count = 0;
     for (const fd of readdirSync(dir)) {
       try {
@@ -53,7 +53,7 @@ describe.skipIf(process.platform !== 'linux')('uploads that end early, against a
    * Sends a multipart upload of one PART_BYTES part over a raw socket: `sendBytes` of the body (then the
    * socket is destroyed when `drop`), signed as `signed` (a shorter length, or other bytes of its length).
    */
-  async function upload(options: { accountId: number; sendBytes?: number; drop?: boolean; signed?: { length: number } | 'other bytes' }): Promise<string> {
+  async function upload(options: { to?: ChildBackend; accountId: number; sendBytes?: number; drop?: boolean; signed?: { length: number } | 'other bytes' }): Promise<string> {
     const boundary = `----iris${newResourceId(12)}`;
     const body = Buffer.concat([head(boundary), Buffer.alloc(PART_BYTES, 0x61), tail(boundary)]);
     const sent = body.subarray(0, options.sendBytes ?? body.length);
@@ -64,7 +64,8 @@ describe.skipIf(process.platform !== 'linux')('uploads that end early, against a
       body: options.signed === 'other bytes' ? Buffer.alloc(body.length, 0x62) : (options.signed ?? body),
       context: { requestId: newResourceId(16), lang: 'en', quotas: { ...DEFAULT_QUOTAS }, services: ['_0000049'] },
     });
-    const socket = net.connect(Number(new URL(backend.base).port), '127.0.0.1');
+    const target = options.to ?? backend;
+    const socket = net.connect(Number(new URL(target.base).port), '127.0.0.1');
     const answer = new Promise<string>((resolve) => {
       let text = '';
       socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
@@ -106,5 +107,15 @@ describe.skipIf(process.platform !== 'linux')('uploads that end early, against a
     await expectNothingLeft();
     expect(await upload({ accountId: 72 })).toMatch(/^HTTP\/1\.1 (200|400)/);
     await expectNothingLeft();
+  }, 120_000);
+
+  it('a body that stops arriving is cut off after IRIS_REQUEST_TIMEOUT_SECONDS, leaving nothing', async () => {
+    const slow = await harness.startBackend({ IRIS_ACCOUNT_UPLOADS: '1', IRIS_REQUEST_TIMEOUT_SECONDS: '2' });
+    // Half the body, then silence: the backend closes the connection itself.
+    const answer = await upload({ to: slow, accountId: 73, sendBytes: PART_BYTES / 2 });
+    expect(answer).toMatch(/^(HTTP\/1\.1 408|$)/);
+    await waitUntil(async () => ({ fds: openTempFiles(slow), bytes: tempBytes() }), (left) => left.fds === 0 && left.bytes === 0, 30_000);
+    // Its one upload slot is free again.
+    expect(await upload({ to: slow, accountId: 73 })).toMatch(/^HTTP\/1\.1 (200|400)/);
   }, 120_000);
 });
