@@ -110,6 +110,22 @@ describe('request bodies', () => {
     await waitUntil(async () => ({ memory: uploadMemoryInUse(), folders: readdirSync(tmpDir).length - before }), (left) => left.memory === 0 && left.folders === 0, 10_000);
   });
 
+  it('refuses a text field over 1 MB, and text fields over 4 MB together, with 413, instead of cutting them', async () => {
+    const post = (parts: Parameters<typeof multipart>[0]) => {
+      const body = multipart(parts);
+      return app.inject({ method: 'POST', url: '/upload', payload: body.payload, headers: body.headers });
+    };
+    const mb = 'x'.repeat(LIMITS.plainBodyBytes);
+    expect((await post({ a: mb })).statusCode).toBe(200);
+    const long = await post({ a: `${mb}y` });
+    expect(long.statusCode).toBe(413);
+    expect(long.json()).toMatchObject({ error_code: 1110, message: expect.stringMatching(/field a/) });
+    const many = await post(Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`f${i}`, mb])));
+    expect(many.statusCode).toBe(413);
+    expect(many.json().message).toMatch(/together/);
+    expect(uploadMemoryInUse()).toBe(0);
+  });
+
   const upload = (size: number) => {
     const body = multipart({ urls_to_add: { filename: 'urls.csv', content: Buffer.alloc(size, 0x61) } });
     return app.inject({ method: 'POST', url: '/upload', payload: body.payload, headers: body.headers });

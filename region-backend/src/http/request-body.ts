@@ -15,7 +15,7 @@ import Busboy from '@fastify/busboy';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, LIMITS, type FilePart } from '@iris/shared';
 import { requireEdgeReading } from './edge-checks.js';
-import { JsonTooDeepError, MAX_BODY_FILES, MAX_BODY_PARTS, overlongParam, parseBoundedJson } from './input-limits.js';
+import { JsonTooDeepError, MAX_BODY_FILES, MAX_BODY_PARTS, MAX_MULTIPART_TEXT_BYTES, overlongParam, parseBoundedJson } from './input-limits.js';
 import { releaseWhenAnswered } from './when-answered.js';
 
 export type UploadedFile = FilePart;
@@ -275,8 +275,12 @@ function readMultipart(request: FastifyRequest, stream: Readable, spillDir: () =
     busboy.on('partsLimit', tooMany('parts', MAX_BODY_PARTS));
     busboy.on('filesLimit', tooMany('files', MAX_BODY_FILES));
     busboy.on('fieldsLimit', tooMany('fields', MAX_BODY_PARTS));
-    busboy.on('field', (name, value) => {
-      fields[name] = value;
+    let textBytes = 0;
+    busboy.on('field', (name, value, _nameTruncated, valueTruncated) => {
+      textBytes += Buffer.byteLength(value);
+      if (valueTruncated) failure ??= new ApiError('payloadTooLarge', `field ${name.slice(0, 64)} must be at most ${LIMITS.plainBodyBytes} bytes (send it as a file)`);
+      else if (textBytes > MAX_MULTIPART_TEXT_BYTES) failure ??= new ApiError('payloadTooLarge', `the text fields of a multipart body must be at most ${MAX_MULTIPART_TEXT_BYTES} bytes together`);
+      if (!failure) fields[name] = value;
     });
     busboy.on('file', (field, file, filename) => {
       if (settled) {
