@@ -48,6 +48,8 @@ export const MAX_BODY_FILES = 10;
  * otherwise be a quarter of a gigabyte of strings held by one call.
  */
 export const MAX_MULTIPART_TEXT_BYTES = 4 * 1024 * 1024;
+/** A whole multipart body: one file under the 50 MB upload limit and its fields, never ten of them (500 MB on disk per call). */
+export const MAX_MULTIPART_BYTES = 64 * 1024 * 1024;
 
 /** The first parameter over its cap, as a message, or null when all are within bounds. */
 export function overlongParam(fields: Readonly<Record<string, string>>): string | null {

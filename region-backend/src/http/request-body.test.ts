@@ -140,4 +140,15 @@ describe('request bodies', () => {
     expect(at.statusCode).toBe(413);
     expect(at.json()).toMatchObject({ error_code: 1110, message: expect.stringMatching(/under 50 MB/) });
   });
+
+  it('refuses a multipart body over 64 MB, each of its files under 50 MB, with 413, leaving no temp file', async () => {
+    const before = readdirSync(tmpDir).length;
+    const part = { filename: 'a.bin', content: Buffer.alloc(33 * 1024 * 1024, 1) };
+    const body = multipart({ a: part, b: part });
+    const res = await app.inject({ method: 'POST', url: '/upload', payload: body.payload, headers: body.headers });
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toMatchObject({ error_code: 1110, message: expect.stringMatching(/64 MB/) });
+    await waitUntil(async () => readdirSync(tmpDir).length, (n) => n === before, 10_000);
+    expect(uploadMemoryInUse()).toBe(0);
+  });
 });

@@ -15,7 +15,7 @@ import Busboy from '@fastify/busboy';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, LIMITS, type FilePart } from '@iris/shared';
 import { requireEdgeReading } from './edge-checks.js';
-import { JsonTooDeepError, MAX_BODY_FILES, MAX_BODY_PARTS, MAX_MULTIPART_TEXT_BYTES, overlongParam, parseBoundedJson } from './input-limits.js';
+import { JsonTooDeepError, MAX_BODY_FILES, MAX_BODY_PARTS, MAX_MULTIPART_BYTES, MAX_MULTIPART_TEXT_BYTES, overlongParam, parseBoundedJson } from './input-limits.js';
 import { releaseWhenAnswered } from './when-answered.js';
 
 export type UploadedFile = FilePart;
@@ -321,6 +321,11 @@ function readMultipart(request: FastifyRequest, stream: Readable, spillDir: () =
       return;
     }
     stream.on('error', fail);
+    let bodyBytes = 0;
+    stream.on('data', (chunk: Buffer) => {
+      bodyBytes += chunk.length;
+      if (bodyBytes > MAX_MULTIPART_BYTES) fail(new ApiError('payloadTooLarge', `a multipart body must be at most ${MAX_MULTIPART_BYTES / 1024 / 1024} MB`));
+    });
     // A client gone mid-body: the raw request closes, with or without an error on the body stream.
     stream.on('close', () => {
       if (!stream.readableEnded) fail(new ApiError('invalidData', 'the request body was aborted'));
