@@ -58,7 +58,7 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
   registerContract(app);
   registerInternalAuth(app, config.internalSecret);
   await app.register(loopWatchdogPlugin, { thresholdMs: config.watchdogMs });
-  registerAccountUploadLimit(app, config.accountUploads);
+  registerAccountUploadLimit(app, config.accountUploads, config.processUploads);
   app.decorate('fetchSlots', new FetchSlots(config.fetchSlots.perAccount, config.fetchSlots.perProcess));
   const accountCalls = registerAccountCalls(app);
   app.decorate('accountCalls', accountCalls);
