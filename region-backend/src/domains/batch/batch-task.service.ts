@@ -1,8 +1,8 @@
 /** The rules of batch tasks: prepare, apply (daily limit, one running task per service), revoke, info, list. */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
-import { readUpload } from '../../http/request-body.js';
 import { ApiError, DEFAULT_QUOTAS, isApiError, parseTime, type Lang, type PrepareTaskInput, type Quotas } from '@iris/shared';
 import { inTransaction } from '../../db/transaction.js';
 import { ImageDecodeError } from '../../images/image-errors.js';
@@ -81,19 +81,23 @@ export class BatchTaskService {
       throw err;
     }
     const upload = input.urls;
+    const size = typeof upload === 'string' ? Buffer.byteLength(upload) : upload.size;
     // Checked before the file is read and stored, and again under the account's lock when the task is recorded.
-    this.checkLimits(await accountBatchUsage(this.deps.pool, caller.accountId), typeof upload === 'string' ? Buffer.byteLength(upload) : upload.size);
-    const bytes = typeof upload === 'string' ? Buffer.from(upload, 'utf8') : await readUpload(upload);
-    const lines = await parseBatchUrls(bytes, this.deps.config.maxUrls);
+    this.checkLimits(await accountBatchUsage(this.deps.pool, caller.accountId), size);
+    // A list spilled to a temp file is read as it is scanned and copied as a file, never held whole in memory.
+    const inMemory = typeof upload === 'string' ? Buffer.from(upload, 'utf8') : upload.data;
+    const spilled = typeof upload === 'string' ? null : upload.path;
+    const lines = await parseBatchUrls(inMemory ?? createReadStream(spilled!, { highWaterMark: 256 * 1024 }), this.deps.config.maxUrls);
 
     const dir = this.taskDir(taskId);
     await mkdir(dir, { recursive: true });
-    await writeFile(path.join(dir, INPUT_FILE), bytes);
+    if (inMemory) await writeFile(path.join(dir, INPUT_FILE), inMemory);
+    else await copyFile(spilled!, path.join(dir, INPUT_FILE));
     try {
       return await inTransaction(this.deps.pool, async (client) => {
         await lockAccountPrepares(client, caller.accountId);
-        this.checkLimits(await accountBatchUsage(client, caller.accountId), bytes.length);
-        return insertTask(client, { id: taskId, accountId: caller.accountId, serviceId, params, lang: caller.lang, inputBytes: bytes.length }, lines);
+        this.checkLimits(await accountBatchUsage(client, caller.accountId), size);
+        return insertTask(client, { id: taskId, accountId: caller.accountId, serviceId, params, lang: caller.lang, inputBytes: size }, lines);
       });
     } catch (err) {
       await rm(dir, { recursive: true, force: true });

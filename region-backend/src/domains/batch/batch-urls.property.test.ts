@@ -39,13 +39,20 @@ describe('batch URL lists on hostile files', () => {
     );
   });
 
-  it('scans UTF-8 bytes (a byte-order mark dropped, characters cut between pieces) as the decoded text', async () => {
+  it('scans UTF-8 bytes, whole or streamed in chunks (a byte-order mark dropped, characters cut between chunks), as the decoded text', async () => {
     const line = fc.oneof(fc.webUrl(), fc.string({ unit: 'grapheme', maxLength: 40 }), fc.constantFrom('', ' ', '\u00a0x'));
     const eol = fc.constantFrom('\n', '\r\n', '\r');
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(line, eol), { maxLength: 50 }), fc.boolean(), async (lines, bom) => {
+      fc.asyncProperty(fc.array(fc.tuple(line, eol), { maxLength: 50 }), fc.boolean(), fc.array(fc.nat(), { maxLength: 5 }), async (lines, bom, cuts) => {
         const text = lines.map(([l, e]) => l + e).join('');
-        expect(await scanBatchLines(Buffer.from((bom ? '\uFEFF' : '') + text, 'utf8'), 20)).toEqual(splitWhole(text, 20));
+        const bytes = Buffer.from((bom ? '\uFEFF' : '') + text, 'utf8');
+        expect(await scanBatchLines(bytes, 20)).toEqual(splitWhole(text, 20));
+        // The same bytes streamed in chunks cut anywhere (inside a character too), as a temp file is read.
+        const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+        async function* chunks() {
+          for (const [i, from] of [0, ...at].entries()) yield bytes.subarray(from, at[i] ?? bytes.length);
+        }
+        expect(await scanBatchLines(chunks(), 20)).toEqual(splitWhole(text, 20));
       }),
       { numRuns: 100 },
     );

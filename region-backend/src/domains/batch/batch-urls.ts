@@ -5,7 +5,6 @@
  * The file is scanned once, line by line, and the scan stops at the first URL past the task's cap: a file of
  * millions of lines costs one pass over its bytes and never an array of its lines.
  */
-import { isUtf8 } from 'node:buffer';
 import { ApiError, charLength, LIMITS } from '@iris/shared';
 
 export interface BatchLine {
@@ -84,19 +83,32 @@ export class LineScanner {
 /** Decoded and scanned per piece, the event loop given back between pieces: a 40 MB file is a second of CPU. */
 const PIECE_BYTES = 256 * 1024;
 
-/** The file's non-empty lines, or null past `max`; throws 400003 for bytes that are not UTF-8. */
-export async function scanBatchLines(bytes: Uint8Array, max: number): Promise<BatchLine[] | null> {
-  if (!isUtf8(bytes)) throw new ApiError('batchUrlsNotUtf8', 'urls must be UTF-8 text');
-  // The default ignoreBOM=false drops a leading byte-order mark.
-  const decoder = new TextDecoder('utf-8');
+/**
+ * The file's non-empty lines, or null past `max`; throws 400003 for bytes that are not UTF-8. The file comes
+ * whole or as a stream of chunks (an upload's temp file is read as it is scanned, never held whole).
+ */
+export async function scanBatchLines(source: Uint8Array | AsyncIterable<Uint8Array>, max: number): Promise<BatchLine[] | null> {
+  // fatal: invalid sequences throw; the default ignoreBOM=false drops a leading byte-order mark.
+  const decoder = new TextDecoder('utf-8', { fatal: true });
   const scanner = new LineScanner(max);
-  for (let at = 0; at < bytes.length && !scanner.full; at += PIECE_BYTES) {
-    if (at > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    scanner.push(decoder.decode(bytes.subarray(at, at + PIECE_BYTES), { stream: true }));
-  }
-  if (!scanner.full) {
-    scanner.push(decoder.decode());
-    scanner.end();
+  const chunks = source instanceof Uint8Array ? [source] : source;
+  let first = true;
+  try {
+    for await (const chunk of chunks) {
+      for (let at = 0; at < chunk.length && !scanner.full; at += PIECE_BYTES) {
+        if (!first) await new Promise<void>((resolve) => setImmediate(resolve));
+        first = false;
+        scanner.push(decoder.decode(chunk.subarray(at, at + PIECE_BYTES), { stream: true }));
+      }
+      if (scanner.full) break;
+    }
+    if (!scanner.full) {
+      scanner.push(decoder.decode());
+      scanner.end();
+    }
+  } catch (err) {
+    if (err instanceof TypeError) throw new ApiError('batchUrlsNotUtf8', 'urls must be UTF-8 text');
+    throw err;
   }
   return scanner.full ? null : scanner.lines;
 }
@@ -112,8 +124,8 @@ export function isValidBatchUrl(text: string): boolean {
 }
 
 /** Parses and checks the file; throws the batch error for each problem (400003, 400004, 400005, 400006). */
-export async function parseBatchUrls(bytes: Uint8Array, maxUrls: number): Promise<BatchLine[]> {
-  const lines = await scanBatchLines(bytes, maxUrls);
+export async function parseBatchUrls(source: Uint8Array | AsyncIterable<Uint8Array>, maxUrls: number): Promise<BatchLine[]> {
+  const lines = await scanBatchLines(source, maxUrls);
   if (!lines) throw new ApiError(TOO_MANY_URLS, `urls holds more than ${maxUrls} URLs; a task takes at most ${maxUrls}`);
   if (!lines.length) throw new ApiError('batchUrlsEmpty', 'urls holds no URL');
 
