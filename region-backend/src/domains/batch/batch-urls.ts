@@ -51,7 +51,7 @@ export class LineScanner {
     for (; i < text.length && !this.full; i++) {
       const code = text.charCodeAt(i);
       if (code === 0x0a || code === 0x0d) {
-        this.endLine(text.slice(start, i));
+        this.endLine(this.blank ? '' : text.slice(start, i));
         if (code === 0x0d) {
           if (i + 1 === text.length) this.afterCr = true;
           else if (text.charCodeAt(i + 1) === 0x0a) i++;
