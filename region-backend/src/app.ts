@@ -52,6 +52,8 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
+  // Node checks a request's whole time only when its headers' limit (60 s by default) is not the longer one.
+  app.server.headersTimeout = Math.min(app.server.headersTimeout, config.requestTimeoutMs);
   app.decorate('config', config);
   registerBodyHandling(app);
   registerErrorHandling(app);
