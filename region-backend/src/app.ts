@@ -8,6 +8,7 @@ import { registerErrorHandling } from './http/error-handler.js';
 import { registerAccountCalls } from './http/account-calls.hook.js';
 import { registerAccountUploadLimit } from './http/account-uploads.hook.js';
 import { registerInternalAuth } from './http/internal-auth.hook.js';
+import { FetchSlots } from './http/fetch-slots.js';
 import { registerBodyHandling } from './http/request-body.js';
 import { requestLogOptions } from './http/request-log.js';
 import { sweepUploadDirs } from './http/upload-sweep.js';
@@ -38,8 +39,12 @@ export interface BuildOptions {
 /** Builds the region backend: infrastructure plugins, the edge-signature gate, then every domain. */
 export async function buildApp(config: BackendConfig, options: BuildOptions = {}): Promise<FastifyInstance> {
   mkdirSync(config.tmpDir, { recursive: true });
+  // A body trickled in (or never finished) holds an upload slot, a temp file and a connection: the whole request
+  // must arrive within IRIS_REQUEST_TIMEOUT_SECONDS, checked this often.
+  const serverOptions = { connectionsCheckingInterval: Math.min(30_000, Math.max(250, Math.round(config.requestTimeoutMs / 4))) };
   const app = Fastify({
-    ...(config.tls ? { https: { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } } : {}),
+    ...(config.tls ? { https: { ...serverOptions, cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } } : { http: serverOptions }),
+    requestTimeout: config.requestTimeoutMs,
     logger: options.logger === false ? false : { level: config.logLevel },
     ...requestLogOptions,
     bodyLimit: 64 * 1024 * 1024,
@@ -47,13 +52,16 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
+  // Node checks a request's whole time only when its headers' limit (60 s by default) is not the longer one.
+  app.server.headersTimeout = Math.min(app.server.headersTimeout, config.requestTimeoutMs);
   app.decorate('config', config);
   registerBodyHandling(app);
   registerErrorHandling(app);
   registerContract(app);
   registerInternalAuth(app, config.internalSecret);
   await app.register(loopWatchdogPlugin, { thresholdMs: config.watchdogMs });
-  registerAccountUploadLimit(app, config.accountUploads);
+  registerAccountUploadLimit(app, config.accountUploads, config.processUploads);
+  app.decorate('fetchSlots', new FetchSlots(config.fetchSlots.perAccount, config.fetchSlots.perProcess));
   const accountCalls = registerAccountCalls(app);
   app.decorate('accountCalls', accountCalls);
   app.decorate(

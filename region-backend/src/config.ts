@@ -32,6 +32,10 @@ const schema = z.object({
   IRIS_WATCHDOG_MS: z.coerce.number().int().min(0).default(30_000),
   IRIS_DOWNLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   IRIS_ACCOUNT_UPLOADS: z.coerce.number().int().min(1).max(1000).default(8),
+  IRIS_PROCESS_UPLOADS: z.coerce.number().int().min(1).max(100_000).default(64),
+  IRIS_REQUEST_TIMEOUT_SECONDS: z.coerce.number().min(1).max(86_400).default(600),
+  IRIS_ACCOUNT_FETCHES: z.coerce.number().int().min(1).max(1000).default(4),
+  IRIS_PROCESS_FETCHES: z.coerce.number().int().min(1).max(10_000).default(64),
   IRIS_YIELDING_BULK_ROWS_PER_SECOND: z.coerce.number().min(0).max(1_000_000).default(200),
   IRIS_PUBLIC_EDGE_URL: z.string().url().default('http://127.0.0.1:8787'),
   IRIS_METRICS_HOST: z.string().default('127.0.0.1'),
@@ -67,6 +71,12 @@ export interface BackendConfig {
   downloadConcurrency: number;
   /** Uploads (multipart or large bodies) one account may have in flight in a process. */
   accountUploads: number;
+  /** Uploads the whole process may have in flight (each up to 64 MB of temp disk). */
+  processUploads: number;
+  /** Time a request may take to arrive whole (headers and body); past it the connection is closed (408). */
+  requestTimeoutMs: number;
+  /** Client-URL downloads of interactive calls in flight: one account's, and the whole process's (http/fetch-slots.ts). */
+  fetchSlots: { perAccount: number; perProcess: number };
   /** Rows per second of an account's bulk files while it calls in parallel and others are served (0: one file at a time, unspaced). */
   yieldingBulkRowsPerSecond: number;
   /** Base of result links when the call did not say which public address it came through. */
@@ -134,6 +144,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig 
     watchdogMs: e.IRIS_WATCHDOG_MS,
     downloadConcurrency: e.IRIS_DOWNLOAD_CONCURRENCY,
     accountUploads: e.IRIS_ACCOUNT_UPLOADS,
+    processUploads: e.IRIS_PROCESS_UPLOADS,
+    requestTimeoutMs: e.IRIS_REQUEST_TIMEOUT_SECONDS * 1000,
+    fetchSlots: { perAccount: e.IRIS_ACCOUNT_FETCHES, perProcess: e.IRIS_PROCESS_FETCHES },
     yieldingBulkRowsPerSecond: e.IRIS_YIELDING_BULK_ROWS_PER_SECOND,
     publicEdgeUrl: e.IRIS_PUBLIC_EDGE_URL,
     tls: tlsFiles(e.IRIS_TLS_CERT_FILE, e.IRIS_TLS_KEY_FILE),

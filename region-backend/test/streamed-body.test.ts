@@ -9,6 +9,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newResourceId, signInternal, type ForwardContext } from '@iris/shared';
 import { multipart, startTestBackend, TEST_SECRET, type TestBackend } from './support/test-app.js';
+import { waitUntil } from './support/wait-for.js';
 
 const URL_PATH = '/bad_cases/_0000204';
 
@@ -77,9 +78,11 @@ describe('streamed bodies (length-bound)', () => {
     socket.write(head);
     // Everything up to and past the closing delimiter, but not the whole signed length.
     socket.write(body.subarray(0, closingEnd + 10));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Dropped once the backend is reading it (its upload slot is taken)...
+    await waitUntil(async () => backend.app.uploadSlots.inFlight('74'), (n) => n === 1, 30_000);
     socket.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // ...and asserted once the backend has ended the call.
+    await waitUntil(async () => backend.app.uploadSlots.inFlight('74'), (n) => n === 0, 30_000);
     expect(await stored(74)).toBe(0);
     // The same backend still serves the next call.
     const next = report('after');

@@ -43,6 +43,13 @@ export const MAX_JSON_DEPTH = 32;
 /** Most parts (fields and files) of a multipart body, and most fields of a form body. */
 export const MAX_BODY_PARTS = 256;
 export const MAX_BODY_FILES = 10;
+/**
+ * Text fields of one multipart body together (each is at most LIMITS.plainBodyBytes): 256 fields of 1 MB would
+ * otherwise be a quarter of a gigabyte of strings held by one call.
+ */
+export const MAX_MULTIPART_TEXT_BYTES = 4 * 1024 * 1024;
+/** A whole multipart body: one file under the 50 MB upload limit and its fields, never ten of them (500 MB on disk per call). */
+export const MAX_MULTIPART_BYTES = 64 * 1024 * 1024;
 
 /** The first parameter over its cap, as a message, or null when all are within bounds. */
 export function overlongParam(fields: Readonly<Record<string, string>>): string | null {

@@ -4,6 +4,7 @@
  * Failures carry a kind; each endpoint family maps kinds to its own error codes.
  */
 import type { FastifyInstance } from 'fastify';
+import type { FetchSlots } from './fetch-slots.js';
 import { isFilePart } from '@iris/shared';
 import { readUpload } from './request-body.js';
 import { fetchImage, ImageFetchError } from '../images/image-fetcher.js';
@@ -35,7 +36,13 @@ const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 export type QueryImageInput = Readonly<Record<string, unknown>>;
 
 
-export async function acquireQueryImage(app: FastifyInstance, input: QueryImageInput): Promise<QueryImage> {
+declare module 'fastify' {
+  interface FastifyInstance {
+    fetchSlots: FetchSlots;
+  }
+}
+
+export async function acquireQueryImage(app: FastifyInstance, input: QueryImageInput, accountId: number): Promise<QueryImage> {
   // Only a file part is an upload (a text field named `search` is not an image).
   const upload = FILE_FIELDS.map((f) => input[f]).find(isFilePart);
   const url = URL_FIELDS.map((f) => input[f]).find((v): v is string => typeof v === 'string' && v.trim() !== '')?.trim();
@@ -47,6 +54,7 @@ export async function acquireQueryImage(app: FastifyInstance, input: QueryImageI
     return { bytes: new Uint8Array(bytes), downloadMs: 0, source: 'upload' };
   }
   if (!url) throw new QueryImageError('missing', 'no query image: give url or upload search');
+  const release = app.fetchSlots.take(accountId);
   const started = performance.now();
   try {
     const fetched = await fetchImage(url, app.config.images.fetch);
@@ -54,5 +62,7 @@ export async function acquireQueryImage(app: FastifyInstance, input: QueryImageI
   } catch (err) {
     if (err instanceof ImageFetchError) throw new QueryImageError('download', `image cannot be downloaded: ${err.message}`);
     throw err;
+  } finally {
+    release();
   }
 }

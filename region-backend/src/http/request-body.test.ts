@@ -1,4 +1,5 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -30,7 +31,7 @@ describe('request bodies', () => {
       await new Promise((r) => setTimeout(r, 20)); // hold the part while other requests arrive
       return { inMemory: file.data !== null, onDisk: file.path !== null, size: file.size, sum: checksum(bytes) };
     });
-    await app.ready();
+    await app.listen({ host: '127.0.0.1', port: 0 });
   });
   afterAll(async () => {
     await app?.close();
@@ -90,6 +91,41 @@ describe('request bodies', () => {
     }
   });
 
+  it('gives back the memory budget and removes the temp folder of parts whose client dropped mid-body', async () => {
+    const before = readdirSync(tmpDir).length;
+    const port = (app.server.address() as AddressInfo).port;
+    const dropped = async (sendBytes: number) => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(`POST /where HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: ${10 * MEMORY_PART_BYTES}\r\n\r\n`);
+      socket.write(`--b\r\nContent-Disposition: form-data; name="image"; filename="q.jpg"\r\n\r\n`);
+      await new Promise<void>((resolve) => socket.write(Buffer.alloc(sendBytes, 7), () => resolve()));
+      // Dropped once the server holds part of it (in memory, or on disk past MEMORY_PART_BYTES).
+      await waitUntil(async () => uploadMemoryInUse() + readdirSync(tmpDir).length - before, (held) => held > 0, 10_000).catch(() => {});
+      socket.destroy();
+    };
+    await dropped(MEMORY_PART_BYTES / 2); // held in memory
+    await dropped(3 * MEMORY_PART_BYTES); // spilled to a temp file
+    await waitUntil(async () => ({ memory: uploadMemoryInUse(), folders: readdirSync(tmpDir).length - before }), (left) => left.memory === 0 && left.folders === 0, 10_000);
+  });
+
+  it('refuses a text field over 1 MB, and text fields over 4 MB together, with 413, instead of cutting them', async () => {
+    const post = (parts: Parameters<typeof multipart>[0]) => {
+      const body = multipart(parts);
+      return app.inject({ method: 'POST', url: '/upload', payload: body.payload, headers: body.headers });
+    };
+    const mb = 'x'.repeat(LIMITS.plainBodyBytes);
+    expect((await post({ a: mb })).statusCode).toBe(200);
+    const long = await post({ a: `${mb}y` });
+    expect(long.statusCode).toBe(413);
+    expect(long.json()).toMatchObject({ error_code: 1110, message: expect.stringMatching(/field a/) });
+    const many = await post(Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`f${i}`, mb])));
+    expect(many.statusCode).toBe(413);
+    expect(many.json().message).toMatch(/together/);
+    expect(uploadMemoryInUse()).toBe(0);
+  });
+
   const upload = (size: number) => {
     const body = multipart({ urls_to_add: { filename: 'urls.csv', content: Buffer.alloc(size, 0x61) } });
     return app.inject({ method: 'POST', url: '/upload', payload: body.payload, headers: body.headers });
@@ -103,5 +139,16 @@ describe('request bodies', () => {
     const at = await upload(LIMITS.uploadBytes);
     expect(at.statusCode).toBe(413);
     expect(at.json()).toMatchObject({ error_code: 1110, message: expect.stringMatching(/under 50 MB/) });
+  });
+
+  it('refuses a multipart body over 64 MB, each of its files under 50 MB, with 413, leaving no temp file', async () => {
+    const before = readdirSync(tmpDir).length;
+    const part = { filename: 'a.bin', content: Buffer.alloc(33 * 1024 * 1024, 1) };
+    const body = multipart({ a: part, b: part });
+    const res = await app.inject({ method: 'POST', url: '/upload', payload: body.payload, headers: body.headers });
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toMatchObject({ error_code: 1110, message: expect.stringMatching(/64 MB/) });
+    await waitUntil(async () => readdirSync(tmpDir).length, (n) => n === before, 10_000);
+    expect(uploadMemoryInUse()).toBe(0);
   });
 });

@@ -15,7 +15,7 @@ import Busboy from '@fastify/busboy';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, LIMITS, type FilePart } from '@iris/shared';
 import { requireEdgeReading } from './edge-checks.js';
-import { JsonTooDeepError, MAX_BODY_FILES, MAX_BODY_PARTS, overlongParam, parseBoundedJson } from './input-limits.js';
+import { JsonTooDeepError, MAX_BODY_FILES, MAX_BODY_PARTS, MAX_MULTIPART_BYTES, MAX_MULTIPART_TEXT_BYTES, overlongParam, parseBoundedJson } from './input-limits.js';
 import { releaseWhenAnswered } from './when-answered.js';
 
 export type UploadedFile = FilePart;
@@ -98,9 +98,8 @@ export function registerBodyHandling(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   // Keep the stream: `readBody` parses it (or request.raw when Fastify skipped the body, as for GET).
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-  app.addHook('onResponse', async (request) => {
-    if (request.irisUploadDir) await rm(request.irisUploadDir, { recursive: true, force: true });
-  });
+  app.addHook('onResponse', removeUploadDir);
+  app.addHook('onRequestAbort', removeUploadDir);
   releaseWhenAnswered(app, (request) => {
     request.irisUploadsAnswered = true;
     uploadMemory.give(request.irisUploadMemory ?? 0);
@@ -234,12 +233,19 @@ async function storePart(request: FastifyRequest, file: Readable, entry: Uploade
   }
 }
 
+/**
+ * Parses a multipart body. Every way it can end settles each part first (its file closed, its memory given
+ * back) and, when it failed, removes the temp folder before answering: a body cut off, refused midway by its
+ * signed binding, malformed, or dropped by its client leaves no descriptor, byte or budget behind.
+ */
 function readMultipart(request: FastifyRequest, stream: Readable, spillDir: () => Promise<string>, maxFileBytes: number): Promise<{ fields: Record<string, string>; files: UploadedFile[] }> {
   return new Promise((resolve, reject) => {
     const fields = fieldRecord();
     const files: UploadedFile[] = [];
     const writes: Promise<void>[] = [];
+    const parts = new Set<Readable>();
     let failure: Error | null = null;
+    let settled = false;
     let busboy: InstanceType<typeof Busboy>;
     try {
       busboy = new Busboy({
@@ -251,47 +257,88 @@ function readMultipart(request: FastifyRequest, stream: Readable, spillDir: () =
       reject(new ApiError('invalidData', `malformed multipart body: ${(err as Error).message}`));
       return;
     }
+    // A part stream is never ended by its source failing: it is ended here, so its reader's `finally` runs.
+    const fail = (err: Error) => {
+      if (settled) return;
+      settled = true;
+      stream.unpipe(busboy);
+      stream.resume(); // drain what still arrives, so the connection is not held by a paused body
+      for (const part of parts) part.destroy(err);
+      busboy.destroy();
+      void Promise.allSettled(writes)
+        .then(() => removeUploadDir(request))
+        .finally(() => reject(failure ?? err));
+    };
     const tooMany = (what: string, max: number) => () => {
       failure ??= new ApiError('invalidData', `a multipart body may hold at most ${max} ${what}`);
     };
     busboy.on('partsLimit', tooMany('parts', MAX_BODY_PARTS));
     busboy.on('filesLimit', tooMany('files', MAX_BODY_FILES));
     busboy.on('fieldsLimit', tooMany('fields', MAX_BODY_PARTS));
-    busboy.on('field', (name, value) => {
-      fields[name] = value;
+    let textBytes = 0;
+    busboy.on('field', (name, value, _nameTruncated, valueTruncated) => {
+      textBytes += Buffer.byteLength(value);
+      if (valueTruncated) failure ??= new ApiError('payloadTooLarge', `field ${name.slice(0, 64)} must be at most ${LIMITS.plainBodyBytes} bytes (send it as a file)`);
+      else if (textBytes > MAX_MULTIPART_TEXT_BYTES) failure ??= new ApiError('payloadTooLarge', `the text fields of a multipart body must be at most ${MAX_MULTIPART_TEXT_BYTES} bytes together`);
+      if (!failure) fields[name] = value;
     });
     busboy.on('file', (field, file, filename) => {
+      if (settled) {
+        file.resume();
+        return;
+      }
       const name = `${files.length}-${field.replace(/[^\w.-]/g, '_')}`;
       const entry: UploadedFile = { field, filename: filename || field, data: null, path: null, size: 0 };
       files.push(entry);
+      parts.add(file);
       file.on('limit', () => {
         failure = new ApiError('payloadTooLarge', `file ${field} must be under ${Math.round(maxFileBytes / 1024 / 1024)} MB`);
       });
-      const stored = storePart(request, file, entry, async () => path.join(await spillDir(), name));
-      // Awaited once the body has finished; a body cut off inside this part fails it and never finishes
-      // (busboy's error refuses the request), and an unhandled rejection would stop the process.
+      const stored = storePart(request, file, entry, async () => path.join(await spillDir(), name)).finally(() => parts.delete(file));
+      // Awaited once the body has finished or failed; an unhandled rejection meanwhile would stop the process.
       stored.catch(() => {});
       writes.push(stored);
     });
-    busboy.on('error', (err: Error) => reject(new ApiError('invalidData', `malformed multipart body: ${err.message}`)));
+    busboy.on('error', (err: Error) => fail(new ApiError('invalidData', `malformed multipart body: ${err.message}`)));
     // The body is accepted only once it ended whole: a streamed upload is bound by its signed length, which
     // is checked at its end, whatever the parser has seen by then (a closing delimiter, then an epilogue).
     const ended = new Promise<void>((resolveEnd) => stream.once('end', resolveEnd));
     busboy.on('finish', () => {
       stream.resume(); // read any rest to its end or its error
       Promise.all([...writes, ended]).then(
-        () => (failure ? reject(failure) : resolve({ fields, files })),
-        (err: Error) => reject(failure ?? err),
+        () => {
+          if (!failure) {
+            settled = true;
+            resolve({ fields, files });
+          } else fail(failure);
+        },
+        (err: Error) => fail(err),
       );
     });
     // Refused before it was read (internal-auth.hook.ts binds it to the signed length), or gone.
     if (stream.errored || stream.destroyed) {
-      reject(stream.errored ?? new ApiError('invalidData', 'the request body was aborted'));
+      fail(stream.errored ?? new ApiError('invalidData', 'the request body was aborted'));
       return;
     }
-    stream.on('error', reject);
+    stream.on('error', fail);
+    let bodyBytes = 0;
+    stream.on('data', (chunk: Buffer) => {
+      bodyBytes += chunk.length;
+      if (bodyBytes > MAX_MULTIPART_BYTES) fail(new ApiError('payloadTooLarge', `a multipart body must be at most ${MAX_MULTIPART_BYTES / 1024 / 1024} MB`));
+    });
+    // A client gone mid-body: the raw request closes, with or without an error on the body stream.
+    stream.on('close', () => {
+      if (!stream.readableEnded) fail(new ApiError('invalidData', 'the request body was aborted'));
+    });
     stream.pipe(busboy);
   });
+}
+
+/** Removes the request's upload folder (once every part using it has settled). */
+async function removeUploadDir(request: FastifyRequest): Promise<void> {
+  const dir = request.irisUploadDir;
+  request.irisUploadDir = undefined;
+  if (dir) await rm(dir, { recursive: true, force: true });
 }
 
 async function readAll(stream: Readable, limit: number): Promise<Buffer> {

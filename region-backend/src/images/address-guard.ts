@@ -3,7 +3,6 @@
  * that returns exactly those checked addresses. The socket therefore connects to what was checked: a DNS
  * answer that changes between the check and the connection (rebinding) has no way in.
  */
-import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import { ImageFetchError } from './image-errors.js';
 import { isPublicAddress } from './ip-address.js';
@@ -15,11 +14,6 @@ export interface ResolvedAddress {
 
 export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 export type AddressPolicy = (address: string) => boolean;
-
-export const systemResolver: Resolver = async (hostname) => {
-  const found = await dnsLookup(hostname, { all: true, verbatim: true });
-  return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
-};
 
 /** The URL's host without IPv6 brackets, as the URL parser normalised it (odd IPv4 spellings included). */
 export function bareHost(url: URL): string {

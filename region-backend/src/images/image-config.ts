@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_MAX_PIXELS, DEFAULT_STORAGE_MAX_SIDE } from './image-decoder.js';
+import { createDnsResolver, DEFAULT_DNS_TIMEOUT_MS } from './dns-resolver.js';
 import { DEFAULT_FETCH_OPTIONS, type FetchOptions } from './image-fetcher.js';
 
 /** A decode of one image (up to the pixel limit) takes well under this on one core. */
@@ -20,11 +21,15 @@ const schema = z.object({
   IRIS_DECODE_THREADS: z.coerce.number().int().min(1).max(64).default(Math.min(2, Math.max(1, os.availableParallelism()))),
   IRIS_DECODE_TIMEOUT_MS: positiveInt(DEFAULT_DECODE_TIMEOUT_MS),
   IRIS_BLOB_DIR: z.string().optional(),
+  /** Time limit of resolving one host name of a client URL. */
+  IRIS_DNS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(DEFAULT_DNS_TIMEOUT_MS),
+  /** Comma-separated name servers for client URLs (`ip`, `ip:port`, `[ipv6]:port`); default the system's. */
+  IRIS_DNS_SERVERS: z.string().optional(),
 });
 
 export interface ImageConfig {
   /** Options for fetchImage; `allowPrivateAddresses` comes from IRIS_ALLOW_PRIVATE_URLS. */
-  fetch: Pick<FetchOptions, 'maxBytes' | 'connectTimeoutMs' | 'timeoutMs' | 'maxRedirects' | 'allowPrivateAddresses'>;
+  fetch: Pick<FetchOptions, 'maxBytes' | 'connectTimeoutMs' | 'timeoutMs' | 'maxRedirects' | 'allowPrivateAddresses' | 'resolve'>;
   maxPixels: number;
   /** Decode threads and the time limit of one decode (inference/image-decoder-pool.ts). */
   decodeThreads: number;
@@ -41,6 +46,13 @@ export function loadImageConfig(env: NodeJS.ProcessEnv, dataDir: string, allowPr
     throw new Error(`invalid image configuration: ${problems}`);
   }
   const e = parsed.data;
+  const servers = e.IRIS_DNS_SERVERS?.split(',').map((s) => s.trim()).filter(Boolean);
+  let resolve: FetchOptions['resolve'];
+  try {
+    resolve = createDnsResolver({ timeoutMs: e.IRIS_DNS_TIMEOUT_MS, ...(servers?.length ? { servers } : {}) });
+  } catch (err) {
+    throw new Error(`invalid image configuration: IRIS_DNS_SERVERS: ${(err as Error).message}`);
+  }
   return {
     fetch: {
       maxBytes: e.IRIS_FETCH_MAX_BYTES,
@@ -48,6 +60,7 @@ export function loadImageConfig(env: NodeJS.ProcessEnv, dataDir: string, allowPr
       timeoutMs: e.IRIS_FETCH_TIMEOUT_MS,
       maxRedirects: e.IRIS_FETCH_MAX_REDIRECTS,
       allowPrivateAddresses,
+      resolve,
     },
     maxPixels: e.IRIS_MAX_IMAGE_PIXELS,
     decodeThreads: e.IRIS_DECODE_THREADS,

@@ -3,7 +3,8 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemResolver, type ResolvedAddress } from './address-guard.js';
+import type { ResolvedAddress } from './address-guard.js';
+import { defaultDnsResolver } from './dns-resolver.js';
 import { fetchImage, ImageFetchError, USER_AGENT, type FetchOptions } from './image-fetcher.js';
 import { alphaPng, animated, bmp, HTML_PAGE, photoJpeg, photoPixels } from '../../test/support/test-images.js';
 
@@ -307,7 +308,7 @@ describe('fetchImage: SSRF protection (private addresses not allowed)', () => {
       if (host === 'internal.iris.test') return [{ address: '10.1.2.3', family: 4 }];
       if (host === 'split.iris.test') return [{ address: '127.0.0.1', family: 4 }, { address: '192.168.0.10', family: 4 }];
       if (host.endsWith('.iris.test')) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-      return systemResolver(host);
+      return defaultDnsResolver(host);
     };
   const fakePublic = (calls?: string[]): Partial<FetchOptions> => ({
     resolve: resolveFake(calls),

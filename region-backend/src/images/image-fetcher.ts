@@ -12,10 +12,10 @@ import {
   defaultAddressPolicy,
   pinnedLookup,
   resolveChecked,
-  systemResolver,
   type AddressPolicy,
   type Resolver,
 } from './address-guard.js';
+import { defaultDnsResolver, realResolvers } from './dns-resolver.js';
 import { ImageFetchError } from './image-errors.js';
 import { describeUnsupported, sniffImageFormat, type ImageFormat } from './image-format.js';
 
@@ -31,7 +31,7 @@ export interface FetchOptions {
   maxRedirects: number;
   /** Allow private, loopback and reserved addresses (local development and tests only). */
   allowPrivateAddresses: boolean;
-  /** Host name → addresses; the default is the system resolver (`dns.lookup`, all addresses). */
+  /** Host name → addresses; the default is c-ares on the system's name servers under a time limit (dns-resolver.ts). */
   resolve: Resolver;
   /** Which resolved addresses are acceptable when private ones are not allowed; default: public unicast. */
   isAllowedAddress: AddressPolicy;
@@ -53,7 +53,7 @@ export const DEFAULT_FETCH_OPTIONS: Readonly<FetchOptions> = Object.freeze({
   timeoutMs: 30_000,
   maxRedirects: 3,
   allowPrivateAddresses: false,
-  resolve: systemResolver,
+  resolve: defaultDnsResolver,
   isAllowedAddress: defaultAddressPolicy,
 });
 
@@ -68,7 +68,7 @@ const agents = {
 };
 
 function agentFor(url: URL, o: FetchOptions): http.Agent | false {
-  if (o.resolve !== systemResolver || o.isAllowedAddress !== defaultAddressPolicy) return false;
+  if (!realResolvers.has(o.resolve) || o.isAllowedAddress !== defaultAddressPolicy) return false;
   const pools = url.protocol === 'https:' ? agents.https : agents.http;
   return o.allowPrivateAddresses ? pools.private : pools.public;
 }

@@ -97,4 +97,45 @@ describe('search index memory budget', () => {
     expect(vectorsLine).toMatch(new RegExp(`region="cn-east".* ${IMAGES}$`));
     console.log(`index memory: peak ${(peak / 1024).toFixed(0)} KiB of ${BUDGET / 1024} KiB, ${indexes.evictions} evictions, ${indexes.loaded.length} loaded`);
   }, 400_000);
+
+  it('never passes the budget for queries in flight: one whose index does not fit beside them is refused with 503, then served', async () => {
+    const indexes = backend.app.searchIndexes;
+    const pool = backend.app.db.pool;
+    const ids = (await pool.query<{ id: string }>('SELECT id FROM search_services ORDER BY id')).rows.map((r) => r.id);
+    // Queries that hold their index until released, on more services than the budget can hold at once.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const held: Promise<unknown>[] = [];
+    let refused = 0;
+    for (const id of ids.slice(0, 120)) {
+      const state = (await serviceState(pool, id))!;
+      let entered!: () => void;
+      const inside = new Promise<void>((resolve) => (entered = resolve));
+      const query = indexes.use(state, async () => {
+        entered();
+        await gate;
+      });
+      const outcome = await Promise.race([inside.then(() => 'held' as const), query.then(() => 'held' as const, (err: unknown) => err)]);
+      if (outcome !== 'held') {
+        expect(outcome).toMatchObject({ status: 503, code: 9006 });
+        refused++;
+      } else {
+        held.push(query);
+      }
+      expect(indexes.memoryBytes).toBeLessThanOrEqual(BUDGET);
+    }
+    expect(refused).toBeGreaterThan(0);
+    // Through the API: the search family's 503 shape, and nothing loaded past the budget.
+    const refusedId = ids.slice(0, 120).find((id) => !indexes.loaded.includes(id))!;
+    const busy = await searchUpload(backend, refusedId, images[0]!);
+    expect(busy.statusCode).toBe(503);
+    expect(busy.json()).toMatchObject({ error_code: 9006 });
+    expect(indexes.memoryBytes).toBeLessThanOrEqual(BUDGET);
+    release();
+    await Promise.all(held);
+    // Retried once the other queries are done, it is served.
+    const served = await searchUpload(backend, refusedId, images[0]!);
+    expect(served.statusCode, served.body).toBe(200);
+    expect(indexes.memoryBytes).toBeLessThanOrEqual(BUDGET);
+  }, 300_000);
 });

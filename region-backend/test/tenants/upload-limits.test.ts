@@ -1,20 +1,22 @@
 /**
  * Per-account upload limit over real HTTP: while an account's upload is in flight (its body still arriving)
  * a second one of the same account is refused with 503/9006 in the family's shape; another account's upload
- * goes through; once the first upload ends, the account may upload again.
+ * goes through; once the first upload ends, the account may upload again. Past IRIS_PROCESS_UPLOADS of the
+ * whole process, any account's upload is refused the same way.
  */
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_QUOTAS, newResourceId, signInternal } from '@iris/shared';
 import { multipart, startTestBackend, TEST_SECRET, type TestBackend } from '../support/test-app.js';
+import { waitUntil } from '../support/wait-for.js';
 
 describe('uploads per account', () => {
   let backend: TestBackend;
   let port: number;
 
   beforeAll(async () => {
-    backend = await startTestBackend({ IRIS_ACCOUNT_UPLOADS: '1' }, { workers: false });
+    backend = await startTestBackend({ IRIS_ACCOUNT_UPLOADS: '1', IRIS_PROCESS_UPLOADS: '3' }, { workers: false });
     await backend.app.listen({ host: '127.0.0.1', port: 0 });
     port = (backend.app.server.address() as AddressInfo).port;
   });
@@ -49,15 +51,28 @@ describe('uploads per account', () => {
 
   it('refuses a second upload of the same account with 503/9006, not another account’s', async () => {
     const hanging = await hangingUpload(61);
-    await new Promise((r) => setTimeout(r, 200));
+    await waitUntil(async () => backend.app.uploadSlots.inFlight('61'), (n) => n === 1, 30_000);
     const refused = await upload(61);
     expect(refused.status).toBe(503);
     expect(refused.body).toMatchObject({ data: { is_err: 1, error_code: 9006 }, status: 503 });
     const other = await upload(62);
     expect(other.status).not.toBe(503);
     hanging.destroy();
-    await new Promise((r) => setTimeout(r, 300));
+    await waitUntil(async () => backend.app.uploadSlots.inFlight(), (n) => n === 0, 30_000);
     expect((await upload(61)).status).not.toBe(503);
+  });
+
+  it('refuses any account’s upload past the process’s limit, and takes uploads again once one ends', async () => {
+    const hanging = await Promise.all([64, 65, 66].map(hangingUpload));
+    await waitUntil(async () => backend.app.uploadSlots.inFlight(), (n) => n === 3, 30_000);
+    const refused = await upload(67);
+    expect(refused.status).toBe(503);
+    expect(refused.body).toMatchObject({ data: { is_err: 1, error_code: 9006 }, status: 503 });
+    hanging[0]!.destroy();
+    await waitUntil(async () => backend.app.uploadSlots.inFlight(), (n) => n === 2, 30_000);
+    expect((await upload(67)).status).not.toBe(503);
+    for (const socket of hanging) socket.destroy();
+    await waitUntil(async () => backend.app.uploadSlots.inFlight(), (n) => n === 0, 30_000);
   });
 
   it('never refuses a caller sending one upload after the other (the slot is free when the answer arrives)', async () => {

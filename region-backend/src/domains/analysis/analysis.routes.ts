@@ -80,7 +80,7 @@ async function handleAnalysis(app: FastifyInstance, request: FastifyRequest<{ Pa
   handler.validate?.(body.fields);
   let image;
   try {
-    image = await acquireQueryImage(app, inputOf(request, ImageInput));
+    image = await acquireQueryImage(app, inputOf(request, ImageInput), request.ctx.accountId);
   } catch (err) {
     if (err instanceof QueryImageError) throw analysisError(handler.envelope, err.problem, err.message);
     throw err;

@@ -22,6 +22,14 @@ const schema = z.object({
   IRIS_BATCH_JOB_SECONDS: z.coerce.number().int().min(5).max(3600).default(300),
   /** Seconds per image assumed for a service before any of its work has been measured. */
   IRIS_BATCH_INITIAL_SECONDS_PER_IMAGE: z.coerce.number().positive().max(600).optional(),
+  /** Tasks of one account prepared, queued or running at once; one more prepare is refused (400009). */
+  IRIS_BATCH_MAX_OPEN_TASKS: z.coerce.number().int().min(1).max(10_000).default(20),
+  /** Megabytes of batch files (URL lists and results) one account keeps; a prepare past it is refused (400009). */
+  IRIS_BATCH_MAX_KEPT_MB: z.coerce.number().int().min(1).max(1_000_000).default(1024),
+  /** A prepared task not applied within this many hours expires (FAILURE; its file and lines deleted). */
+  IRIS_BATCH_PREPARED_HOURS: z.coerce.number().positive().max(24 * 365).default(24),
+  /** Finished tasks (SUCCESS, FAILURE, REVOKED) are deleted, files and all, this many days after they finished. */
+  IRIS_BATCH_RETENTION_DAYS: z.coerce.number().positive().max(3650).default(7),
   /** Comma-separated service ids: restricts the ready-made services offered for batch (default: all of the region). */
   IRIS_BATCH_SERVICES: z.string().optional(),
 });
@@ -41,6 +49,10 @@ export interface BatchConfig {
   initialSecondsPerImage: number | undefined;
   /** null: every ready-made service of the region. */
   services: ReadonlySet<string> | null;
+  maxOpenTasks: number;
+  maxKeptBytes: number;
+  preparedMs: number;
+  retentionMs: number;
 }
 
 export function loadBatchConfig(env: NodeJS.ProcessEnv): BatchConfig {
@@ -63,5 +75,9 @@ export function loadBatchConfig(env: NodeJS.ProcessEnv): BatchConfig {
     jobBudgetMs: e.IRIS_BATCH_JOB_SECONDS * 1000,
     initialSecondsPerImage: e.IRIS_BATCH_INITIAL_SECONDS_PER_IMAGE,
     services: services?.length ? new Set(services) : null,
+    maxOpenTasks: e.IRIS_BATCH_MAX_OPEN_TASKS,
+    maxKeptBytes: e.IRIS_BATCH_MAX_KEPT_MB * 1024 * 1024,
+    preparedMs: e.IRIS_BATCH_PREPARED_HOURS * 3_600_000,
+    retentionMs: e.IRIS_BATCH_RETENTION_DAYS * 86_400_000,
   };
 }

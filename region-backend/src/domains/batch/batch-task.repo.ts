@@ -20,6 +20,8 @@ export interface BatchTaskRow {
   applied_at: Date | null;
   started_at: Date | null;
   finished_at: Date | null;
+  input_bytes: number;
+  result_bytes: number;
 }
 
 /** Lines inserted per statement when a task is created. */
@@ -27,13 +29,13 @@ const INSERT_CHUNK = 5000;
 
 export async function insertTask(
   client: pg.PoolClient,
-  task: { id: string; accountId: number; serviceId: string; params: Record<string, string>; lang: string },
+  task: { id: string; accountId: number; serviceId: string; params: Record<string, string>; lang: string; inputBytes: number },
   lines: BatchLine[],
 ): Promise<BatchTaskRow> {
   const inserted = await client.query<BatchTaskRow>(
-    `INSERT INTO batch_tasks (id, account_id, service_id, params, lang, state, total)
-     VALUES ($1, $2, $3, $4, $5, 'RECEIVED', $6) RETURNING *`,
-    [task.id, task.accountId, task.serviceId, JSON.stringify(task.params), task.lang, lines.length],
+    `INSERT INTO batch_tasks (id, account_id, service_id, params, lang, state, total, input_bytes)
+     VALUES ($1, $2, $3, $4, $5, 'RECEIVED', $6, $7) RETURNING *`,
+    [task.id, task.accountId, task.serviceId, JSON.stringify(task.params), task.lang, lines.length, task.inputBytes],
   );
   for (let i = 0; i < lines.length; i += INSERT_CHUNK) {
     const chunk = lines.slice(i, i + INSERT_CHUNK);
@@ -66,6 +68,21 @@ export async function listTasks(db: Queryable, accountId: number, start: Date | 
   return result.rows;
 }
 
+/** What the account keeps: tasks not finished, and bytes of batch files (inputs and results) of all its tasks. */
+export async function accountBatchUsage(db: Queryable, accountId: number): Promise<{ open: number; bytes: number }> {
+  const result = await db.query<{ open: string; bytes: string }>(
+    `SELECT count(*) FILTER (WHERE state IN ('RECEIVED', 'PENDING', 'STARTED')) AS open, COALESCE(sum(input_bytes + result_bytes), 0) AS bytes
+     FROM batch_tasks WHERE account_id = $1`,
+    [accountId],
+  );
+  return { open: Number(result.rows[0]!.open), bytes: Number(result.rows[0]!.bytes) };
+}
+
+/** Serialises prepares of one account, so its limits hold under concurrent prepares. */
+export async function lockAccountPrepares(client: pg.PoolClient, accountId: number): Promise<void> {
+  await client.query(`SELECT pg_advisory_xact_lock(hashtext('batch-prepare'), $1::int)`, [accountId % 2_147_483_647]);
+}
+
 /** Serialises applies of one account, so the daily count and the one-running-task rule hold under races. */
 export async function lockAccountApplies(client: pg.PoolClient, accountId: number): Promise<void> {
   await client.query(`SELECT pg_advisory_xact_lock(hashtext('batch-apply'), $1::int)`, [accountId % 2_147_483_647]);
@@ -89,9 +106,10 @@ export async function activeTaskFor(db: Queryable, accountId: number, serviceId:
   return result.rows[0] ?? null;
 }
 
-export async function markPending(db: Queryable, id: string): Promise<BatchTaskRow> {
+/** RECEIVED → PENDING; null when the task left RECEIVED meanwhile (it expired). */
+export async function markPending(db: Queryable, id: string): Promise<BatchTaskRow | null> {
   const result = await db.query<BatchTaskRow>(`UPDATE batch_tasks SET state = 'PENDING', applied_at = now() WHERE id = $1 AND state = 'RECEIVED' RETURNING *`, [id]);
-  return result.rows[0]!;
+  return result.rows[0] ?? null;
 }
 
 /** PENDING → REVOKED; null when the task is in another state (or not the account's). */
@@ -109,8 +127,8 @@ export async function markStarted(db: Queryable, id: string): Promise<BatchTaskR
   return result.rows[0] ?? null;
 }
 
-export async function markSucceeded(db: Queryable, id: string, files: string[]): Promise<void> {
-  await db.query(`UPDATE batch_tasks SET state = 'SUCCESS', finished_at = now(), result_files = $2, success = total WHERE id = $1 AND state = 'STARTED'`, [id, files]);
+export async function markSucceeded(db: Queryable, id: string, files: string[], bytes: number): Promise<void> {
+  await db.query(`UPDATE batch_tasks SET state = 'SUCCESS', finished_at = now(), result_files = $2, result_bytes = $3, success = total WHERE id = $1 AND state = 'STARTED'`, [id, files, bytes]);
 }
 
 export async function markFailed(db: Queryable, id: string, message: string): Promise<boolean> {

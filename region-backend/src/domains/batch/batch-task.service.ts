@@ -1,8 +1,8 @@
 /** The rules of batch tasks: prepare, apply (daily limit, one running task per service), revoke, info, list. */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
-import { readUpload } from '../../http/request-body.js';
 import { ApiError, DEFAULT_QUOTAS, isApiError, parseTime, type Lang, type PrepareTaskInput, type Quotas } from '@iris/shared';
 import { inTransaction } from '../../db/transaction.js';
 import { ImageDecodeError } from '../../images/image-errors.js';
@@ -12,12 +12,14 @@ import { readRates } from './batch-rate.repo.js';
 import { INPUT_FILE, signedLink } from './batch-links.js';
 import type { BatchServices } from './batch-services.js';
 import {
+  accountBatchUsage,
   activeTaskFor,
   countAppliedToday,
   findTask,
   insertTask,
   listTasks,
   lockAccountApplies,
+  lockAccountPrepares,
   markPending,
   revokeTask,
   taskQueue,
@@ -48,6 +50,12 @@ export interface BatchTaskServiceDeps {
 const NOT_PARAMS = new Set(['service_id', 'urls']);
 const MAX_PARAMS = 32;
 const MAX_PARAM_CHARS = 2048;
+/**
+ * The batch family's code for an account's limit (the specification's 400009, "the account's daily batch task
+ * limit exceeded"): also answers a prepare past the account's open tasks or kept batch bytes.
+ */
+export const BATCH_LIMIT = [400, 400009] as const;
+
 /** Links expire on the hour, so repeated info calls within an hour hand out the same links. */
 const LINK_ROUNDING_MS = 3_600_000;
 
@@ -73,14 +81,24 @@ export class BatchTaskService {
       throw err;
     }
     const upload = input.urls;
-    const bytes = typeof upload === 'string' ? Buffer.from(upload, 'utf8') : await readUpload(upload);
-    const lines = parseBatchUrls(bytes, this.deps.config.maxUrls);
+    const size = typeof upload === 'string' ? Buffer.byteLength(upload) : upload.size;
+    // Checked before the file is read and stored, and again under the account's lock when the task is recorded.
+    this.checkLimits(await accountBatchUsage(this.deps.pool, caller.accountId), size);
+    // A list spilled to a temp file is read as it is scanned and copied as a file, never held whole in memory.
+    const inMemory = typeof upload === 'string' ? Buffer.from(upload, 'utf8') : upload.data;
+    const spilled = typeof upload === 'string' ? null : upload.path;
+    const lines = await parseBatchUrls(inMemory ?? createReadStream(spilled!, { highWaterMark: 256 * 1024 }), this.deps.config.maxUrls);
 
     const dir = this.taskDir(taskId);
     await mkdir(dir, { recursive: true });
-    await writeFile(path.join(dir, INPUT_FILE), bytes);
+    if (inMemory) await writeFile(path.join(dir, INPUT_FILE), inMemory);
+    else await copyFile(spilled!, path.join(dir, INPUT_FILE));
     try {
-      return await inTransaction(this.deps.pool, (client) => insertTask(client, { id: taskId, accountId: caller.accountId, serviceId, params, lang: caller.lang }, lines));
+      return await inTransaction(this.deps.pool, async (client) => {
+        await lockAccountPrepares(client, caller.accountId);
+        this.checkLimits(await accountBatchUsage(client, caller.accountId), size);
+        return insertTask(client, { id: taskId, accountId: caller.accountId, serviceId, params, lang: caller.lang, inputBytes: size }, lines);
+      });
     } catch (err) {
       await rm(dir, { recursive: true, force: true });
       throw err;
@@ -101,7 +119,9 @@ export class BatchTaskService {
       if (applied >= limit) throw new ApiError('batchDailyLimit', `the account's limit of ${limit} batch tasks per day (UTC) is reached`);
       const active = await activeTaskFor(client, caller.accountId, task.service_id);
       if (active) throw new ApiError('batchAlreadyRunning', `task ${active.id} for service ${task.service_id} is ${active.state}; one task per service runs at a time`);
-      return markPending(client, taskId);
+      const pending = await markPending(client, taskId);
+      if (!pending) throw new ApiError('batchNotPending', `task ${taskId} expired before it was applied`);
+      return pending;
     });
     // Should the process die before this, boot-time recovery queues every PENDING task again.
     await this.deps.enqueue(taskId);
@@ -149,6 +169,18 @@ export class BatchTaskService {
       rateOf: rateFunction(rates, this.deps.config.initialSecondsPerImage),
       link: (task, file) => signedLink(publicBase ?? this.deps.publicEdgeUrl, this.deps.secret, { accountId: task.account_id, taskId: task.id, file }, expiresAt),
     };
+  }
+
+  /** 400009 when one more task of `bytes` would pass the account's open tasks or kept bytes. */
+  private checkLimits(usage: { open: number; bytes: number }, bytes: number): void {
+    const { maxOpenTasks, maxKeptBytes } = this.deps.config;
+    if (usage.open >= maxOpenTasks) {
+      throw new ApiError(BATCH_LIMIT, `the account has ${usage.open} batch tasks prepared or unfinished; at most ${maxOpenTasks} at once: apply or wait for them first`);
+    }
+    if (usage.bytes + bytes > maxKeptBytes) {
+      const mb = (n: number) => `${Math.ceil(n / 1024 / 1024)} MB`;
+      throw new ApiError(BATCH_LIMIT, `the account keeps ${mb(usage.bytes)} of batch files; at most ${mb(maxKeptBytes)}: files of finished tasks are deleted after their retention period`);
+    }
   }
 
   private serviceParams(fields: Record<string, string>, defaults: Record<string, string>): Record<string, string> {

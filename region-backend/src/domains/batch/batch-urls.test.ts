@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '@iris/shared';
 import { MAX_REPORTED, parseBatchUrls } from './batch-urls.js';
 
-function errorOf(run: () => unknown): ApiError {
+async function errorOf(run: () => Promise<unknown>): Promise<ApiError> {
   try {
-    run();
+    await run();
   } catch (err) {
     if (err instanceof ApiError) return err;
     throw err;
@@ -15,8 +15,8 @@ function errorOf(run: () => unknown): ApiError {
 const bytes = (text: string) => Buffer.from(text, 'utf8');
 
 describe('parseBatchUrls', () => {
-  it('numbers lines from 0 in the file as uploaded, skipping empty ones', () => {
-    const lines = parseBatchUrls(bytes('\uFEFFhttp://a.example/1.jpg\r\n\r\n  https://b.example/2.png  \rhttp://a.example/3.jpg\n'), 100);
+  it('numbers lines from 0 in the file as uploaded, skipping empty ones', async () => {
+    const lines = await parseBatchUrls(bytes('\uFEFFhttp://a.example/1.jpg\r\n\r\n  https://b.example/2.png  \rhttp://a.example/3.jpg\n'), 100);
     expect(lines).toEqual([
       { line: 0, url: 'http://a.example/1.jpg' },
       { line: 2, url: 'https://b.example/2.png' },
@@ -24,19 +24,19 @@ describe('parseBatchUrls', () => {
     ]);
   });
 
-  it('keeps non-ASCII URLs', () => {
-    expect(parseBatchUrls(bytes('http://例子.cn/图片.jpg\nhttp://例子.cn/b.jpg'), 10)).toHaveLength(2);
+  it('keeps non-ASCII URLs', async () => {
+    expect(await parseBatchUrls(bytes('http://例子.cn/图片.jpg\nhttp://例子.cn/b.jpg'), 10)).toHaveLength(2);
   });
 
-  it('refuses bytes that are not UTF-8 (400003) and files without a URL (400004)', () => {
-    expect(errorOf(() => parseBatchUrls(Buffer.from([0x61, 0xc3, 0x28]), 10)).code).toBe(400003);
-    expect(errorOf(() => parseBatchUrls(bytes(''), 10)).code).toBe(400004);
-    expect(errorOf(() => parseBatchUrls(bytes('\uFEFF\n \r\n'), 10)).code).toBe(400004);
+  it('refuses bytes that are not UTF-8 (400003) and files without a URL (400004)', async () => {
+    expect((await errorOf(() => parseBatchUrls(Buffer.from([0x61, 0xc3, 0x28]), 10))).code).toBe(400003);
+    expect((await errorOf(() => parseBatchUrls(bytes(''), 10))).code).toBe(400004);
+    expect((await errorOf(() => parseBatchUrls(bytes('\uFEFF\n \r\n'), 10))).code).toBe(400004);
   });
 
-  it('reports invalid URLs (index → URL) and duplicated URLs (URL → indexes) together (400005)', () => {
+  it('reports invalid URLs (index → URL) and duplicated URLs (URL → indexes) together (400005)', async () => {
     const long = `http://a.example/${'x'.repeat(600)}`;
-    const err = errorOf(() => parseBatchUrls(bytes(['http://a/1', 'javascript:alert(1)', 'http://a/1', long, 'http://a/2 x', 'http://a/1'].join('\n')), 10));
+    const err = await errorOf(() => parseBatchUrls(bytes(['http://a/1', 'javascript:alert(1)', 'http://a/1', long, 'http://a/2 x', 'http://a/1'].join('\n')), 10));
     expect(err.code).toBe(400005);
     expect(err.extra).toEqual({
       urls_duplicated: { 'http://a/1': [0, 2, 5] },
@@ -44,17 +44,17 @@ describe('parseBatchUrls', () => {
     });
   });
 
-  it('needs two different URLs', () => {
-    const err = errorOf(() => parseBatchUrls(bytes('http://a/1\n'), 10));
+  it('needs two different URLs', async () => {
+    const err = await errorOf(() => parseBatchUrls(bytes('http://a/1\n'), 10));
     expect(err.code).toBe(400005);
     expect(err.message).toMatch(/at least 2 different URLs/);
   });
 
-  it('caps the reported entries and refuses more URLs than a task may hold (400006)', () => {
+  it('caps the reported entries and refuses more URLs than a task may hold (400006)', async () => {
     const many = Array.from({ length: MAX_REPORTED + 5 }, (_, i) => `bad ${i}`).join('\n');
-    const err = errorOf(() => parseBatchUrls(bytes(many), 10_000));
+    const err = await errorOf(() => parseBatchUrls(bytes(many), 10_000));
     expect(Object.keys(err.extra!.urls_verify_failed as object)).toHaveLength(MAX_REPORTED);
     expect(err.message).toMatch(/first 1000/);
-    expect(errorOf(() => parseBatchUrls(bytes('http://a/1\nhttp://a/2\nhttp://a/3'), 2)).code).toBe(400006);
+    expect((await errorOf(() => parseBatchUrls(bytes('http://a/1\nhttp://a/2\nhttp://a/3'), 2))).code).toBe(400006);
   });
 });

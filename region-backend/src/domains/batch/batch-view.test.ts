@@ -20,6 +20,8 @@ function task(state: TaskState, overrides: Partial<BatchTaskRow> = {}): BatchTas
     applied_at: new Date('2024-05-01T08:01:00Z'),
     started_at: null,
     finished_at: null,
+    input_bytes: 0,
+    result_bytes: 0,
     ...overrides,
   };
 }

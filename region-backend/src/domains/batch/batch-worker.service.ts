@@ -7,6 +7,8 @@
  * answered exactly once. Turns are budgeted; a long task continues in the next turn.
  */
 import { randomUUID } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type pg from 'pg';
 import { isApiError } from '@iris/shared';
@@ -256,7 +258,8 @@ export class BatchWorker {
         return;
       }
       const files = await writeResultFiles(client, task.id, this.deps.taskDir(task.id), this.deps.config.linesPerFile);
-      await markSucceeded(client, task.id, files);
+      const sizes = await Promise.all(files.map(async (file) => (await stat(path.join(this.deps.taskDir(task.id), file))).size));
+      await markSucceeded(client, task.id, files, sizes.reduce((sum, size) => sum + size, 0));
       await deleteItems(client, task.id);
       await client.query('COMMIT');
       this.deps.log.info({ task: task.id, total: task.total, files: files.length }, 'batch task finished');

@@ -10,8 +10,12 @@ import { backgroundPool, defaultBatchThreads } from './background-pool.js';
 import { BatchServices } from './batch-services.js';
 import { BatchTaskService } from './batch-task.service.js';
 import { BATCH_JOB, BatchWorker, type BatchJobData } from './batch-worker.service.js';
+import { sweepBatchTasks } from './batch-sweep.js';
 import { batchRoutes } from './batch.routes.js';
 import { customClassifierSource } from './custom-classifiers.js';
+
+/** Expiry of prepared tasks and retention of finished ones: hourly, one run at a time for the region. */
+const SWEEP_JOB = 'batch.sweep';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -51,6 +55,9 @@ const routes = fp(
     app.addHook('onReady', async () => {
       const resumed = await worker.recover();
       if (resumed) app.log.info({ tasks: resumed }, 'resuming queued batch tasks');
+      // pg-boss runs a schedule once per tick for all processes, and the job type runs one job at a time.
+      await app.queue.boss.schedule(SWEEP_JOB, '23 * * * *', {});
+      await app.queue.send(SWEEP_JOB, {}, { singletonKey: 'boot', singletonSeconds: 600 });
     });
     app.addHook('preClose', async () => worker.close());
   },
@@ -69,6 +76,16 @@ export const batchDomain: Domain = {
       queue: { policy: 'short', retryLimit: 5, retryDelay: 10, retryBackoff: true, expireInSeconds: app.config.batch.jobBudgetMs / 1000 + 600 },
       handler: async (data) => {
         await app.batchWorker.runTurn(data.taskId);
+      },
+    }),
+    defineJob({
+      name: SWEEP_JOB,
+      concurrency: 1,
+      queue: { expireInSeconds: 3600 },
+      handler: async () => {
+        const { preparedMs, retentionMs } = app.config.batch;
+        const swept = await sweepBatchTasks(app.db.pool, { preparedMs, retentionMs, filesDir: path.join(app.config.dataDir, 'batch') });
+        if (swept.expired || swept.deleted || swept.orphans) app.log.info(swept, 'batch sweep: prepared tasks expired, finished tasks deleted, orphan folders removed');
       },
     }),
   ],

@@ -60,7 +60,7 @@ export function customTrainingRoutes(deps: { services: CustomServiceService; inf
       const topk = parseTopk(body.fields.topk, deps.defaultTopk);
       let image;
       try {
-        image = await acquireQueryImage(app, inputOf(request, ClassifierQuery));
+        image = await acquireQueryImage(app, inputOf(request, ClassifierQuery), request.ctx.accountId);
       } catch (err) {
         if (err instanceof QueryImageError) throw analysisError('classify', err.problem, err.message);
         throw err;

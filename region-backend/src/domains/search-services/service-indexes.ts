@@ -7,7 +7,11 @@
  *
  * Indexes load on demand (the first query of a service) and stay under a memory budget: past it, the
  * least recently used indexes no query is using are saved (when changed) and evicted; the next query of an
- * evicted service loads its file again. One index larger than the whole budget is still served, alone.
+ * evicted service loads its file again. The budget holds: a query whose index does not fit beside the indexes
+ * other queries are using (or alone) is refused with 503 (busy, retry later) in the search family's shape, and
+ * the index it loaded is dropped. The size of every index evicted or refused is remembered: room is made for it
+ * before it loads again, or the query is refused without loading it. Only an index never loaded by the process
+ * can pass the budget, by its own size, while it loads. Indexes that do not fit a process belong in pgvector.
  *
  * Several processes may share one data directory: the first to claim `indexes/.writer` saves, the others only
  * read saved files (their copies are rebuilt or caught up from PostgreSQL like any other).
@@ -16,6 +20,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
+import { ApiError } from '@iris/shared';
 import { dimOfPipeline } from '../../vision/embedding/embedder-identity.js';
 import type { HnswParams } from '../../vectors/hnsw-vector-store.js';
 import { createServiceStore, type VectorBackend } from '../../vectors/open-vector-store.js';
@@ -79,6 +84,10 @@ export class ServiceIndexes {
   private readonly entries = new Map<string, Entry>();
   /** Indexes of a service's new pipeline being built while its current entry keeps serving. */
   private readonly pending = new Map<string, Entry>();
+  /** Bytes of indexes last evicted or refused (what they will take when they load again), at their item seq. */
+  private readonly knownSizes = new Map<string, { bytes: number; seq: number }>();
+  /** Bytes of indexes being loaded, by the size they had when last seen. */
+  private reserved = 0;
   private closed = false;
   private readonly claim: IndexWriterClaim;
   private writer: Promise<boolean> | null = null;
@@ -147,7 +156,12 @@ export class ServiceIndexes {
   async keepFileCurrent(serviceId: string): Promise<void> {
     if (this.closed || !(await this.isWriter())) return;
     const state = await serviceState(this.options.pool, serviceId);
-    if (state) await this.acquire(state);
+    try {
+      if (state) await this.acquire(state);
+    } catch (err) {
+      // Over the memory budget now: the file is caught up from PostgreSQL when the index next loads.
+      if (!(err instanceof ApiError)) throw err;
+    }
   }
 
   /** The service's index, loaded and caught up (tests and tools; queries go through `use`). */
@@ -173,17 +187,25 @@ export class ServiceIndexes {
       await this.drop(state.id, false);
       entry = undefined;
     }
-    entry ??= this.open(state);
+    let reservation = 0;
+    if (!entry) {
+      reservation = await this.makeRoom(state);
+      entry = this.open(state);
+    }
     entry.usedAt = performance.now();
     entry.pins++;
     try {
-      await entry.ready;
+      await entry.ready.finally(() => {
+        this.reserved -= reservation;
+        reservation = 0;
+      });
       while (entry.appliedSeq < state.index_seq || entry.appliedSeq < state.purged_seq) {
         const before = entry.appliedSeq;
         await this.sync(entry);
         if (entry.appliedSeq === before) break;
       }
       await this.enforceBudget(entry);
+      await this.refuseOverBudget(entry, state);
     } catch (err) {
       entry.pins--;
       throw err;
@@ -191,13 +213,73 @@ export class ServiceIndexes {
     return entry;
   }
 
-  /** Evicts least recently used indexes (not in use, not `keep`) until the loaded ones fit the budget. */
-  private enforceBudget(keep: Entry): Promise<void> {
+  private budgetRefusal(serviceId: string, bytes: number): ApiError {
+    const budget = this.options.memoryBudgetBytes!;
+    const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+    return bytes > budget
+      ? new ApiError('busy', `the index of search service ${serviceId} (${mb(bytes)}) is larger than this server's index memory (${mb(budget)}); retry later`)
+      : new ApiError('busy', `the index memory of this server is in use by other queries; retry later`);
+  }
+
+  /** Bytes held by indexes queries are using, other than `serviceId`'s. */
+  private pinnedBytesBesides(serviceId: string): number {
+    let total = 0;
+    for (const e of this.entries.values()) if (e.serviceId !== serviceId && e.pins > 0) total += e.store.stats().estimatedBytes;
+    return total;
+  }
+
+  /**
+   * Before an index loads: refuses the query when the index's known size does not fit beside the indexes in use
+   * and those loading, else evicts unused ones to make room and reserves it; answers the bytes reserved.
+   */
+  private async makeRoom(state: ServiceState): Promise<number> {
+    const budget = this.options.memoryBudgetBytes;
+    let known = this.knownSizes.get(state.id)?.bytes;
+    // Larger than the whole budget when last seen: tried again only once the service's items changed.
+    if (known !== undefined && known > budget! && this.knownSizes.get(state.id)!.seq !== state.index_seq) known = undefined;
+    if (budget === undefined || known === undefined) return 0;
+    if (known + this.reserved + this.pinnedBytesBesides(state.id) > budget) throw this.budgetRefusal(state.id, known);
+    this.reserved += known;
+    try {
+      await this.enforceBudget(null);
+    } catch (err) {
+      this.reserved -= known;
+      throw err;
+    }
+    return known;
+  }
+
+  private rememberSize(entry: Entry): void {
+    if (this.knownSizes.size >= 100_000) this.knownSizes.clear();
+    this.knownSizes.set(entry.serviceId, { bytes: entry.store.stats().estimatedBytes, seq: entry.appliedSeq });
+  }
+
+  /**
+   * After the others were evicted: when the loaded indexes still pass the budget and no other query uses this
+   * one, it is dropped (saved first when changed) and the query refused. One in use by another query is in
+   * memory anyway and serves.
+   */
+  private async refuseOverBudget(entry: Entry, state: ServiceState): Promise<void> {
+    const budget = this.options.memoryBudgetBytes;
+    if (budget === undefined || this.memoryBytes + this.reserved <= budget || entry.pins > 1) return;
+    const bytes = entry.store.stats().estimatedBytes;
+    this.rememberSize(entry);
+    entry.pins--;
+    try {
+      if (entry.pins === 0) await this.evict(entry);
+    } finally {
+      entry.pins++; // the caller's catch unpins
+    }
+    throw this.budgetRefusal(state.id, bytes);
+  }
+
+  /** Evicts least recently used indexes (not in use, not `keep`) until the loaded and loading ones fit the budget. */
+  private enforceBudget(keep: Entry | null): Promise<void> {
     const budget = this.options.memoryBudgetBytes;
     if (budget === undefined) return Promise.resolve();
     this.evicting = this.evicting.then(async () => {
       const sizes = new Map([...this.entries.values()].map((e) => [e, e.store.stats().estimatedBytes]));
-      let total = [...sizes.values()].reduce((a, b) => a + b, 0);
+      let total = [...sizes.values()].reduce((a, b) => a + b, this.reserved);
       const candidates = [...sizes.keys()].filter((e) => e !== keep).sort((a, b) => a.usedAt - b.usedAt);
       for (const victim of candidates) {
         if (total <= budget) break;
@@ -213,6 +295,7 @@ export class ServiceIndexes {
       await entry.syncing?.catch(() => undefined);
       if (entry.dirty && entry.pins === 0) await this.save(entry);
       if (entry.pins > 0 || this.entries.get(entry.serviceId) !== entry) return false;
+      this.rememberSize(entry);
       this.entries.delete(entry.serviceId);
       this.evictions++;
       await entry.store.close();

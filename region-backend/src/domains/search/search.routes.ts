@@ -15,7 +15,7 @@ export const searchRoutes: FastifyPluginAsync = async (app) => {
     embedders: app.searchEmbedders,
     decoder: app.decoder,
     rerankCandidates: app.config.search.rerankCandidates,
-    acquireImage: (query) => acquireQueryImage(app, query),
+    acquireImage: (query, accountId) => acquireQueryImage(app, query, accountId),
   });
 
   const handler = (product: boolean) => async (request: ById) =>

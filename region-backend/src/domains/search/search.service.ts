@@ -39,7 +39,7 @@ export interface SearchDeps {
   decoder: ImageDecoderPool;
   /** Best candidates verified geometrically per query (0: no re-ranking). */
   rerankCandidates: number;
-  acquireImage: (query: QueryImageInput) => Promise<QueryImage>;
+  acquireImage: (query: QueryImageInput, accountId: number) => Promise<QueryImage>;
 }
 
 export interface QueryInput {
@@ -64,7 +64,7 @@ export class SearchQueryService {
     if (!service) throw new ApiError('serviceNotFound', 'search service does not exist');
     const texts = Object.fromEntries(Object.entries(input.query).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
     const params = parseSearchParams(texts, input.product);
-    const image = await this.image(input.query);
+    const image = await this.image(input.query, input.accountId);
 
     const { selected, preprocessMs, searchMs, answered } = await this.search(service, image.bytes, params, input.product, input.accountId);
 
@@ -129,9 +129,9 @@ export class SearchQueryService {
     return { selected, preprocessMs, searchMs: performance.now() - searchStarted, answered };
   }
 
-  private async image(query: QueryImageInput): Promise<QueryImage> {
+  private async image(query: QueryImageInput, accountId: number): Promise<QueryImage> {
     try {
-      return await this.deps.acquireImage(query);
+      return await this.deps.acquireImage(query, accountId);
     } catch (err) {
       if (err instanceof QueryImageError) {
         throw new ApiError(err.problem === 'download' ? 'imageDownloadFailed' : 'invalidData', err.message);

@@ -38,34 +38,39 @@ export interface SetCounts {
   n_failed: number;
 }
 
-/** One page of the set's records, the number matching the filter, and the set's counts (one aggregate). */
+/**
+ * One page of the set's records, the number matching the filter, and the set's counts: one statement, so the
+ * counts and the page are read from the same snapshot (two queries on two connections could show a page of
+ * downloaded records beside counts from before their downloads).
+ */
 export async function listRecords(db: Queryable, setId: string, query: BrowseQuery): Promise<{ total: number; counts: SetCounts; rows: BrowsedRecord[] }> {
-  const [counted, rows] = await Promise.all([
-    db.query<SetCounts>(
-      `SELECT count(*)::int AS n_items,
-              count(*) FILTER (WHERE r.status = 'downloaded')::int AS n_downloaded,
-              count(*) FILTER (WHERE r.status = 'failed')::int AS n_failed
-       FROM data_set_records r WHERE r.set_id = $1 AND r.deleted_at IS NULL`,
-      [setId],
-    ),
-    db.query<BrowsedRecord>(
-      `SELECT r.id::text AS id, r.url, r.meta, r.tags, r.label, r.product_id, r.price, r.keywords,
+  const result = await db.query<SetCounts & { [K in keyof BrowsedRecord]: BrowsedRecord[K] | null }>(
+    `SELECT c.n_items, c.n_downloaded, c.n_failed, p.*
+     FROM (SELECT count(*)::int AS n_items,
+                  count(*) FILTER (WHERE r.status = 'downloaded')::int AS n_downloaded,
+                  count(*) FILTER (WHERE r.status = 'failed')::int AS n_failed
+           FROM data_set_records r WHERE r.set_id = $1 AND r.deleted_at IS NULL) c
+     LEFT JOIN LATERAL (
+       SELECT r.id::text AS id, r.url, r.meta, r.tags, r.label, r.product_id, r.price, r.keywords,
               CASE WHEN r.status = 'downloading' THEN 'pending' ELSE r.status END AS status,
               r.last_error, r.width, r.height, r.updated_at
        FROM data_set_records r
        WHERE r.set_id = $1 AND r.deleted_at IS NULL AND ${STATUS_FILTER}
-       ORDER BY r.id LIMIT $3 OFFSET $4`,
-      [setId, query.status, query.count, query.page * query.count],
-    ),
-  ]);
-  const counts = counted.rows[0] ?? { n_items: 0, n_downloaded: 0, n_failed: 0 };
+       ORDER BY r.id LIMIT $3 OFFSET $4
+     ) p ON true
+     ORDER BY p.id::bigint`,
+    [setId, query.status, query.count, query.page * query.count],
+  );
+  const first = result.rows[0];
+  const counts: SetCounts = first ? { n_items: first.n_items, n_downloaded: first.n_downloaded, n_failed: first.n_failed } : { n_items: 0, n_downloaded: 0, n_failed: 0 };
+  const rows = result.rows.filter((row) => row.id !== null).map(({ n_items: _i, n_downloaded: _d, n_failed: _f, ...row }) => row as BrowsedRecord);
   const total = {
     all: counts.n_items,
     downloaded: counts.n_downloaded,
     failed: counts.n_failed,
     pending: counts.n_items - counts.n_downloaded - counts.n_failed,
   }[query.status ?? 'all'];
-  return { total, counts, rows: rows.rows };
+  return { total, counts, rows };
 }
 
 /** The stored picture of one live record of the set, or null (unknown, deleted, or not downloaded). */

@@ -36,7 +36,7 @@ describe('record browsing and thumbnails', () => {
   const settled = (kind: string, id: string, expected: number) =>
     waitUntil(
       () => page(`/iris/${kind}/${id}/records?count=100`),
-      (p) => p.total === expected && p.results.every((r) => r.status !== 'pending'),
+      (p) => p.total === expected && p.n_downloaded + p.n_failed === expected && p.results.every((r) => r.status !== 'pending'),
       30_000,
     );
 
