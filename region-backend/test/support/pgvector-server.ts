@@ -14,20 +14,18 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import pg from 'pg';
 import { nativeServices, nativeSkipNote, startNativePostgres } from './native-services.js';
+import { waitUntil } from './wait-for.js';
 
 export type PgVectorEngine = 'pglite' | 'native';
 
 /**
- * The engines a pgvector suite runs on, for describe.each: both, the native one skipped (with one printed line
- * saying why) where it cannot be installed.
+ * The engines a pgvector suite runs on, for describe.each: both, or PGlite alone (with one printed line saying
+ * why) where the native server cannot be installed.
  */
-export function pgvectorEngines(): { engine: PgVectorEngine; skip: boolean }[] {
+export function pgvectorEngines(): PgVectorEngine[] {
   const note = nativeSkipNote(nativeServices());
   if (note) console.warn(note);
-  return [
-    { engine: 'pglite', skip: false },
-    { engine: 'native', skip: note !== null },
-  ];
+  return note ? ['pglite'] : ['pglite', 'native'];
 }
 
 export interface PgVectorServer {
@@ -45,7 +43,15 @@ export async function startPgVectorServer(
     const status = nativeServices();
     if (!status.available) throw new Error(nativeSkipNote(status)!);
     const server = await startNativePostgres(status.services, { settings: options.settings });
-    return withPools(server.url, () => server.stop());
+    return withPools(server.url, async () => {
+      // Ended pools close their connections without waiting: a fast shutdown under them would error their clients.
+      const admin = new pg.Client({ connectionString: server.url });
+      await admin.connect();
+      const others = `SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`;
+      await waitUntil(async () => (await admin.query<{ n: number }>(others)).rows[0]!.n, (n) => n === 0, 30_000).catch(() => {});
+      await admin.end();
+      await server.stop();
+    });
   }
   const db = await PGlite.create(options.dataDir ?? 'memory://', { extensions: { vector } });
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: options.maxConnections ?? 16 });
