@@ -22,7 +22,7 @@ declare module 'fastify' {
 const routes = fp(
   async (app) => {
     const config = app.config.batch;
-    const filesDir = path.join(app.config.dataDir, 'batch');
+    const filesDir = path.join(app.config.sharedDir, 'batch');
     const inference = backgroundPool(app.inference, config.inferenceThreads ?? defaultBatchThreads(app.inference.size));
     const custom = customClassifierSource({ pool: app.db.pool, inference, decoder: app.decoder, defaultTopk: app.config.training.defaultTopk });
     const services = new BatchServices(app, config.services, custom);

@@ -1,6 +1,6 @@
 /**
  * The in-memory HNSW indexes of the search services this process serves, persisted under
- * `<dataDir>/indexes/<service id>`. PostgreSQL holds what each index must contain (search_index_items, a
+ * `<cacheDir>/indexes/<service id>` (a cache: any process rebuilds it). PostgreSQL holds what each index must contain (search_index_items, a
  * change feed with its own seq); a process loads its saved copy and applies the items changed since the seq
  * the copy was saved at, or rebuilds from the stored embeddings when the copy is missing, corrupt, made with
  * another embedding pipeline, or older than the item tombstones still kept.
@@ -9,8 +9,8 @@
  * least recently used indexes no query is using are saved (when changed) and evicted; the next query of an
  * evicted service loads its file again. One index larger than the whole budget is still served, alone.
  *
- * Several processes may share one data directory: the first to claim `indexes/.writer` saves, the others only
- * read saved files (their copies are rebuilt or caught up from PostgreSQL like any other).
+ * Several processes may share one cache directory: the holder of its writer lease (index-writer.ts) saves,
+ * the others only read saved files (their copies are rebuilt or caught up from PostgreSQL like any other).
  */
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -64,7 +64,10 @@ interface Entry {
 
 export interface ServiceIndexesOptions {
   pool: pg.Pool;
-  dataDir: string;
+  /** This process's cache directory (IRIS_CACHE_DIR): index files under `indexes/`. */
+  cacheDir: string;
+  /** This process's identity: the holder of the writer lease. */
+  instanceId: string;
   log: FastifyBaseLogger;
   params?: Partial<HnswParams>;
   /** A changed index is saved at most this often (and when the process closes). */
@@ -81,7 +84,6 @@ export class ServiceIndexes {
   private readonly pending = new Map<string, Entry>();
   private closed = false;
   private readonly claim: IndexWriterClaim;
-  private writer: Promise<boolean> | null = null;
   private evicting: Promise<void> = Promise.resolve();
   /** Indexes evicted under the memory budget since the process started. */
   evictions = 0;
@@ -89,11 +91,11 @@ export class ServiceIndexes {
   loads = 0;
 
   constructor(private readonly options: ServiceIndexesOptions) {
-    this.claim = new IndexWriterClaim(path.join(options.dataDir, 'indexes'));
+    this.claim = new IndexWriterClaim({ pool: options.pool, indexesDir: path.join(options.cacheDir, 'indexes'), holder: options.instanceId, log: options.log });
   }
 
   dirOf(serviceId: string): string {
-    return path.join(this.options.dataDir, 'indexes', serviceId);
+    return path.join(this.options.cacheDir, 'indexes', serviceId);
   }
 
   /** Services whose index this process holds. */
@@ -266,13 +268,12 @@ export class ServiceIndexes {
     if (removeFiles) await rm(this.dirOf(serviceId), { recursive: true, force: true });
   }
 
-  /** Whether this process saves indexes in its data directory (one writer per directory). */
+  /** Whether this process saves indexes in its cache directory now (one writer per directory). */
   isWriter(): Promise<boolean> {
-    this.writer ??= this.claim.claim().catch((err: unknown) => {
-      this.options.log.warn({ err }, 'cannot claim the search index directory: indexes will not be saved');
+    return this.claim.held().catch((err: unknown) => {
+      this.options.log.warn({ err }, 'cannot claim the search index directory: indexes are not saved for now');
       return false;
     });
-    return this.writer;
   }
 
   async close(): Promise<void> {
@@ -286,7 +287,7 @@ export class ServiceIndexes {
       await entry.store.close();
     }
     this.entries.clear();
-    if (await this.writer) await this.claim.release();
+    await this.claim.release();
   }
 
   private makeEntry(state: ServiceState): Entry {
