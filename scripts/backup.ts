@@ -1,7 +1,7 @@
 /**
  * Backup and restore of an Iris installation with the standard tools (docs/backup.md): the edge's D1 exported
  * with `wrangler d1 export`, each region's PostgreSQL database with `pg_dump --format=custom`, then each region's
- * shared store (blobs and batch files) with `tar`. Caches (index files, converted models) and uploads in flight
+ * shared store (blobs and batch files) with `tar`, blob collection paused meanwhile. Caches (index files, converted models) and uploads in flight
  * are left out: every process rebuilds them. Restore: `wrangler d1 execute --file`, `pg_restore` into an empty
  * database, `tar -x` into an empty shared store, before the restored installation first starts.
  *
@@ -22,7 +22,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, c
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import pg from 'pg';
 import { REGIONS, type RegionId as Region } from '@iris/shared';
+import { PAUSE_LEASE } from '../region-backend/src/domains/blob-gc/blob-collector.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const WRANGLER = path.join(ROOT, 'node_modules', '.bin', 'wrangler');
@@ -79,12 +81,47 @@ async function exportLocalD1(persist: string, output: string): Promise<void> {
   }
 }
 
-/** D1 first, then each database, then each shared store (a record's blobs are copied after the record). */
+/** Runs one statement on a region's database. */
+async function sql(url: string, text: string, values: unknown[]): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(text, values);
+  } finally {
+    await client.end();
+  }
+}
+
+const PAUSE_HOURS = 6;
+
+/**
+ * D1 first, then each database, then each shared store (a record's blobs are copied after the record). Blob
+ * collection is paused from before the dumps until the copies end (the lease `blob-gc-pause`, given back after,
+ * expiring by itself should the backup die), so every blob a dump refers to is still there to be copied.
+ */
 export async function backup(install: Installation, outDir: string): Promise<string[]> {
   mkdirSync(outDir, { recursive: true });
   await exportLocalD1(install.d1Persist, path.join(outDir, 'd1.sql'));
   for (const region of REGIONS) {
-    await run(pgTool(install, 'pg_dump'), ['--format=custom', '--no-owner', '--no-privileges', `--file=${path.join(outDir, `postgres-${region}.dump`)}`, `--dbname=${install.databases[region]}`]);
+    await sql(
+      install.databases[region],
+      `INSERT INTO leases (name, holder, expires_at) VALUES ($1, 'backup', now() + make_interval(hours => $2))
+       ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at`,
+      [PAUSE_LEASE, PAUSE_HOURS],
+    );
+  }
+  try {
+    await dumpAndCopy(install, outDir);
+  } finally {
+    for (const region of REGIONS) await sql(install.databases[region], 'DELETE FROM leases WHERE name = $1', [PAUSE_LEASE]);
+  }
+  return readdirSync(outDir).sort();
+}
+
+async function dumpAndCopy(install: Installation, outDir: string): Promise<void> {
+  for (const region of REGIONS) {
+    // Leases (claims of running processes, the pause itself) mean nothing to a restored region.
+    await run(pgTool(install, 'pg_dump'), ['--format=custom', '--no-owner', '--no-privileges', '--exclude-table-data=leases', `--file=${path.join(outDir, `postgres-${region}.dump`)}`, `--dbname=${install.databases[region]}`]);
   }
   for (const region of REGIONS) {
     const dir = install.sharedDirs[region];
@@ -93,7 +130,6 @@ export async function backup(install: Installation, outDir: string): Promise<str
     // blobs/.tmp: blob writes in flight (renamed into place when complete).
     await run('tar', members.length ? ['--create', file, '--exclude=blobs/.tmp', `--directory=${dir}`, ...members] : ['--create', file, '--files-from=/dev/null']);
   }
-  return readdirSync(outDir).sort();
 }
 
 /** Into empty databases, shared stores and D1, before the restored installation first starts. */
