@@ -76,7 +76,10 @@ describe.runIf(status.available)('backup and restore into a fresh platform', () 
     return { databases, sharedDirs, d1Persist: path.join(dataDir, 'wrangler'), pgBin: path.join(status.services.pgDir, 'bin') };
   }
 
-  /** A query, asked again while the answer is a retryable 503/504 (a process that just started loads its models and index). */
+  /**
+   * A query, asked again while the answer is a retryable one, as a client would (a backend that just started loads
+   * its models and index: 503/504; the edge's 502 while a backend is restarted by its supervisor).
+   */
   const search = async (platform: PlatformFixture, serviceId: string, picture: Buffer) => {
     const ask = () => {
       const form = new FormData();
@@ -84,7 +87,7 @@ describe.runIf(status.available)('backup and restore into a fresh platform', () 
       form.append('count', '5');
       return platform.call(`/search/${serviceId}`, { method: 'POST', body: form });
     };
-    const res = await waitUntil(ask, (r) => r.status !== 503 && r.status !== 504, 300_000);
+    const res = await waitUntil(ask, (r) => ![502, 503, 504].includes(r.status), 300_000);
     expect(res.status, await res.clone().text()).toBe(200);
     return ((await res.json()) as { results: { url: string; score: number; metadata: string }[] }).results;
   };
