@@ -27,6 +27,11 @@ export interface PlatformOptions {
   stdio: 'inherit' | 'logs';
   env?: NodeJS.ProcessEnv;
   log?: (message: string) => void;
+  /**
+   * Regions served by backends started elsewhere (several processes behind a load balancer): the edge forwards to
+   * this URL, signed with the region's secret in `internalSecrets`, and no backend is started for the region.
+   */
+  externalBackends?: Partial<Record<Region, string>>;
 }
 
 export interface DevAccount {
@@ -118,9 +123,11 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     claim.release();
   };
   try {
+    const external = options.externalBackends ?? {};
+    const local = REGIONS.filter((r) => !external[r]);
     await checkPortsFree([
       { port: options.edgePort, variable: 'IRIS_EDGE_PORT', what: 'the edge' },
-      ...REGIONS.map((r) => ({ port: options.backendPorts[r], variable: `IRIS_BACKEND_PORT_${REGION_ENV[r]}`, what: `backend ${r}` })),
+      ...local.map((r) => ({ port: options.backendPorts[r], variable: `IRIS_BACKEND_PORT_${REGION_ENV[r]}`, what: `backend ${r}` })),
     ]);
     const secrets = loadSecrets(dataDir);
     const graceMs = Number(env.IRIS_STOP_GRACE_SECONDS ?? 30) * 1000;
@@ -152,9 +159,14 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       databaseUrls[region] = postgres.connectionString(database);
     }
 
-    const backends = {} as Record<Region, Supervised>;
+    const backends = {} as Partial<Record<Region, Supervised>>;
     const backendUrls = {} as Record<Region, string>;
     for (const region of REGIONS) {
+      const externalUrl = external[region];
+      if (externalUrl) {
+        backendUrls[region] = externalUrl;
+        continue;
+      }
       const port = options.backendPorts[region];
       backendUrls[region] = `http://127.0.0.1:${port}`;
       backends[region] = supervised(`backend-${region}`, process.execPath, backendCommand(), {
@@ -174,7 +186,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         log(`backend ${region} listening on ${backendUrls[region]}`);
       });
     }
-    await Promise.all(REGIONS.map((r) => startOrExplain(backends[r], `backend ${r}`)));
+    await Promise.all(local.map((r) => startOrExplain(backends[r]!, `backend ${r}`)));
 
     const wrangler = path.join(ROOT, 'node_modules', '.bin', 'wrangler');
     const persist = path.join(dataDir, 'wrangler');
@@ -208,10 +220,12 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       internalSecrets: secrets.internal,
       adminToken: secrets.adminToken,
       devAccount,
-      processes: () => ({ edge: edge.pid, backends: { 'cn-east': backends['cn-east'].pid, 'ap-southeast': backends['ap-southeast'].pid }, postgres: postgres?.pid }),
+      processes: () => ({ edge: edge.pid, backends: { 'cn-east': backends['cn-east']?.pid, 'ap-southeast': backends['ap-southeast']?.pid }, postgres: postgres?.pid }),
       restartBackend: async (region, signal = 'SIGTERM') => {
-        await backends[region].stop(signal);
-        await backends[region].start();
+        const backend = backends[region];
+        if (!backend) throw new Error(`backend ${region} runs outside the platform`);
+        await backend.stop(signal);
+        await backend.start();
       },
       stop: stopAll,
     };

@@ -4,6 +4,7 @@
  * (rebuilt from the stored embeddings, then saved), a reload after eviction (from the index file), a query
  * of a loaded index, the estimated bytes held against the budget, and the process RSS.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -74,12 +75,12 @@ export default async function run(): Promise<void> {
     const { ids, probe } = await seed(pool);
     const log = Fastify({ logger: { level: 'warn' } }).log;
     // Size of one index, measured, then a budget that holds HELD of them.
-    const sizing = new ServiceIndexes({ pool, dataDir: path.join(dir, 'sizing'), log });
+    const sizing = new ServiceIndexes({ pool, cacheDir: path.join(dir, 'sizing'), instanceId: randomUUID(), log });
     await sizing.acquire((await serviceState(pool, ids[0]!))!);
     const one = sizing.memoryBytes;
     await sizing.close();
     const budget = one * HELD + one / 2;
-    const indexes = new ServiceIndexes({ pool, dataDir: path.join(dir, 'data'), log, memoryBudgetBytes: budget });
+    const indexes = new ServiceIndexes({ pool, cacheDir: path.join(dir, 'data'), instanceId: randomUUID(), log, memoryBudgetBytes: budget });
     const rssBefore = process.memoryUsage().rss;
     const time = async (id: string) => {
       const state = (await serviceState(pool, id))!;

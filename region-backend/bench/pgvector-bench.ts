@@ -1,8 +1,9 @@
 /**
  * The pgvector half of the vector-store benchmark, on the same synthetic vectors as the HNSW half.
  *
- * Three processes: the bench parent; a PGlite server (pgvector 0.8 compiled to WebAssembly, one thread)
- * served over the PostgreSQL wire protocol; and a "backend" process that talks to it with the `pg` client
+ * Three processes: the bench parent; a database server — a native PostgreSQL 15 with pgvector 0.8
+ * (scripts/native-services.sh; shared_buffers 2 GB) or PGlite (pgvector 0.8 compiled to WebAssembly, one
+ * thread) served over the PostgreSQL wire protocol; and a "backend" process that talks to it with the `pg` client
  * through `PgVectorStore`, whose memory is what a backend process would hold (nothing of the index).
  *
  * Measured: live inserts through `upsert` into an HNSW-indexed partition (the path of every indexed change
@@ -21,6 +22,7 @@ import { PgVectorStore } from '../src/vectors/pgvector-vector-store.js';
 import { SyntheticVectors, hash } from '../test/support/synthetic-vectors.js';
 import { parseTagFilter } from '../src/vectors/tag-filter.js';
 import type { VectorItem } from '../src/vectors/vector-store.js';
+import type { PgVectorEngine } from '../test/support/pgvector-server.js';
 
 export interface PgBenchConfig {
   size: number;
@@ -34,6 +36,7 @@ export interface PgBenchConfig {
   liveInserts: number;
   type: 'vector' | 'halfvec';
   embeddingVersion: string;
+  engine: PgVectorEngine;
 }
 
 export interface PgRow {
@@ -56,7 +59,8 @@ export interface PgReport {
   databaseMB: number;
   heapMB: number;
   hnswIndexMB: number;
-  serverRssMB: number;
+  /** Resident memory of the PGlite server process; null for a native server (many processes, shared memory). */
+  serverRssMB: number | null;
   rows: PgRow[];
 }
 
@@ -66,11 +70,15 @@ const HERE = fileURLToPath(import.meta.url);
 
 /** Runs the pgvector measurements for one size in fresh processes and returns the report. */
 export async function runPgVectorBench(cfg: PgBenchConfig): Promise<PgReport> {
-  const server = fork(HERE, [], { env: { ...process.env, IRIS_PGVECTOR_BENCH_ROLE: 'server' }, execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const server = fork(HERE, [], {
+    env: { ...process.env, IRIS_PGVECTOR_BENCH_ROLE: 'server', IRIS_PGVECTOR_BENCH_ENGINE: cfg.engine },
+    execArgv: process.execArgv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   try {
     const url = await nextMessage<string>(server);
     const report = await runMeasure(cfg, url);
-    return { ...report, serverRssMB: rssOf(server.pid!) };
+    return { ...report, serverRssMB: cfg.engine === 'pglite' ? rssOf(server.pid!) : null };
   } finally {
     server.kill('SIGTERM');
   }
@@ -110,7 +118,7 @@ function itemsOf(gen: SyntheticVectors, start: number, end: number): VectorItem[
   return out;
 }
 
-const log = (text: string) => console.error(`vector-store bench (pgvector): ${text}`);
+const log = (text: string) => console.error(`vector-store bench (pgvector, ${process.env.IRIS_PGVECTOR_BENCH_ENGINE ?? JSON.parse(process.env.IRIS_PGVECTOR_BENCH_CONFIG ?? '{}').engine}): ${text}`);
 
 const FILTERS = [null, 'sel1', 'sel20'] as const;
 
@@ -229,7 +237,8 @@ async function measure(cfg: PgBenchConfig, url: string): Promise<Omit<PgReport, 
 
 async function serve(): Promise<void> {
   const { startPgVectorServer } = await import('../test/support/pgvector-server.js');
-  const server = await startPgVectorServer({ maxConnections: 4 });
+  const engine = process.env.IRIS_PGVECTOR_BENCH_ENGINE === 'native' ? 'native' : 'pglite';
+  const server = await startPgVectorServer({ maxConnections: 4, engine, settings: ['shared_buffers=2GB', 'max_parallel_maintenance_workers=2'] });
   process.send!(server.url);
   process.on('SIGTERM', () => void server.close().finally(() => process.exit(0)));
 }

@@ -3,12 +3,13 @@
  * in the same run, unfiltered and with 1% / 20% tag filters; then the pgvector store on the same vectors
  * (pgvector-bench.ts), side by side.
  *
- *   npm run bench -- vector-store                       HNSW at 100k and 1M vectors of 256 dims, pgvector at 100k
+ *   npm run bench -- vector-store                       HNSW and pgvector (native, PGlite) at 100k and 1M vectors of 256 dims
  *   IRIS_BENCH_SIZES=100000 npm run bench -- vector-store
  *
  * Other knobs: IRIS_BENCH_DIM, IRIS_BENCH_M, IRIS_BENCH_EFC, IRIS_BENCH_EF (comma list), IRIS_BENCH_QUERIES;
- * IRIS_BENCH_STORES (hnsw,pgvector), IRIS_BENCH_PG_SIZES (100000), IRIS_BENCH_PG_EF (64,128,256),
- * IRIS_BENCH_PG_LIVE (live inserts measured, 2000), IRIS_BENCH_PG_TYPE (vector | halfvec).
+ * IRIS_BENCH_STORES (hnsw,pgvector), IRIS_BENCH_PG_SIZES (100000,1000000), IRIS_BENCH_PG_EF (64,128,256),
+ * IRIS_BENCH_PG_LIVE (live inserts measured, 2000), IRIS_BENCH_PG_TYPE (vector | halfvec),
+ * IRIS_BENCH_PG_ENGINES (native,pglite: a native PostgreSQL 15 + pgvector from scripts/native-services.sh, PGlite).
  * Built indexes are cached under .iris/bench-cache/vector-store/<parameters>/ (a 1M build takes minutes on two
  * cores). Each size runs in child processes (build, then measure) so the memory figures are those of a
  * process that holds one store loaded from disk, as a backend does after a restart.
@@ -25,6 +26,7 @@ import { SyntheticVectors, SYNTHETIC_VERSION, hash } from '../test/support/synth
 import { parseTagFilter } from '../src/vectors/tag-filter.js';
 import type { SearchOptions, VectorItem } from '../src/vectors/vector-store.js';
 import { runPgVectorBench, type PgReport } from './pgvector-bench.js';
+import type { PgVectorEngine } from '../test/support/pgvector-server.js';
 
 interface BenchConfig {
   size: number;
@@ -105,14 +107,20 @@ export default async function run(): Promise<void> {
     reports.push([cfg, (await runChild('measure', cfg)) as MeasureReport]);
   }
   if (reports.length) printHnsw(reports);
-  const pgReports: [BenchConfig, PgReport][] = [];
-  for (const size of stores.includes('pgvector') ? envList('IRIS_BENCH_PG_SIZES', [100_000]) : []) {
-    const cfg = { ...configFor(size), efValues: envList('IRIS_BENCH_PG_EF', [64, 128, 256]) };
-    const type = process.env.IRIS_BENCH_PG_TYPE === 'halfvec' ? 'halfvec' : 'vector';
-    const liveInserts = Math.min(size, envList('IRIS_BENCH_PG_LIVE', [2000])[0]!);
-    pgReports.push([cfg, await runPgVectorBench({ ...cfg, type, liveInserts, embeddingVersion: EMBEDDING_VERSION })]);
+  const pgReports: [BenchConfig, PgReport, PgVectorEngine][] = [];
+  const engines = (process.env.IRIS_BENCH_PG_ENGINES ?? 'native,pglite').split(',').map((s) => s.trim()).filter((s): s is PgVectorEngine => s === 'native' || s === 'pglite');
+  for (const engine of stores.includes('pgvector') ? engines : []) {
+    for (const size of envList('IRIS_BENCH_PG_SIZES', [100_000, 1_000_000])) {
+      const cfg = { ...configFor(size), efValues: envList('IRIS_BENCH_PG_EF', [64, 128, 256]) };
+      const type = process.env.IRIS_BENCH_PG_TYPE === 'halfvec' ? 'halfvec' : 'vector';
+      const liveInserts = Math.min(size, envList('IRIS_BENCH_PG_LIVE', [2000])[0]!);
+      const report = await runPgVectorBench({ ...cfg, type, liveInserts, embeddingVersion: EMBEDDING_VERSION, engine });
+      pgReports.push([cfg, report, engine]);
+      // Each size as soon as it is measured: a 1M run takes long and may be cut short.
+      printSideBySide(reports, [[cfg, report, engine]]);
+    }
   }
-  if (pgReports.length) printSideBySide(reports, pgReports);
+  if (pgReports.length > 1) printSideBySide(reports, pgReports);
 }
 
 function printHnsw(reports: [BenchConfig, MeasureReport][]): void {
@@ -306,16 +314,18 @@ if (ROLE) {
 }
 
 /** HNSW and pgvector on the same vectors and queries: the HNSW rows at the same ef and filters. */
-function printSideBySide(hnsw: [BenchConfig, MeasureReport][], pg: [BenchConfig, PgReport][]): void {
-  console.log('### HNSW (in process) and pgvector (PGlite, one WebAssembly thread) side by side\n');
+function printSideBySide(hnsw: [BenchConfig, MeasureReport][], pg: [BenchConfig, PgReport, PgVectorEngine][]): void {
+  console.log('### HNSW (in process) and pgvector (native PostgreSQL 15, and PGlite: one WebAssembly thread) side by side\n');
   const build: (string | number)[][] = [];
   const queries: (string | number)[][] = [];
-  for (const [c, p] of pg) {
+  const shown = new Set<number>();
+  for (const [c, p, engine] of pg) {
     const h = hnsw.find(([hc]) => hc.size === c.size)?.[1];
-    if (h) {
+    if (h && !shown.has(c.size)) {
+      shown.add(c.size);
       build.push([
         c.size, 'hnsw (in process)', Math.round(h.build.insertsPerSecond), h.build.buildSeconds.toFixed(0), `${Math.round(h.rssMB - h.baselineRssMB)} (RSS ${Math.round(h.rssMB)})`,
-        Math.round(h.indexFileMB + h.sidecarMB), 'files on disk', '—',
+        Math.round(h.indexFileMB + h.sidecarMB), Math.round(((h.indexFileMB + h.sidecarMB) * MB) / c.size), 'files on disk', '—',
       ]);
       for (const ef of c.efValues) {
         const row = h.unfiltered.find((r) => r.label.startsWith(`hnsw ef=${ef}`));
@@ -324,13 +334,14 @@ function printSideBySide(hnsw: [BenchConfig, MeasureReport][], pg: [BenchConfig,
       for (const row of h.filtered.filter((r) => r.label.startsWith('auto'))) queries.push([c.size, 'hnsw', 'ef=256', row.filter, row.planned, row.p50, row.p99, row.recall, K]);
     }
     build.push([
-      c.size, 'pgvector (PGlite)', Math.round(p.liveInsertsPerSecond),
+      c.size, `pgvector (${engine})`, Math.round(p.liveInsertsPerSecond),
       `${(p.bulkRowsSeconds + p.bulkIndexSeconds).toFixed(0)} (rows ${p.bulkRowsSeconds.toFixed(0)} + index ${p.bulkIndexSeconds.toFixed(0)})`,
-      `${Math.round(p.rssMB - p.baselineRssMB)} (RSS ${Math.round(p.rssMB)})`, Math.round(p.databaseMB), `database (HNSW index ${Math.round(p.hnswIndexMB)})`, Math.round(p.serverRssMB),
+      `${Math.round(p.rssMB - p.baselineRssMB)} (RSS ${Math.round(p.rssMB)})`, Math.round(p.databaseMB), Math.round((p.databaseMB * MB) / c.size),
+      `database (HNSW index ${Math.round(p.hnswIndexMB)})`, p.serverRssMB === null ? '— (native)' : Math.round(p.serverRssMB),
     ]);
-    for (const row of p.rows) queries.push([c.size, 'pgvector', row.label.replace('pgvector ', ''), row.filter ?? '—', row.plan, row.p50, row.p99, row.recall, row.minHits]);
+    for (const row of p.rows) queries.push([c.size, `pgvector (${engine})`, row.label.replace('pgvector ', ''), row.filter ?? '—', row.plan, row.p50, row.p99, row.recall, row.minHits]);
   }
-  printTable(['vectors', 'store', 'live inserts/s', 'full build s', 'backend RSS − baseline MB', 'index MB', 'where', 'database server RSS MB'], build);
+  printTable(['vectors', 'store', 'live inserts/s', 'full build s', 'backend RSS − baseline MB', 'index MB', 'bytes per vector', 'where', 'database server RSS MB'], build);
   printTable(['vectors', 'store', 'search', 'filter', 'plan', 'p50 ms', 'p99 ms', `recall@${K}`, 'fewest hits of k'], queries);
   printExtrapolation(pg.at(-1)!);
 }
@@ -340,7 +351,7 @@ function printSideBySide(hnsw: [BenchConfig, MeasureReport][], pg: [BenchConfig,
  * query cost grows about with log N in an HNSW graph as long as the graph stays in RAM, which is what the
  * published native pgvector figures show (sources in docs/vector-store.md).
  */
-function printExtrapolation([c, p]: [BenchConfig, PgReport]): void {
+function printExtrapolation([c, p]: [BenchConfig, PgReport, PgVectorEngine]): void {
   const perVector = (p.databaseMB * MB) / c.size;
   const graphPerVector = (p.hnswIndexMB * MB) / c.size;
   const GB = 1024 ** 3;
@@ -354,7 +365,7 @@ function printExtrapolation([c, p]: [BenchConfig, PgReport]): void {
   console.log(`Extrapolation from ${c.size.toLocaleString('en')} vectors of ${c.dimension} dims (${Math.round(perVector)} bytes per vector in the database, of which HNSW graph ${Math.round(graphPerVector)}):\n`);
   printTable(['vectors', 'database GB', 'of which HNSW graphs GB', 'servers to hold it in RAM', 'layout'], rows);
   console.log(
-    'PGlite is PostgreSQL compiled to WebAssembly on one thread: its latencies and insert rates are a lower bound for a native ' +
-      'PostgreSQL; bytes per vector are those of PostgreSQL and pgvector themselves. See docs/vector-store.md for the sources of native figures.\n',
+    'PGlite is PostgreSQL compiled to WebAssembly on one thread: its latencies and insert rates are a lower bound for the native ' +
+      'server measured beside it; bytes per vector are those of PostgreSQL and pgvector themselves on both.\n',
   );
 }

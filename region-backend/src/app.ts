@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { BackendConfig } from './config.js';
 import { DOMAINS } from './domains/index.js';
@@ -11,13 +11,14 @@ import { registerInternalAuth } from './http/internal-auth.hook.js';
 import { FetchSlots } from './http/fetch-slots.js';
 import { registerBodyHandling } from './http/request-body.js';
 import { requestLogOptions } from './http/request-log.js';
-import { sweepUploadDirs } from './http/upload-sweep.js';
 import { createJobRegistry } from './jobs/job-registry.js';
 import { blobStorePlugin } from './plugins/blob-store.plugin.js';
 import { databasePlugin } from './plugins/database.plugin.js';
 import { decoderPlugin } from './plugins/decoder.plugin.js';
 import { inferencePlugin } from './plugins/inference.plugin.js';
+import { instancePlugin } from './plugins/instance.plugin.js';
 import { metricsPlugin } from './plugins/metrics.plugin.js';
+import { modelCachePlugin } from './plugins/model-cache.plugin.js';
 import { loopWatchdogPlugin } from './plugins/loop-watchdog.plugin.js';
 import { queuePlugin } from './plugins/queue.plugin.js';
 
@@ -38,7 +39,6 @@ export interface BuildOptions {
 
 /** Builds the region backend: infrastructure plugins, the edge-signature gate, then every domain. */
 export async function buildApp(config: BackendConfig, options: BuildOptions = {}): Promise<FastifyInstance> {
-  mkdirSync(config.tmpDir, { recursive: true });
   // A body trickled in (or never finished) holds an upload slot, a temp file and a connection: the whole request
   // must arrive within IRIS_REQUEST_TIMEOUT_SECONDS, checked this often.
   const serverOptions = { connectionsCheckingInterval: Math.min(30_000, Math.max(250, Math.round(config.requestTimeoutMs / 4))) };
@@ -72,16 +72,16 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
       maxWaitMs: BULK_TURN_MAX_WAIT_MS,
     }),
   );
-  const swept = await sweepUploadDirs(config.tmpDir);
-  if (swept) app.log.info({ swept }, 'removed upload folders left by stopped processes');
 
   await app.register(databasePlugin, { databaseUrl: config.databaseUrl, connectTimeoutMs: config.dbConnectTimeoutMs });
+  await app.register(instancePlugin, { instanceId: config.instanceId, tmpDir: config.tmpDir, uploadDir: config.uploadDir });
   await app.register(inferencePlugin, { threads: config.inferenceThreads, limits: config.poolLimits });
   await app.register(decoderPlugin, { threads: config.images.decodeThreads, maxPixels: config.images.maxPixels, timeoutMs: config.images.decodeTimeoutMs, firstTierBoost: config.poolLimits.firstTierBoost });
   // The pools put the tasks of an account with several calls at once (now or within the last second) on their
   // low-priority threads.
   app.inference.callsInFlight = accountCalls.concurrency;
   app.decoder.callsInFlight = accountCalls.concurrency;
+  await app.register(modelCachePlugin, { databaseUrl: config.databaseUrl });
   await app.register(blobStorePlugin);
   await app.register(queuePlugin, {
     databaseUrl: config.databaseUrl,

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 /** Backend configuration from the environment, validated at boot: a bad value stops the process with a clear message. */
 import path from 'node:path';
 import os from 'node:os';
@@ -27,6 +27,10 @@ const schema = z.object({
   DATABASE_URL: z.string().url(),
   INTERNAL_SECRET: z.string().min(16, 'INTERNAL_SECRET must be at least 16 characters'),
   IRIS_DATA_DIR: z.string().default('.iris'),
+  /** The region's store that every process of the region mounts (blobs, batch files, uploads in flight). */
+  IRIS_SHARED_DIR: z.string().min(1).optional(),
+  /** This process's rebuildable caches (index files, converted models). */
+  IRIS_CACHE_DIR: z.string().min(1).optional(),
   IRIS_ALLOW_PRIVATE_URLS: flag,
   IRIS_INFERENCE_THREADS: z.coerce.number().int().min(1).max(64).default(Math.max(1, os.availableParallelism())),
   IRIS_WATCHDOG_MS: z.coerce.number().int().min(0).default(30_000),
@@ -58,10 +62,19 @@ export interface BackendConfig {
   port: number;
   databaseUrl: string;
   internalSecret: string;
-  /** Root of everything this backend writes to disk (blobs, indexes, uploads), per region. */
-  dataDir: string;
-  /** Temporary files (uploads in flight); inside dataDir so renames into the blob store stay on one disk. */
+  /**
+   * The region's shared store (IRIS_SHARED_DIR, default `<IRIS_DATA_DIR>/regions/<region>`): blobs, batch
+   * files and uploads in flight, on one file system that every process of the region mounts.
+   */
+  sharedDir: string;
+  /** This process's rebuildable caches (IRIS_CACHE_DIR, default the same region folder): index files. */
+  cacheDir: string;
+  /** Temporary files (uploads in flight) of every process: in the shared store, so renames into the blob store stay on one file system. */
   tmpDir: string;
+  /** This process's identity for its lease rows in PostgreSQL (new at every start). */
+  instanceId: string;
+  /** This process's own folder of uploads in flight, in `tmpDir` (swept once its instance lease has expired). */
+  uploadDir: string;
   allowPrivateUrls: boolean;
   inferenceThreads: number;
   /** Per-account threads, queue and time limits of the inference pool (inference/pool-config.ts). */
@@ -130,14 +143,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig 
     throw new StartupError(`invalid backend configuration: ${problems}: fix these environment variables (README, Configuration)`);
   }
   const e = parsed.data;
+  const regionDir = path.resolve(e.IRIS_DATA_DIR, 'regions', e.IRIS_REGION);
+  const sharedDir = e.IRIS_SHARED_DIR ? path.resolve(e.IRIS_SHARED_DIR) : regionDir;
+  const tmpDir = path.join(sharedDir, 'tmp');
+  const instanceId = randomUUID();
   return {
     region: e.IRIS_REGION,
     host: e.HOST,
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
     internalSecret: e.INTERNAL_SECRET,
-    dataDir: path.resolve(e.IRIS_DATA_DIR, 'regions', e.IRIS_REGION),
-    tmpDir: path.resolve(e.IRIS_DATA_DIR, 'regions', e.IRIS_REGION, 'tmp'),
+    sharedDir,
+    cacheDir: e.IRIS_CACHE_DIR ? path.resolve(e.IRIS_CACHE_DIR) : regionDir,
+    tmpDir,
+    instanceId,
+    uploadDir: path.join(tmpDir, instanceId),
     allowPrivateUrls: e.IRIS_ALLOW_PRIVATE_URLS,
     inferenceThreads: e.IRIS_INFERENCE_THREADS,
     poolLimits: loadPoolLimits(env, e.IRIS_INFERENCE_THREADS),
@@ -154,7 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig 
     logLevel: e.LOG_LEVEL,
     metrics: { host: e.IRIS_METRICS_HOST, port: metricsPort(e.IRIS_METRICS_PORT) },
     dbConnectTimeoutMs: e.IRIS_DB_CONNECT_TIMEOUT_SECONDS * 1000,
-    images: loadImageConfig(env, path.resolve(e.IRIS_DATA_DIR, 'regions', e.IRIS_REGION), e.IRIS_ALLOW_PRIVATE_URLS),
+    images: loadImageConfig(env, sharedDir, e.IRIS_ALLOW_PRIVATE_URLS),
     downloads: loadDownloadConfig(env),
     blobGc: loadBlobGcConfig(env),
     search: loadSearchConfig(env),

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { answerBody, checkAnswer, createApiClient, findOperation, type ApiClient } from '@iris/shared/client';
 import { freePort } from '../../region-backend/src/db/embedded-postgres.js';
-import { startPlatform, type Platform } from '../../scripts/platform.js';
+import { startPlatform, type Platform, type PlatformOptions } from '../../scripts/platform.js';
 
 export interface PlatformFixture extends Platform {
   dataDir: string;
@@ -46,11 +46,19 @@ function requestWithHost(url: URL, host: string, method: string, headers: Header
   });
 }
 
-/** `env` adds backend settings (limits, time limits) on top of the test defaults. */
-export async function startPlatformFixture(options: { env?: Record<string, string> } = {}): Promise<PlatformFixture> {
+/**
+ * `env` adds backend settings (limits, time limits) on top of the test defaults; `externalBackends` serves a
+ * region from backends the test starts itself (see PlatformOptions); `prepare` fills the new data directory
+ * before the platform first starts.
+ */
+export async function startPlatformFixture(
+  options: { env?: Record<string, string>; externalBackends?: PlatformOptions['externalBackends']; prepare?: (dataDir: string) => Promise<void> } = {},
+): Promise<PlatformFixture> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'iris-e2e-'));
   // Open to the `postgres` user (the server's user when tests run as root), so its data stays in this folder.
   chmodSync(dataDir, 0o755);
+  // Data put in place before the first start (a restore).
+  await options.prepare?.(dataDir);
   const platform = await startPlatform({
     dataDir,
     edgePort: await freePort(),
@@ -58,6 +66,7 @@ export async function startPlatformFixture(options: { env?: Record<string, strin
     allowPrivateUrls: true,
     stdio: 'logs',
     env: { IRIS_INFERENCE_THREADS: '1', LOG_LEVEL: 'warn', ...options.env },
+    externalBackends: options.externalBackends,
   });
   return {
     ...platform,

@@ -5,7 +5,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { stringToSign } from '../../edge/src/auth/signature.js';
+import { stringToSign } from '../../edge/src/auth/signed-string.js';
 
 export interface SoakKey {
   keyId: string;

@@ -11,7 +11,7 @@ import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import { StartupError } from '../util/startup-error.js';
-import { placeEmbeddedPostgres, removeDataDir, type Placement } from './embedded-postgres/placement.js';
+import { placeEmbeddedPostgres, removeDataDir, type Binaries, type Placement } from './embedded-postgres/placement.js';
 import { clearCrashLeftovers } from './embedded-postgres/recovery.js';
 
 export interface EmbeddedPostgresHandle {
@@ -47,7 +47,7 @@ export function freePort(): Promise<number> {
 function run(placement: Placement, binary: string, args: string[]): { child: ChildProcess; output: string[] } {
   const child = spawn(path.join(placement.nativeDir, 'bin', binary), args, {
     cwd: placement.dataDir,
-    env: { ...process.env, LC_ALL: 'C', LC_MESSAGES: 'C' },
+    env: { ...process.env, ...placement.env, LC_ALL: 'C', LC_MESSAGES: 'C' },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(placement.user ?? {}),
   });
@@ -82,7 +82,7 @@ async function initdb(placement: Placement): Promise<void> {
 }
 
 /** Starts the server; resolves once it accepts connections, fails with PostgreSQL's own reason otherwise. */
-async function startServer(placement: Placement, port: number, timeoutMs: number): Promise<{ child: ChildProcess; output: string[] }> {
+async function startServer(placement: Placement, port: number, timeoutMs: number, settings: string[]): Promise<{ child: ChildProcess; output: string[] }> {
   const server = run(placement, 'postgres', [
     '-D', placement.dataDir,
     '-p', String(port),
@@ -91,6 +91,7 @@ async function startServer(placement: Placement, port: number, timeoutMs: number
     '-c', 'unix_socket_directories=',
     '-c', 'max_connections=200',
     '-c', 'fsync=on',
+    ...settings.flatMap((setting) => ['-c', setting]),
   ]);
   const exited = exitOf(server.child);
   const deadline = Date.now() + timeoutMs;
@@ -128,11 +129,24 @@ async function stopServer(child: ChildProcess, graceMs: number): Promise<void> {
   clearTimeout(kill);
 }
 
-export async function startEmbeddedPostgres(options: { dataDir: string; port?: number; persistent?: boolean; quiet?: boolean; log?: (line: string) => void; startTimeoutMs?: number }): Promise<EmbeddedPostgresHandle> {
+export interface EmbeddedPostgresOptions {
+  dataDir: string;
+  port?: number;
+  persistent?: boolean;
+  quiet?: boolean;
+  log?: (line: string) => void;
+  startTimeoutMs?: number;
+  /** Another build than the packaged one, with the environment its binaries need (LD_LIBRARY_PATH). */
+  binaries?: Binaries & { env?: Record<string, string> };
+  /** More server settings (`name=value`). */
+  settings?: string[];
+}
+
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgresHandle> {
   const log = options.log ?? (options.quiet === false ? (line: string) => console.log(line) : () => {});
   const requested = path.resolve(options.dataDir);
   mkdirSync(path.dirname(requested), { recursive: true });
-  const placement = placeEmbeddedPostgres(requested, log);
+  const placement = { ...placeEmbeddedPostgres(requested, log, process.env, options.binaries), env: options.binaries?.env };
   const recovered = await clearCrashLeftovers(placement.dataDir);
   if (recovered) log(`recovering after a crash: ${recovered}`);
   if (!existsSync(path.join(placement.dataDir, INITIALISED)) && !existsSync(path.join(placement.dataDir, 'postmaster.opts'))) await initdb(placement);
@@ -143,7 +157,7 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port?: n
   let server: { child: ChildProcess; output: string[] } | undefined;
   for (let attempt = 1; !server; attempt++) {
     try {
-      server = await startServer(placement, port, options.startTimeoutMs ?? 120_000);
+      server = await startServer(placement, port, options.startTimeoutMs ?? 120_000, options.settings ?? []);
     } catch (err) {
       // A free port taken by someone else between the check and the bind: take another one.
       if (!(err as { portInUse?: boolean }).portInUse || options.port !== undefined || attempt >= 3) throw err;

@@ -108,7 +108,7 @@ export function registerContract(app: FastifyInstance): void {
       const parseBody = async function parseContractBody(request: FastifyRequest) {
         const operation = operationOf(operations, request);
         if (!operation?.body) return;
-        const body = await readBody(request, { tmpDir: app.config.tmpDir });
+        const body = await readBody(request, { tmpDir: app.config.uploadDir });
         const values: Record<string, unknown> = { ...body.fields };
         for (const file of body.files) values[file.field] = file;
         request.input = parseInput(operation.body.schema, operation, values);

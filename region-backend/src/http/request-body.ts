@@ -6,7 +6,7 @@
  * sent); a larger one streams to a temp folder (never buffered whole), removed when the response is sent.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
@@ -85,6 +85,7 @@ declare module 'fastify' {
 }
 
 export interface BodyOptions {
+  /** This process's folder of uploads in flight (config `uploadDir`: swept by others once this process is gone). */
   tmpDir: string;
   /** Uploaded files must be smaller than this (default: under 50 MB, as the specification says). */
   maxFileBytes?: number;
@@ -137,7 +138,9 @@ async function parseBody(request: FastifyRequest, options: BodyOptions): Promise
   if (hasBody && contentType.startsWith('multipart/form-data')) {
     let dir: Promise<string> | undefined;
     const spillDir = () =>
-      (dir ??= mkdtemp(path.join(options.tmpDir, `upload-${process.pid}-`)).then((made) => (request.irisUploadDir = made))); // the pid lets a boot sweep tell leftovers (upload-sweep.ts)
+      (dir ??= mkdir(options.tmpDir, { recursive: true })
+        .then(() => mkdtemp(path.join(options.tmpDir, 'upload-')))
+        .then((made) => (request.irisUploadDir = made)));
     const parsed = await readMultipart(request, stream, spillDir, options.maxFileBytes ?? LIMITS.uploadBytes);
     Object.assign(fields, parsed.fields);
     files.push(...parsed.files);

@@ -35,11 +35,11 @@ export interface ImageConfig {
   decodeThreads: number;
   decodeTimeoutMs: number;
   storedMaxSide: number;
-  /** Root of the file-system blob store (default `<data dir>/blobs`). */
+  /** Root of the file-system blob store (IRIS_BLOB_DIR, default `<shared dir>/blobs`). */
   blobDir: string;
 }
 
-export function loadImageConfig(env: NodeJS.ProcessEnv, dataDir: string, allowPrivateAddresses: boolean): ImageConfig {
+export function loadImageConfig(env: NodeJS.ProcessEnv, sharedDir: string, allowPrivateAddresses: boolean): ImageConfig {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
@@ -66,6 +66,6 @@ export function loadImageConfig(env: NodeJS.ProcessEnv, dataDir: string, allowPr
     decodeThreads: e.IRIS_DECODE_THREADS,
     decodeTimeoutMs: e.IRIS_DECODE_TIMEOUT_MS,
     storedMaxSide: e.IRIS_STORED_IMAGE_MAX_SIDE,
-    blobDir: path.resolve(e.IRIS_BLOB_DIR ?? path.join(dataDir, 'blobs')),
+    blobDir: path.resolve(e.IRIS_BLOB_DIR ?? path.join(sharedDir, 'blobs')),
   };
 }

@@ -36,12 +36,6 @@ export const inferencePlugin = fp(
   async (app, opts: { threads: number; limits?: Partial<PoolLimits> }) => {
     const pool = new InferencePool(opts.threads, opts.limits);
     app.decorate('inference', pool);
-    // Convert the TFJS models of the pack to ONNX (or hash-check the cached conversions) once per start, in
-    // a worker thread; a request that comes first converts what it needs itself.
-    pool
-      .run('prepare-models', undefined, { priority: 'background' })
-      .then((models) => app.log.info({ converted: models.filter((m) => m.converted).length, cached: models.filter((m) => !m.converted).length }, 'ONNX model cache ready'))
-      .catch((err: unknown) => app.log.error({ err }, 'converting models to ONNX failed'));
     warnWhenNotRaised(app, pool, opts.limits?.firstTierBoost ?? FIRST_TIER_BOOST);
     app.addHook('onClose', async () => {
       await pool.close();

@@ -2,12 +2,13 @@
  * What the pgvector store adds to the shared contract (vector-store.contract.test.ts): one copy shared by
  * several clients, stale changes from a lagging process skipped, HNSW index scans that keep going until a
  * selective filter fills k, filters compiled to SQL that agree with the in-process evaluation on any
- * expression, halfvec storage, and dropping an index. Runs on a real pgvector (PGlite over the wire protocol).
+ * expression, halfvec storage, and dropping an index. Runs on a native PostgreSQL 15 with pgvector and on PGlite
+ * over the wire protocol (pgvector-server.ts).
  */
 import fc from 'fast-check';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPgVectorServer, type PgVectorServer } from '../../test/support/pgvector-server.js';
+import { pgvectorEngines, startPgVectorServer, type PgVectorServer } from '../../test/support/pgvector-server.js';
 import { hasKeywords, inPriceRange, keywordWords, productAttributes, productFilter } from '../domains/search/product-filter.js';
 import { ExactVectorStore } from './exact-vector-store.js';
 import { PgVectorStore } from './pgvector-vector-store.js';
@@ -19,12 +20,6 @@ const D = 32;
 let server: PgVectorServer;
 let pool: pg.Pool;
 let otherPool: pg.Pool;
-beforeAll(async () => {
-  server = await startPgVectorServer();
-  pool = server.pool();
-  otherPool = server.pool();
-}, 120_000);
-afterAll(async () => server?.close());
 
 const N = 2000;
 const gen = new SyntheticVectors({ count: N, dimension: D, seed: 5 });
@@ -37,7 +32,14 @@ async function filled(key: string, type: 'vector' | 'halfvec' = 'vector', count 
   return store;
 }
 
-describe('PgVectorStore', () => {
+describe.each(pgvectorEngines())('PgVectorStore on %s', (engine) => {
+  beforeAll(async () => {
+    server = await startPgVectorServer({ engine });
+    pool = server.pool();
+    otherPool = server.pool();
+  }, 120_000);
+  afterAll(async () => server?.close());
+
   let store: PgVectorStore;
   const exact = new ExactVectorStore({ dimension: D, embeddingVersion: 'v1' });
   beforeAll(async () => {

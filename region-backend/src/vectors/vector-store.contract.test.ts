@@ -1,7 +1,7 @@
 /**
  * Behaviour every store promises (the VectorStore interface), checked against a brute force written here:
- * the in-process stores (HNSW, exact) and the pgvector store on a real pgvector database (PGlite's `vector`
- * extension over the PostgreSQL wire protocol). In-memory stores answer synchronously, pgvector with
+ * the in-process stores (HNSW, exact) and the pgvector store on real pgvector databases (a native PostgreSQL 15
+ * with pgvector, and PGlite's `vector` extension over the PostgreSQL wire protocol). In-memory stores answer synchronously, pgvector with
  * promises: the suite awaits every call.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPgVectorServer, type PgVectorServer } from '../../test/support/pgvector-server.js';
+import { pgvectorEngines, startPgVectorServer, type PgVectorEngine, type PgVectorServer } from '../../test/support/pgvector-server.js';
 import { ExactVectorStore } from './exact-vector-store.js';
 import { HnswVectorStore } from './hnsw-vector-store.js';
 import { PgVectorStore } from './pgvector-vector-store.js';
@@ -20,14 +20,18 @@ import type { Awaitable, VectorItem, VectorStore } from './vector-store.js';
 const D = 24;
 const root = mkdtempSync(path.join(os.tmpdir(), 'iris-vectors-'));
 let dirs = 0;
-let server: PgVectorServer;
-let pool: pg.Pool;
+const engines = pgvectorEngines();
+const servers = new Map<PgVectorEngine, PgVectorServer>();
+const pools = new Map<PgVectorEngine, pg.Pool>();
 beforeAll(async () => {
-  server = await startPgVectorServer();
-  pool = server.pool();
-}, 120_000);
+  for (const engine of engines) {
+    const server = await startPgVectorServer({ engine });
+    servers.set(engine, server);
+    pools.set(engine, server.pool());
+  }
+}, 240_000);
 afterAll(async () => {
-  await server?.close();
+  for (const server of servers.values()) await server.close();
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -40,7 +44,10 @@ let keys = 0;
 // For pgvector the "directory" names the index in the database: two stores made with one dir share it.
 const factories: [string, Factory][] = [
   ...memoryFactories,
-  ['pgvector', (dir, version = 'v1') => new PgVectorStore({ pool, key: dir ?? `anonymous-${keys++}`, dimension: D, embeddingVersion: version })],
+  ...engines.map((engine): [string, Factory] => [
+    `pgvector (${engine})`,
+    (dir, version = 'v1') => new PgVectorStore({ pool: pools.get(engine)!, key: dir ?? `anonymous-${keys++}`, dimension: D, embeddingVersion: version }),
+  ]),
 ];
 
 /** Calls a store method that may throw at once (in-memory stores) or reject (pgvector). */

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepBatchTasks } from '../../src/domains/batch/batch-sweep.js';
+import { batchFilesDir } from '../../src/domains/batch/batch.domain.js';
 import { startTestBackend, type TestBackend } from '../support/test-app.js';
 import { apply, expectBatchError, info, prepare } from './batch-helpers.js';
 
@@ -22,7 +23,7 @@ describe('batch limits, expiry and retention', () => {
       { IRIS_BATCH_MAX_OPEN_TASKS: '2', IRIS_BATCH_MAX_KEPT_MB: '4', IRIS_BATCH_PREPARED_HOURS: '24', IRIS_BATCH_RETENTION_DAYS: '7' },
       { workers: false },
     );
-    filesDir = path.join(backend.config.dataDir, 'batch');
+    filesDir = batchFilesDir(backend.config);
   });
   afterAll(() => backend?.close());
 

@@ -22,26 +22,37 @@ export interface ChildBackend {
 /** Attempts at a free port: another process may take the one found before the child binds it. */
 const PORT_ATTEMPTS = 3;
 
-export async function startChildBackend(options: { databaseUrl: string; dataDir: string; env?: Record<string, string> }): Promise<ChildBackend> {
+export interface ChildBackendOptions {
+  databaseUrl: string;
+  dataDir: string;
+  env?: Record<string, string>;
+  /** A fixed port (a load balancer's server address); a free one otherwise. */
+  port?: number;
+  /** The edge's secret for this region (default CHILD_SECRET). */
+  secret?: string;
+}
+
+export async function startChildBackend(options: ChildBackendOptions): Promise<ChildBackend> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(options, await freePort());
+      return await startOnce(options, options.port ?? (await freePort()));
     } catch (err) {
-      if (!(err instanceof PortTakenError) || attempt >= PORT_ATTEMPTS) throw err;
+      if (!(err instanceof PortTakenError) || options.port !== undefined || attempt >= PORT_ATTEMPTS) throw err;
     }
   }
 }
 
 class PortTakenError extends Error {}
 
-async function startOnce(options: { databaseUrl: string; dataDir: string; env?: Record<string, string> }, port: number): Promise<ChildBackend> {
+async function startOnce(options: ChildBackendOptions, port: number): Promise<ChildBackend> {
+  const secret = options.secret ?? CHILD_SECRET;
   const output: string[] = [];
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: BACKEND_DIR,
     env: {
       ...process.env,
       DATABASE_URL: options.databaseUrl,
-      INTERNAL_SECRET: CHILD_SECRET,
+      INTERNAL_SECRET: secret,
       HOST: '127.0.0.1',
       PORT: String(port),
       IRIS_DATA_DIR: options.dataDir,
@@ -78,7 +89,7 @@ async function startOnce(options: { databaseUrl: string; dataDir: string; env?: 
   return {
     base,
     process: child,
-    call: (input) => callBackend(base, input),
+    call: (input) => callBackend(base, input, secret),
     async kill(signal) {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;
@@ -87,7 +98,7 @@ async function startOnce(options: { databaseUrl: string; dataDir: string; env?: 
 }
 
 /** One call to a backend at `base` signed as the edge signs it (for benches whose load runs in another process). */
-export async function callBackend(base: string, input: Parameters<ChildBackend['call']>[0]): ReturnType<ChildBackend['call']> {
+export async function callBackend(base: string, input: Parameters<ChildBackend['call']>[0], secret = CHILD_SECRET): ReturnType<ChildBackend['call']> {
   const context: ForwardContext = {
     requestId: newResourceId(16),
     lang: 'en',
@@ -103,7 +114,7 @@ export async function callBackend(base: string, input: Parameters<ChildBackend['
   } else {
     body = input.body;
   }
-  Object.assign(headers, await signInternal(CHILD_SECRET, { method: input.method, pathWithQuery: input.url, accountId: input.accountId ?? 1, context, body }));
+  Object.assign(headers, await signInternal(secret, { method: input.method, pathWithQuery: input.url, accountId: input.accountId ?? 1, context, body }));
   const res = await fetch(`${base}${input.url}`, { method: input.method, headers, ...(body !== undefined ? { body } : {}) });
   const text = await res.text();
   return { status: res.status, text, json: () => JSON.parse(text) as unknown };

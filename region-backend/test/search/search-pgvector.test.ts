@@ -1,7 +1,7 @@
 /**
  * Two backend processes of one region with `IRIS_VECTOR_STORE=pgvector`: metadata in the region's PostgreSQL,
- * vectors in a separate pgvector database (PGlite's `vector` extension over the wire protocol, through
- * IRIS_VECTOR_DATABASE_URL). A record indexed through one process is found through the other at once, a
+ * vectors in a separate pgvector database (a native PostgreSQL 15 with pgvector, and PGlite's `vector` extension
+ * over the wire protocol, through IRIS_VECTOR_DATABASE_URL). A record indexed through one process is found through the other at once, a
  * removal likewise, and neither process holds the index in memory or on disk.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -10,7 +10,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ImageServer } from '../support/image-server.js';
-import { startPgVectorServer, type PgVectorServer } from '../support/pgvector-server.js';
+import { pgvectorEngines, startPgVectorServer, type PgVectorServer } from '../support/pgvector-server.js';
 import { multipart } from '../support/test-app.js';
 import {
   addImagesCsv,
@@ -26,7 +26,7 @@ import {
   type SearchResponse,
 } from './search-fixtures.js';
 
-describe('search on a shared pgvector store', () => {
+describe.each(pgvectorEngines())('search on a shared pgvector store on %s', (engine) => {
   let env: Awaited<ReturnType<typeof searchEnvironment>>;
   let vectors: PgVectorServer;
   let server: ImageServer;
@@ -54,7 +54,7 @@ describe('search on a shared pgvector store', () => {
     images = await searchImages();
     server = await serveImages(images);
     env = await searchEnvironment();
-    vectors = await startPgVectorServer();
+    vectors = await startPgVectorServer({ engine });
     otherDir = mkdtempSync(path.join(os.tmpdir(), 'iris-test-search-pgvector-'));
   }, 180_000);
   afterAll(async () => {

@@ -28,6 +28,8 @@ export interface Placement {
   dataDir: string;
   /** The user the server runs as: null when this process is not root (the server runs as this user). */
   user: ServerUser | null;
+  /** Environment the binaries need (LD_LIBRARY_PATH of an unpacked build). */
+  env?: Record<string, string>;
 }
 
 const require = createRequire(import.meta.url);
@@ -151,8 +153,16 @@ function isSymlink(file: string): boolean {
   }
 }
 
-export function placeEmbeddedPostgres(requestedDataDir: string, log: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Placement {
-  const packaged = packagedNativeDir();
+/** Another PostgreSQL build to run instead of the packaged one (e.g. a native PostgreSQL with pgvector). */
+export interface Binaries {
+  /** The directory holding `bin/` (Debian: /usr/lib/postgresql/15). */
+  dir: string;
+  /** Names its copy when the server user cannot reach it (see reachableNativeDir). */
+  version: string;
+}
+
+export function placeEmbeddedPostgres(requestedDataDir: string, log: (line: string) => void, env: NodeJS.ProcessEnv = process.env, binaries?: Binaries): Placement {
+  const packaged = binaries ?? packagedNativeDir();
   const requested = path.resolve(requestedDataDir);
   if (!isRoot()) {
     mkdirSync(requested, { recursive: true, mode: 0o700 });

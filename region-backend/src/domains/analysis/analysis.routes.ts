@@ -76,7 +76,7 @@ async function handleAnalysis(app: FastifyInstance, request: FastifyRequest<{ Pa
   const handler = analysisHandler(request.params.serviceId);
   if (!handler) throw new ApiError('classifyServiceUnknown', `service ${request.params.serviceId} does not exist`);
   requireGrantedService(request, handler.serviceId, app.config.region, 'classifyServiceUnknown');
-  const body = await readBody(request, { tmpDir: app.config.tmpDir, paramError: (message) => analysisError(handler.envelope, 'bad-loc', message) });
+  const body = await readBody(request, { tmpDir: app.config.uploadDir, paramError: (message) => analysisError(handler.envelope, 'bad-loc', message) });
   handler.validate?.(body.fields);
   let image;
   try {

@@ -7,7 +7,7 @@ import { insertBadCase } from './bad-case.repo.js';
 const routes: FastifyPluginAsync = async (app) => {
   /** Report a bad result: POST /bad_cases/_0000204 with service_id, request_id, description?, details?. */
   app.post('/bad_cases/_0000204', async (request) => {
-    const { fields } = await readBody(request, { tmpDir: app.config.tmpDir });
+    const { fields } = await readBody(request, { tmpDir: app.config.uploadDir });
     const serviceId = fields.service_id?.trim();
     const reportedRequestId = fields.request_id?.trim();
     if (!serviceId || !reportedRequestId) throw new ApiError('invalidData', 'service_id and request_id are required');

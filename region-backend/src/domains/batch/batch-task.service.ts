@@ -39,7 +39,7 @@ export interface BatchTaskServiceDeps {
   pool: pg.Pool;
   services: BatchServices;
   config: BatchConfig;
-  /** `<dataDir>/batch`: one folder per task holding its input and result files. */
+  /** `<shared dir>/batch`: one folder per task holding its input and result files. */
   filesDir: string;
   secret: string;
   publicEdgeUrl: string;

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import fp from 'fastify-plugin';
 import { defineJob } from '../../jobs/job-registry.js';
+import { PeriodicTask } from '../../jobs/periodic-task.js';
 import type { Domain } from '../domain.js';
 import { backgroundPool, defaultBatchThreads } from './background-pool.js';
 import { BatchServices } from './batch-services.js';
@@ -26,7 +27,7 @@ declare module 'fastify' {
 const routes = fp(
   async (app) => {
     const config = app.config.batch;
-    const filesDir = path.join(app.config.dataDir, 'batch');
+    const filesDir = batchFilesDir(app.config);
     const inference = backgroundPool(app.inference, config.inferenceThreads ?? defaultBatchThreads(app.inference.size));
     const custom = customClassifierSource({ pool: app.db.pool, inference, decoder: app.decoder, defaultTopk: app.config.training.defaultTopk });
     const services = new BatchServices(app, config.services, custom);
@@ -52,17 +53,37 @@ const routes = fp(
     });
     app.decorate('batchWorker', worker);
     await batchRoutes(app, { tasks, services });
+    // At start and then every lease period, every unfinished task gets a queued turn ('short' policy: at most one
+    // queued job per task), so the task of a process that died goes on in another within about two lease periods
+    // (its claimed lines are free again once their lease runs out), not only when its job expires.
+    let rounds = 0;
+    const recovery = new PeriodicTask({
+      name: 'batch task recovery',
+      intervalMs: config.leaseSeconds * 1000,
+      log: app.log,
+      run: async () => {
+        const resumed = await worker.recover();
+        if (resumed && rounds++ === 0) app.log.info({ tasks: resumed }, 'resuming queued batch tasks');
+      },
+    });
     app.addHook('onReady', async () => {
-      const resumed = await worker.recover();
-      if (resumed) app.log.info({ tasks: resumed }, 'resuming queued batch tasks');
+      recovery.start();
       // pg-boss runs a schedule once per tick for all processes, and the job type runs one job at a time.
       await app.queue.boss.schedule(SWEEP_JOB, '23 * * * *', {});
       await app.queue.send(SWEEP_JOB, {}, { singletonKey: 'boot', singletonSeconds: 600 });
     });
-    app.addHook('preClose', async () => worker.close());
+    app.addHook('preClose', async () => {
+      await recovery.stop();
+      worker.close();
+    });
   },
   { name: 'batch', dependencies: ['database', 'queue', 'inference'] },
 );
+
+/** One folder per task (its input and result files) in the region's shared store. */
+export function batchFilesDir(config: { sharedDir: string }): string {
+  return path.join(config.sharedDir, 'batch');
+}
 
 export const batchDomain: Domain = {
   name: 'batch',
@@ -84,7 +105,7 @@ export const batchDomain: Domain = {
       queue: { expireInSeconds: 3600 },
       handler: async () => {
         const { preparedMs, retentionMs } = app.config.batch;
-        const swept = await sweepBatchTasks(app.db.pool, { preparedMs, retentionMs, filesDir: path.join(app.config.dataDir, 'batch') });
+        const swept = await sweepBatchTasks(app.db.pool, { preparedMs, retentionMs, filesDir: batchFilesDir(app.config) });
         if (swept.expired || swept.deleted || swept.orphans) app.log.info(swept, 'batch sweep: prepared tasks expired, finished tasks deleted, orphan folders removed');
       },
     }),

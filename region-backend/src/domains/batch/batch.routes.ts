@@ -23,7 +23,7 @@ const ok = (request: FastifyRequest, data: unknown) => ({ data, is_error: 0, req
 
 export async function batchRoutes(app: FastifyInstance, deps: { tasks: BatchTaskService; services: BatchServices }): Promise<void> {
   const { tasks, services } = deps;
-  const body = (request: FastifyRequest) => readBody(request, { tmpDir: app.config.tmpDir });
+  const body = (request: FastifyRequest) => readBody(request, { tmpDir: app.config.uploadDir });
 
   app.get(`${BASE}/services`, async (request) => ok(request, await services.list(request.ctx.accountId)));
 

@@ -55,7 +55,7 @@ export function customTrainingRoutes(deps: { services: CustomServiceService; inf
     });
 
     app.post('/custom_training/:id', async (request: ById) => {
-      const body = await readBody(request, { tmpDir: app.config.tmpDir, paramError: (message) => analysisError('classify', 'bad-loc', message) });
+      const body = await readBody(request, { tmpDir: app.config.uploadDir, paramError: (message) => analysisError('classify', 'bad-loc', message) });
       const served = await inference.model(request.ctx.accountId, request.params.id);
       const topk = parseTopk(body.fields.topk, deps.defaultTopk);
       let image;

@@ -58,7 +58,7 @@ const routes: FastifyPluginAsync = async (app) => {
     else if (has('image_url') || has('url')) row = await service.addOne(accountId, id, inputOf(request, AddImage), request.ctx.quotas);
     else if (has('name') || has('description')) row = await service.modify(accountId, id, inputOf(request, ModifyImageSet));
     // Only a request without any body deletes the set: `{}`, `{"image_url": null}` or an unknown field is refused.
-    else if ((await readBody(request, { tmpDir: app.config.tmpDir })).noBody) return remove(request, reply);
+    else if ((await readBody(request, { tmpDir: app.config.uploadDir })).noBody) return remove(request, reply);
     else throw new ApiError('invalidData', 'unrecognised request: give image_url, urls_to_add or urls_to_delete, or no body at all to delete the set');
     return dataSetObject(row, request.ctx.requestId);
   });

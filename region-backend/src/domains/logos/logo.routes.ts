@@ -23,7 +23,7 @@ const routes: FastifyPluginAsync = async (app) => {
   });
 
   app.post('/admin/logos', async (request) => {
-    const body = await readBody(request, { tmpDir: app.config.tmpDir, maxFileBytes: MAX_REFERENCE_BYTES });
+    const body = await readBody(request, { tmpDir: app.config.uploadDir, maxFileBytes: MAX_REFERENCE_BYTES });
     const details = await service.register({ brand: body.fields.brand, brandZh: body.fields.brand_zh, files: body.files });
     return brandDetailsView(details, request.ctx.requestId);
   });

@@ -20,7 +20,7 @@ function intField(value: string | undefined, fallback: number): number {
 
 const routes: FastifyPluginAsync = async (app) => {
   const service = new ProductSetService({ pool: app.db.pool, downloads: app.downloads, bulkWrites: app.bulkWrites });
-  const body = (request: FastifyRequest): Promise<RequestBody> => readBody(request, { tmpDir: app.config.tmpDir });
+  const body = (request: FastifyRequest): Promise<RequestBody> => readBody(request, { tmpDir: app.config.uploadDir });
 
   app.post(BASE, async (request, reply) => {
     const row = await service.create(request.ctx.accountId, mintedId(request), inputOf(request, CreateProductSet));

@@ -19,7 +19,7 @@ const body = z.object({
 const routes: FastifyPluginAsync = async (app) => {
   app.post('/admin/revocations', async (request) => {
     requireOperator(request);
-    const parsed = body.safeParse((await readBody(request, { tmpDir: app.config.tmpDir })).fields);
+    const parsed = body.safeParse((await readBody(request, { tmpDir: app.config.uploadDir })).fields);
     if (!parsed.success) throw new ApiError('badRequest', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
     const { account_id: accountId, service_id: serviceId } = parsed.data;
     const reason = parsed.data.reason ?? (serviceId ? `revoked: the account may no longer use service ${serviceId}` : 'revoked: the account is disabled');

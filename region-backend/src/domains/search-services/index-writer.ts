@@ -1,40 +1,52 @@
 /**
- * One writer per index directory: several processes may share a data directory; the first to claim
- * `indexes/.writer` saves index files, the others only read them. A crashed holder's claim is taken over.
+ * One writer per index directory: several processes may share a cache directory (on one host, or on
+ * several through a network file system); the holder of the lease `index-writer:<cache id>` in PostgreSQL
+ * saves index files, the others only read them. The cache id is the directory's own token
+ * (util/cache-identity.ts), so every process that mounts it agrees whatever its path. A holder that dies
+ * stops renewing: its lease expires after `ttlMs`, and the next renewal round of another process takes it.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import { processAlive } from '../../util/process-alive.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type pg from 'pg';
+import { LeaseKeeper } from '../../jobs/lease.js';
+import { cacheIdentity } from '../../util/cache-identity.js';
+
+/** Time to live of the writer lease; renewed every third of it. */
+export const INDEX_WRITER_TTL_MS = 30_000;
+
+export interface IndexWriterClaimOptions {
+  pool: Pick<pg.Pool, 'query'>;
+  indexesDir: string;
+  /** This process's identity (the lease's holder). */
+  holder: string;
+  log: FastifyBaseLogger;
+  ttlMs?: number;
+}
 
 export class IndexWriterClaim {
-  private readonly token = `${process.pid}:${randomBytes(8).toString('hex')}`;
-  private readonly file: string;
+  private keeper: Promise<LeaseKeeper> | null = null;
 
-  constructor(indexesDir: string) {
-    this.file = path.join(indexesDir, '.writer');
-  }
+  constructor(private readonly options: IndexWriterClaimOptions) {}
 
-  /** Takes the directory unless a live process holds it. */
-  async claim(): Promise<boolean> {
-    await mkdir(path.dirname(this.file), { recursive: true });
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        await writeFile(this.file, this.token, { flag: 'wx' });
-        return true;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      }
-      const holder = (await readFile(this.file, 'utf8').catch(() => '')).trim();
-      if (holder === this.token) return true;
-      if (processAlive(Number(holder.split(':')[0]))) return false;
-      await rm(this.file, { force: true });
-    }
-    return false;
+  /** Whether this process holds the directory now (starts claiming it at the first call). */
+  async held(): Promise<boolean> {
+    this.keeper ??= cacheIdentity(this.options.indexesDir).then((id) => {
+      const keeper = new LeaseKeeper({
+        pool: this.options.pool,
+        name: `index-writer:${id}`,
+        holder: this.options.holder,
+        ttlMs: this.options.ttlMs ?? INDEX_WRITER_TTL_MS,
+        log: this.options.log,
+      });
+      keeper.start();
+      return keeper;
+    });
+    const keeper = await this.keeper;
+    await keeper.ready;
+    return keeper.held;
   }
 
   async release(): Promise<void> {
-    const holder = await readFile(this.file, 'utf8').catch(() => '');
-    if (holder.trim() === this.token) await rm(this.file, { force: true });
+    const keeper = await this.keeper?.catch(() => null);
+    await keeper?.stop();
   }
 }

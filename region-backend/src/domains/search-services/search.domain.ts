@@ -31,7 +31,8 @@ const services = fp(
     const embedders = new EmbedderRegistry(app.db.pool);
     const indexes = new ServiceIndexes({
       pool: app.db.pool,
-      dataDir: app.config.dataDir,
+      cacheDir: app.config.cacheDir,
+      instanceId: app.config.instanceId,
       log,
       saveEveryMs: config.saveMs,
       memoryBudgetBytes: config.indexMemoryBytes,

@@ -1,6 +1,6 @@
 /**
  * The in-memory HNSW indexes of the search services this process serves, persisted under
- * `<dataDir>/indexes/<service id>`. PostgreSQL holds what each index must contain (search_index_items, a
+ * `<cacheDir>/indexes/<service id>` (a cache: any process rebuilds it). PostgreSQL holds what each index must contain (search_index_items, a
  * change feed with its own seq); a process loads its saved copy and applies the items changed since the seq
  * the copy was saved at, or rebuilds from the stored embeddings when the copy is missing, corrupt, made with
  * another embedding pipeline, or older than the item tombstones still kept.
@@ -13,8 +13,8 @@
  * before it loads again, or the query is refused without loading it. Only an index never loaded by the process
  * can pass the budget, by its own size, while it loads. Indexes that do not fit a process belong in pgvector.
  *
- * Several processes may share one data directory: the first to claim `indexes/.writer` saves, the others only
- * read saved files (their copies are rebuilt or caught up from PostgreSQL like any other).
+ * Several processes may share one cache directory: the holder of its writer lease (index-writer.ts) saves,
+ * the others only read saved files (their copies are rebuilt or caught up from PostgreSQL like any other).
  */
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -69,7 +69,10 @@ interface Entry {
 
 export interface ServiceIndexesOptions {
   pool: pg.Pool;
-  dataDir: string;
+  /** This process's cache directory (IRIS_CACHE_DIR): index files under `indexes/`. */
+  cacheDir: string;
+  /** This process's identity: the holder of the writer lease. */
+  instanceId: string;
   log: FastifyBaseLogger;
   params?: Partial<HnswParams>;
   /** A changed index is saved at most this often (and when the process closes). */
@@ -90,7 +93,6 @@ export class ServiceIndexes {
   private reserved = 0;
   private closed = false;
   private readonly claim: IndexWriterClaim;
-  private writer: Promise<boolean> | null = null;
   private evicting: Promise<void> = Promise.resolve();
   /** Indexes evicted under the memory budget since the process started. */
   evictions = 0;
@@ -98,11 +100,11 @@ export class ServiceIndexes {
   loads = 0;
 
   constructor(private readonly options: ServiceIndexesOptions) {
-    this.claim = new IndexWriterClaim(path.join(options.dataDir, 'indexes'));
+    this.claim = new IndexWriterClaim({ pool: options.pool, indexesDir: path.join(options.cacheDir, 'indexes'), holder: options.instanceId, log: options.log });
   }
 
   dirOf(serviceId: string): string {
-    return path.join(this.options.dataDir, 'indexes', serviceId);
+    return path.join(this.options.cacheDir, 'indexes', serviceId);
   }
 
   /** Services whose index this process holds. */
@@ -349,13 +351,12 @@ export class ServiceIndexes {
     if (removeFiles) await rm(this.dirOf(serviceId), { recursive: true, force: true });
   }
 
-  /** Whether this process saves indexes in its data directory (one writer per directory). */
+  /** Whether this process saves indexes in its cache directory now (one writer per directory). */
   isWriter(): Promise<boolean> {
-    this.writer ??= this.claim.claim().catch((err: unknown) => {
-      this.options.log.warn({ err }, 'cannot claim the search index directory: indexes will not be saved');
+    return this.claim.held().catch((err: unknown) => {
+      this.options.log.warn({ err }, 'cannot claim the search index directory: indexes are not saved for now');
       return false;
     });
-    return this.writer;
   }
 
   async close(): Promise<void> {
@@ -369,7 +370,7 @@ export class ServiceIndexes {
       await entry.store.close();
     }
     this.entries.clear();
-    if (await this.writer) await this.claim.release();
+    await this.claim.release();
   }
 
   private makeEntry(state: ServiceState): Entry {

@@ -1,6 +1,6 @@
 /**
- * TFJS graph models of the model pack, converted to ONNX once and kept in a cache under the data directory
- * (`$IRIS_DATA_DIR/models/onnx`, never committed). A cached file is used only when its name matches the
+ * TFJS graph models of the model pack, converted to ONNX once and kept in a cache (`modelCacheDir()`,
+ * never committed; any process rebuilds it). A cached file is used only when its name matches the
  * hash of the source files, the conversion options and the converter version, and its bytes match the
  * SHA-256 written beside it; otherwise it is converted again. Files are written to a temporary name,
  * fsynced and renamed, so concurrent threads or processes never read half a model.
@@ -24,8 +24,10 @@ export interface ConversionSpec {
   inputShape?: (number | null)[];
 }
 
+/** IRIS_MODEL_CACHE_DIR, else `<IRIS_CACHE_DIR>/models/onnx`, else `<IRIS_DATA_DIR>/models/onnx` (the folder of earlier versions). */
 export function modelCacheDir(): string {
-  return process.env.IRIS_MODEL_CACHE_DIR ?? path.resolve(process.env.IRIS_DATA_DIR ?? '.iris', 'models', 'onnx');
+  const env = process.env;
+  return env.IRIS_MODEL_CACHE_DIR ?? path.resolve(env.IRIS_CACHE_DIR ?? env.IRIS_DATA_DIR ?? '.iris', 'models', 'onnx');
 }
 
 function sha256(data: Uint8Array | string): string {
@@ -40,7 +42,7 @@ export function conversionKey(spec: ConversionSpec): string {
 }
 
 function writeDurably(file: string, data: Uint8Array | string): void {
-  const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const tmp = `${file}.tmp-${randomBytes(8).toString('hex')}`;
   const fd = openSync(tmp, 'w');
   try {
     writeFileSync(fd, data);

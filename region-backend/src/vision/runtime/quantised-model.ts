@@ -7,8 +7,8 @@
  * the calibration set, the quantiser version and the ONNX Runtime version; its bytes are checked against the
  * SHA-256 written beside it. The same inputs give the same bytes.
  */
-import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
 import { calibrationTensors, decodeModel, quantiseModel, withOutputs, type QuantiseOptions, type TensorRange } from '../convert/qdq-quantiser.js';
@@ -52,7 +52,7 @@ export async function quantisationKey(spec: QuantisationSpec): Promise<string> {
 /** The float conversion after ONNX Runtime's basic (standard-op) optimisations. */
 async function optimisedFloat(bytes: Uint8Array, dir: string): Promise<Uint8Array> {
   const { ort } = await import('./onnx-session.js');
-  const tmp = path.join(dir, `.optimised-${process.pid}-${Math.random().toString(36).slice(2)}.onnx`);
+  const tmp = path.join(dir, `.optimised-${randomBytes(8).toString('hex')}.onnx`);
   try {
     const session = await ort.InferenceSession.create(bytes, { graphOptimizationLevel: 'basic', optimizedModelFilePath: tmp, intraOpNumThreads: 1 });
     await session.release();
@@ -86,61 +86,32 @@ export async function calibrate(modelBytes: Uint8Array, tensors: string[], input
   return ranges;
 }
 
-/** A lock held by whoever makes `file` now; older than this, it is taken as left by a killed process. */
-const LOCK_STALE_MS = 5 * 60_000;
-
-function holderAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return true; // still being written: give it time
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Takes the lock of `file`, or waits until its holder has written it (then answers its bytes). */
-async function lockOrWait(file: string): Promise<{ release: () => void } | { bytes: Uint8Array }> {
-  const lock = `${file}.lock`;
-  for (;;) {
-    try {
-      const fd = openSync(lock, 'wx');
-      writeFileSync(fd, String(process.pid));
-      closeSync(fd);
-      return { release: () => rmSync(lock, { force: true }) };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    const bytes = readCachedModel(file);
-    if (bytes) return { bytes };
-    try {
-      if (!holderAlive(Number(readFileSync(lock, 'utf8'))) || Date.now() - statSync(lock).mtimeMs > LOCK_STALE_MS) rmSync(lock, { force: true });
-    } catch {
-      // The holder just released it: try again.
-    }
-  }
-}
+/** Models being made in this thread, by file: callers at the same time wait for the one making. */
+const making = new Map<string, Promise<Uint8Array>>();
 
 /**
- * The quantised model: from the cache when intact, made now otherwise. Threads and processes sharing the
- * cache make it once: the others wait for the file (a lock file beside it says who is making it).
+ * The quantised model: from the cache when intact, made now otherwise. Callers of one thread at the same time
+ * make it once. Processes sharing the cache are kept from making it side by side by the backend's model-cache
+ * lock (plugins/model-cache.plugin.ts, in PostgreSQL) around its preparation at start; should two make it all
+ * the same, both write the same bytes, each through a temporary file renamed into place.
  */
 export async function quantisedModel(spec: QuantisationSpec): Promise<QuantisedModel> {
   const file = cachedModelFile(spec.conversion.file, '-int8', await quantisationKey(spec));
   const hit = readCachedModel(file);
   if (hit) return { file, bytes: hit, quantised: false };
-  mkdirSync(path.dirname(file), { recursive: true });
-  const lock = await lockOrWait(file);
-  if ('bytes' in lock) return { file, bytes: lock.bytes, quantised: false };
-  try {
-    const again = readCachedModel(file);
-    if (again) return { file, bytes: again, quantised: false };
+  const inFlight = making.get(file);
+  if (inFlight) return { file, bytes: await inFlight, quantised: false };
+  const made = (async () => {
+    mkdirSync(path.dirname(file), { recursive: true });
     const bytes = await quantiseNow(spec, path.dirname(file));
     writeCachedModel(file, bytes);
-    return { file, bytes, quantised: true };
+    return bytes;
+  })();
+  making.set(file, made);
+  try {
+    return { file, bytes: await made, quantised: true };
   } finally {
-    lock.release();
+    making.delete(file);
   }
 }
 

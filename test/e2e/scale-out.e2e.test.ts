@@ -1,0 +1,276 @@
+/**
+ * A region grown by adding processes: cn-east served by three backend processes on one native PostgreSQL 15 with
+ * pgvector, each with its own cache directory (IRIS_CACHE_DIR) and the one shared blob directory
+ * (IRIS_SHARED_DIR), behind Debian's HAProxy with health checks on `/readyz`; the edge forwards to HAProxy.
+ *
+ * While 1,000 pictures are added to a set with a search service, queries run and a batch task runs, a random
+ * backend process is SIGKILLed about every 10 s and started again. Afterwards every record is stored, downloaded
+ * and indexed once, every batch line answered once, every process gives the same answer to the same query,
+ * nothing acknowledged is lost, and callers saw only retryable answers (counted and printed). With both vector
+ * stores (IRIS_VECTOR_STORE hnsw and pgvector).
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../region-backend/src/db/embedded-postgres.js';
+import { startChildBackend, type ChildBackend } from '../../region-backend/test/data-sets/child-backend.js';
+import { startImageServer, type ImageServer } from '../../region-backend/test/data-sets/image-server.js';
+import { nativeServices, nativeSkipNote, startNativePostgres, type NativePostgres } from '../../region-backend/test/support/native-services.js';
+import { waitUntil } from '../../region-backend/test/support/wait-for.js';
+import { vectorTable } from '../../region-backend/src/vectors/pgvector-schema.js';
+import { startPlatformFixture, type PlatformFixture } from './platform-fixture.js';
+import { startHaproxy, type Haproxy } from './support/haproxy.js';
+
+const PICTURES = 1000;
+const CHUNK = 50;
+const BATCH_LINES = 60;
+const PROCESSES = 3;
+const KILL_EVERY_MS = 10_000;
+/** Answers a caller may retry: the edge's "backend unavailable / timed out", busy, rate limited. */
+const RETRYABLE = new Set([429, 502, 503, 504]);
+
+const status = nativeServices();
+const note = nativeSkipNote(status);
+if (note) console.warn(note);
+
+interface Region {
+  platform: PlatformFixture;
+  haproxy: Haproxy;
+  backends: ChildBackend[];
+  start(i: number): Promise<ChildBackend>;
+  close(): Promise<void>;
+}
+
+describe.runIf(status.available)('a region of three backend processes behind HAProxy, processes killed at random', () => {
+  let postgres: NativePostgres;
+  let images: ImageServer;
+  let root: string;
+  beforeAll(async () => {
+    if (!status.available) return;
+    postgres = await startNativePostgres(status.services, { settings: ['max_connections=300'] });
+    images = await startImageServer();
+    root = mkdtempSync(path.join(os.tmpdir(), 'iris-scale-out-'));
+  }, 300_000);
+  afterAll(async () => {
+    await images?.close();
+    await postgres?.stop();
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  async function startRegion(store: 'hnsw' | 'pgvector'): Promise<Region> {
+    if (!status.available) throw new Error('unreachable');
+    const databases = { 'cn-east': `scale_${store}_cn_east`, 'ap-southeast': `scale_${store}_ap_southeast` };
+    for (const db of Object.values(databases)) await postgres.handle.ensureDatabase(db);
+    const proxyPort = await freePort();
+    const platform = await startPlatformFixture({
+      env: {
+        DATABASE_URL_CN_EAST: postgres.handle.connectionString(databases['cn-east']),
+        DATABASE_URL_AP_SOUTHEAST: postgres.handle.connectionString(databases['ap-southeast']),
+      },
+      externalBackends: { 'cn-east': `http://127.0.0.1:${proxyPort}` },
+    });
+    const shared = path.join(root, store, 'shared');
+    const ports = await Promise.all(Array.from({ length: PROCESSES }, () => freePort()));
+    const start = (i: number) => {
+      const cache = path.join(root, store, `cache-${i}`);
+      mkdirSync(cache, { recursive: true });
+      return startChildBackend({
+        databaseUrl: platform.databaseUrls['cn-east'],
+        dataDir: shared,
+        port: ports[i],
+        secret: platform.internalSecrets['cn-east'],
+        env: {
+          IRIS_REGION: 'cn-east',
+          IRIS_SHARED_DIR: shared,
+          IRIS_CACHE_DIR: cache,
+          IRIS_VECTOR_STORE: store,
+          IRIS_PUBLIC_EDGE_URL: platform.edgeUrl,
+          IRIS_METRICS_PORT: 'off',
+        },
+      });
+    };
+    const backends = await Promise.all(ports.map((_, i) => start(i)));
+    const haproxy = await startHaproxy({ binary: status.services.haproxy, env: status.services.env, port: proxyPort, servers: ports });
+    return {
+      platform,
+      haproxy,
+      backends,
+      start,
+      close: async () => {
+        await haproxy.stop();
+        for (const backend of backends) await backend.kill('SIGKILL');
+        await platform.stop();
+      },
+    };
+  }
+
+  it.each(['hnsw', 'pgvector'] as const)('with the %s vector store', async (store) => {
+    const began = Date.now();
+    const region = await startRegion(store);
+    const { platform } = region;
+    const retried = new Map<string, number>();
+    const refused: string[] = [];
+    /** Calls until the answer is not a retryable one; counts the retryable ones by status. */
+    const call = async (what: string, path: string, init: () => RequestInit = () => ({})): Promise<Response> => {
+      for (;;) {
+        const res = await platform.call(path, init());
+        if (!RETRYABLE.has(res.status)) {
+          if (!res.ok) refused.push(`${what}: ${res.status} ${await res.clone().text()}`);
+          return res;
+        }
+        retried.set(`${what} ${res.status}`, (retried.get(`${what} ${res.status}`) ?? 0) + 1);
+        await new Promise((r) => setTimeout(r, 250)); // back-off before the retry, as a client would
+      }
+    };
+    const json = (body: unknown) => () => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const form = (fields: Record<string, string>, files: Record<string, string> = {}) => () => {
+      const f = new FormData();
+      for (const [k, v] of Object.entries(fields)) f.append(k, v);
+      for (const [k, v] of Object.entries(files)) f.append(k, new Blob([v], { type: 'text/plain' }), `${k}.txt`);
+      return { method: 'POST', body: f };
+    };
+
+    try {
+      const set = (await (await call('create set', '/image_sets/_0000014', json({ name: `scale-${store}` }))).json()) as { id: string };
+      const setId = String(set.id);
+      const service = (await (await call('create service', `/image_sets/_0000014/${setId}/services`, json({ name: 'svc', scenario: 'general' }))).json()) as { id: string };
+      const serviceId = String(service.id);
+      const urls = Array.from({ length: PICTURES }, (_, i) => images.url(i, 'jpg'));
+      const batchUrls = Array.from({ length: BATCH_LINES }, (_, i) => images.url(PICTURES + i, 'png'));
+
+      // Load: a random process SIGKILLed and started again about every 10 s until the work is done.
+      let done = false;
+      let kills = 0;
+      const killer = (async () => {
+        while (!done) {
+          await new Promise((r) => setTimeout(r, KILL_EVERY_MS));
+          if (done) break;
+          const i = Math.floor(Math.random() * PROCESSES);
+          await region.backends[i]!.kill('SIGKILL');
+          kills++;
+          region.backends[i] = await region.start(i);
+        }
+      })();
+
+      const searches: number[] = [];
+      const queries = (async () => {
+        const picture = Buffer.from(await (await fetch(urls[3]!)).arrayBuffer());
+        while (!done) {
+          const f = new FormData();
+          f.append('search', new Blob([picture], { type: 'image/jpeg' }), 'q.jpg');
+          const res = await call('search', `/search/${serviceId}`, () => ({ method: 'POST', body: f }));
+          searches.push(res.status);
+        }
+      })();
+
+      const adding = (async () => {
+        for (let i = 0; i < PICTURES; i += CHUNK) {
+          const csv = urls.slice(i, i + CHUNK).map((u, j) => `${u},m${i + j}`).join('\n');
+          const res = await call('add pictures', `/image_sets/_0000014/${setId}`, form({}, { urls_to_add: csv }));
+          expect(res.status, await res.clone().text()).toBe(200);
+        }
+      })();
+
+      const batch = (async () => {
+        const prepared = await call('batch prepare', '/batch/_1000001/task/prepare', form({ service_id: '_0000024' }, { urls: batchUrls.join('\n') }));
+        expect(prepared.status).toBe(200);
+        const taskId = ((await prepared.json()) as { data: { task_id: string } }).data.task_id;
+        expect((await call('batch apply', '/batch/_1000001/task/apply', form({ task_id: taskId }))).status).toBe(200);
+        return taskId;
+      })();
+
+      await adding;
+      const taskId = await batch;
+      const indexed = await waitUntil(
+        async () => (await (await call('service info', `/customer_services/_0000172/${serviceId}`)).json()) as { n_indexed: number; n_first_pass_only: number },
+        (s) => s.n_indexed === PICTURES && s.n_first_pass_only === 0,
+        600_000,
+      );
+      const task = await waitUntil(
+        async () => ((await (await call('batch info', `/batch/_1000001/task/info/${taskId}`)).json()) as { data: { state: string; total: number; success: number; download_urls?: string[] } }).data,
+        (t) => ['SUCCESS', 'FAILURE', 'REVOKED'].includes(t.state),
+        600_000,
+      );
+      done = true;
+      await Promise.all([killer, queries]);
+      expect(indexed.n_indexed).toBe(PICTURES);
+      expect(task).toMatchObject({ state: 'SUCCESS', total: BATCH_LINES, success: BATCH_LINES });
+
+      // Every batch line answered once, in order.
+      const lines: { line: number; url: string; result?: unknown }[] = [];
+      for (const link of task.download_urls ?? []) {
+        const url = new URL(link);
+        const res = await call('batch result', url.pathname + url.search);
+        lines.push(...(await res.text()).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { line: number; url: string; result?: unknown }));
+      }
+      expect(lines.map((l) => l.line)).toEqual(batchUrls.map((_, i) => i));
+      expect(lines.map((l) => l.url)).toEqual(batchUrls);
+      expect(lines.every((l) => l.result)).toBe(true);
+
+      // In PostgreSQL: one record per picture, downloaded; one live index item per record.
+      const db = new pg.Client({ connectionString: platform.databaseUrls['cn-east'] });
+      await db.connect();
+      try {
+        const records = (
+          await db.query<{ n: number; urls: number; downloaded: number }>(
+            `SELECT count(*)::int AS n, count(DISTINCT url)::int AS urls, count(*) FILTER (WHERE status = 'downloaded' AND blob_key IS NOT NULL)::int AS downloaded
+             FROM data_set_records WHERE set_id = $1 AND deleted_at IS NULL`,
+            [setId],
+          )
+        ).rows[0]!;
+        expect(records).toEqual({ n: PICTURES, urls: PICTURES, downloaded: PICTURES });
+        const items = (
+          await db.query<{ n: number; records: number }>(
+            `SELECT count(*)::int AS n, count(DISTINCT record_id)::int AS records FROM search_index_items WHERE service_id = $1 AND deleted_at IS NULL AND NOT first_pass_only`,
+            [serviceId],
+          )
+        ).rows[0]!;
+        expect(items).toEqual({ n: PICTURES, records: PICTURES });
+        if (store === 'pgvector') {
+          const index = (await db.query<{ no: string; type: 'vector' | 'halfvec'; dimension: number; size: string }>('SELECT no, type, dimension, size FROM iris_vector_indexes WHERE key = $1', [serviceId])).rows[0]!;
+          const table = vectorTable({ type: index.type, dimension: index.dimension });
+          const rows = (await db.query<{ n: number; ids: number }>(`SELECT count(*)::int AS n, count(DISTINCT id)::int AS ids FROM ${table} WHERE index_no = $1`, [index.no])).rows[0]!;
+          expect({ ...rows, size: Number(index.size) }).toEqual({ n: PICTURES, ids: PICTURES, size: PICTURES });
+        }
+      } finally {
+        await db.end();
+      }
+
+      // Each picture fetched; a second fetch only for downloads in flight at a kill.
+      const fetched = urls.map((u) => images.hits.get(new URL(u).pathname) ?? 0);
+      expect(fetched.every((n) => n >= 1)).toBe(true);
+      const again = fetched.reduce((a, n) => a + n, 0) - PICTURES;
+
+      // The same query answered identically by every process, each called directly.
+      const picture = Buffer.from(await (await fetch(urls[7]!)).arrayBuffer());
+      const answers: unknown[] = [];
+      for (const backend of region.backends) {
+        const boundary = 'scaleoutboundary';
+        const body = Buffer.concat([
+          Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="search"; filename="q.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`),
+          picture,
+          Buffer.from(`\r\n--${boundary}--\r\n`),
+        ]);
+        const res = await backend.call({ method: 'POST', url: `/search/${serviceId}`, body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+        expect(res.status, res.text).toBe(200);
+        answers.push((res.json() as { results: { url: string; score: number }[] }).results.map((r) => [r.url, r.score]));
+      }
+      expect((answers[0] as [string][])[0]![0]).toBe(urls[7]);
+      expect(answers[1]).toEqual(answers[0]);
+      expect(answers[2]).toEqual(answers[0]);
+
+      const seconds = Math.round((Date.now() - began) / 1000);
+      console.log(
+        `scale-out ${store}: ${kills} kills in ${seconds} s; ${searches.length} searches; retryable answers seen: ` +
+          `${JSON.stringify(Object.fromEntries(retried))}; pictures fetched again after a kill: ${again}`,
+      );
+      expect(refused).toEqual([]);
+      expect(kills).toBeGreaterThan(0);
+      expect(again).toBeLessThanOrEqual(kills * 16);
+    } finally {
+      await region.close();
+    }
+  }, 1_200_000);
+});

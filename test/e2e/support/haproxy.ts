@@ -1,0 +1,65 @@
+/**
+ * Debian's HAProxy in front of a region's backend processes, as an operator runs it: round robin, health checks
+ * on `/readyz`, a connection refused by a dead process retried on another one.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { waitUntil } from '../../../region-backend/test/support/wait-for.js';
+
+export interface Haproxy {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startHaproxy(options: { binary: string; env: Record<string, string>; port: number; servers: number[] }): Promise<Haproxy> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'iris-haproxy-'));
+  const config = path.join(dir, 'haproxy.cfg');
+  writeFileSync(
+    config,
+    [
+      'global',
+      '  maxconn 2000',
+      'defaults',
+      '  mode http',
+      '  timeout connect 2s',
+      '  timeout client 180s',
+      '  timeout server 180s',
+      '  retries 3',
+      '  option redispatch',
+      'listen region',
+      `  bind 127.0.0.1:${options.port}`,
+      '  balance roundrobin',
+      '  option httpchk GET /readyz',
+      '  http-check expect status 200',
+      '  default-server inter 500ms fall 2 rise 2',
+      ...options.servers.map((port, i) => `  server backend${i} 127.0.0.1:${port} check`),
+      '',
+    ].join('\n'),
+  );
+  const child: ChildProcess = spawn(options.binary, ['-db', '-f', config], { env: { ...process.env, ...options.env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const output: string[] = [];
+  child.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
+  const url = `http://127.0.0.1:${options.port}`;
+  await waitUntil(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`haproxy exited: ${output.join('')}`);
+      return fetch(`${url}/readyz`).then((r) => r.status, () => 0);
+    },
+    // 503 from HAProxy itself while no backend is up yet: it listens.
+    (status) => status !== 0,
+    30_000,
+  );
+  return {
+    url,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
