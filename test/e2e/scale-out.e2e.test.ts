@@ -20,6 +20,8 @@ import { startImageServer, type ImageServer } from '../../region-backend/test/da
 import { nativeServices, nativeSkipNote, startNativePostgres, type NativePostgres } from '../../region-backend/test/support/native-services.js';
 import { waitUntil } from '../../region-backend/test/support/wait-for.js';
 import { vectorTable } from '../../region-backend/src/vectors/pgvector-schema.js';
+import { prepareModels } from '../../region-backend/src/vision/prepare-models.js';
+import { modelCacheDir } from '../../region-backend/src/vision/runtime/converted-model.js';
 import { startPlatformFixture, type PlatformFixture } from './platform-fixture.js';
 import { startHaproxy, type Haproxy } from './support/haproxy.js';
 
@@ -49,10 +51,13 @@ describe.runIf(status.available)('a region of three backend processes behind HAP
   let root: string;
   beforeAll(async () => {
     if (!status.available) return;
+    // The converted models are made once before the region starts (as an image carries them, or a first start
+    // makes them), in the cache every process is given: the kills exercise the region, not first-start conversion.
+    await prepareModels();
     postgres = await startNativePostgres(status.services, { settings: ['max_connections=300'] });
     images = await startImageServer();
     root = mkdtempSync(path.join(os.tmpdir(), 'iris-scale-out-'));
-  }, 300_000);
+  }, 900_000);
   afterAll(async () => {
     await images?.close();
     await postgres?.stop();
@@ -68,6 +73,7 @@ describe.runIf(status.available)('a region of three backend processes behind HAP
       env: {
         DATABASE_URL_CN_EAST: postgres.handle.connectionString(databases['cn-east']),
         DATABASE_URL_AP_SOUTHEAST: postgres.handle.connectionString(databases['ap-southeast']),
+        IRIS_MODEL_CACHE_DIR: modelCacheDir(),
       },
       externalBackends: { 'cn-east': `http://127.0.0.1:${proxyPort}` },
     });
