@@ -46,6 +46,9 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Start-up (plugins, onReady hooks) on a loaded host can take longer than Fastify's 10 s; a process that gave
+    // up would exit and restart into the same load. Traffic waits for /readyz either way.
+    pluginTimeout: 180_000,
   });
   app.decorate('config', config);
   registerBodyHandling(app);

@@ -74,15 +74,23 @@ describe.runIf(status.available)('a region of three backend processes behind HAP
     if (!status.available) throw new Error('unreachable');
     const databases = { 'cn-east': `scale_${store}_cn_east`, 'ap-southeast': `scale_${store}_ap_southeast` };
     for (const db of Object.values(databases)) await postgres.handle.ensureDatabase(db);
-    const proxyPort = await freePort();
-    const platform = await startPlatformFixture({
-      env: {
-        DATABASE_URL_CN_EAST: postgres.handle.connectionString(databases['cn-east']),
-        DATABASE_URL_AP_SOUTHEAST: postgres.handle.connectionString(databases['ap-southeast']),
-        IRIS_MODEL_CACHE_DIR: modelCacheDir(),
-      },
-      externalBackends: { 'cn-east': `http://127.0.0.1:${proxyPort}` },
-    });
+    let proxyPort = 0;
+    let platform: PlatformFixture | undefined;
+    // A free port found may be taken by another program before it is bound (a shared machine): pick again.
+    for (let attempt = 1; !platform; attempt++) {
+      proxyPort = await freePort();
+      platform = await startPlatformFixture({
+        env: {
+          DATABASE_URL_CN_EAST: postgres.handle.connectionString(databases['cn-east']),
+          DATABASE_URL_AP_SOUTHEAST: postgres.handle.connectionString(databases['ap-southeast']),
+          IRIS_MODEL_CACHE_DIR: modelCacheDir(),
+        },
+        externalBackends: { 'cn-east': `http://127.0.0.1:${proxyPort}` },
+      }).catch((err: unknown) => {
+        if (attempt < 3 && /already in use/.test(String(err))) return undefined;
+        throw err;
+      });
+    }
     const shared = path.join(root, store, 'shared');
     const ports = await Promise.all(Array.from({ length: PROCESSES }, () => freePort()));
     const start = (i: number) => {
@@ -163,18 +171,28 @@ describe.runIf(status.available)('a region of three backend processes behind HAP
       const urls = Array.from({ length: PICTURES }, (_, i) => images.url(`/img/${i}.jpg`));
       const batchUrls = Array.from({ length: BATCH_LINES }, (_, i) => images.url(`/img/${PICTURES + i}.jpg`));
 
-      // Load: a random process SIGKILLed and started again about every 10 s until the work is done.
+      // Load: about every 10 s a random running process is SIGKILLed and started again (in the background),
+      // as long as two are running, so the region always has one to serve.
       let done = false;
       let kills = 0;
+      const running = new Set(region.backends.map((_, i) => i));
+      const restarts: Promise<void>[] = [];
       const killer = (async () => {
         while (!done) {
           await new Promise((r) => setTimeout(r, KILL_EVERY_MS));
-          if (done) break;
-          const i = Math.floor(Math.random() * PROCESSES);
+          if (done || running.size < 2) continue;
+          const i = [...running][Math.floor(Math.random() * running.size)]!;
+          running.delete(i);
           await region.backends[i]!.kill('SIGKILL');
           kills++;
-          region.backends[i] = await region.start(i);
+          restarts.push(
+            region.start(i).then((backend) => {
+              region.backends[i] = backend;
+              running.add(i);
+            }),
+          );
         }
+        await Promise.all(restarts);
       })();
 
       const searches: number[] = [];
