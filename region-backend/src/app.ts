@@ -76,7 +76,7 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
   // low-priority threads.
   app.inference.callsInFlight = accountCalls.concurrency;
   app.decoder.callsInFlight = accountCalls.concurrency;
-  await app.register(modelCachePlugin);
+  await app.register(modelCachePlugin, { databaseUrl: config.databaseUrl });
   await app.register(blobStorePlugin);
   await app.register(queuePlugin, {
     databaseUrl: config.databaseUrl,

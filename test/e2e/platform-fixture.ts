@@ -48,12 +48,17 @@ function requestWithHost(url: URL, host: string, method: string, headers: Header
 
 /**
  * `env` adds backend settings (limits, time limits) on top of the test defaults; `externalBackends` serves a
- * region from backends the test starts itself (see PlatformOptions).
+ * region from backends the test starts itself (see PlatformOptions); `prepare` fills the new data directory
+ * before the platform first starts.
  */
-export async function startPlatformFixture(options: { env?: Record<string, string>; externalBackends?: PlatformOptions['externalBackends'] } = {}): Promise<PlatformFixture> {
+export async function startPlatformFixture(
+  options: { env?: Record<string, string>; externalBackends?: PlatformOptions['externalBackends']; prepare?: (dataDir: string) => Promise<void> } = {},
+): Promise<PlatformFixture> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'iris-e2e-'));
   // Open to the `postgres` user (the server's user when tests run as root), so its data stays in this folder.
   chmodSync(dataDir, 0o755);
+  // Data put in place before the first start (a restore).
+  await options.prepare?.(dataDir);
   const platform = await startPlatform({
     dataDir,
     edgePort: await freePort(),

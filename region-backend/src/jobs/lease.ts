@@ -32,6 +32,12 @@ export async function liveLeases(db: Queryable, prefix: string): Promise<Set<str
   return new Set(rows.map((r) => r.name));
 }
 
+/** Forgets leases (with `prefix`) expired for longer than `olderThanMs`: holders killed long ago. */
+export async function forgetExpiredLeases(db: Queryable, prefix: string, olderThanMs: number): Promise<number> {
+  const { rowCount } = await db.query('DELETE FROM leases WHERE starts_with(name, $1) AND expires_at < now() - make_interval(secs => $2)', [prefix, olderThanMs / 1000]);
+  return rowCount ?? 0;
+}
+
 export interface LeaseKeeperOptions {
   pool: Queryable;
   name: string;

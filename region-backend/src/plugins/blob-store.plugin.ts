@@ -7,7 +7,7 @@ declare module 'fastify' {
   }
 }
 
-/** The region's blob store (downloaded images, normalised): `<data dir>/blobs` unless IRIS_BLOB_DIR says otherwise. */
+/** The region's blob store (downloaded images, normalised): `<shared dir>/blobs` unless IRIS_BLOB_DIR says otherwise. */
 export const blobStorePlugin = fp(
   async (app) => {
     const { blobDir } = app.config.images;

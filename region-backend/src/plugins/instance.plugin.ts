@@ -1,12 +1,13 @@
 /**
  * This process as an instance of the region: the lease `instance:<id>` in PostgreSQL, renewed while the
  * process lives, and the sweep of upload folders left in the shared store by instances whose lease expired
- * (http/upload-sweep.ts). Every process sweeps now and then; removing a folder twice is harmless.
+ * (http/upload-sweep.ts), then their leases once long expired. Every process sweeps now and then; removing a
+ * folder twice is harmless.
  */
 import { mkdir, rm } from 'node:fs/promises';
 import fp from 'fastify-plugin';
 import { sweepUploadDirs } from '../http/upload-sweep.js';
-import { liveLeases, LeaseKeeper } from '../jobs/lease.js';
+import { forgetExpiredLeases, liveLeases, LeaseKeeper } from '../jobs/lease.js';
 import { PeriodicTask } from '../jobs/periodic-task.js';
 
 /** Time to live of an instance lease; renewed every third of it. */
@@ -30,6 +31,8 @@ export const instancePlugin = fp(
         const live = await liveLeases(app.db.pool, PREFIX);
         const removed = await sweepUploadDirs(opts.tmpDir, { isLive: (id) => live.has(`${PREFIX}${id}`), graceMs: ttlMs });
         if (removed) app.log.info({ removed }, 'removed upload folders left by stopped processes');
+        // The leases of processes killed long ago (their folders went with an earlier sweep).
+        await forgetExpiredLeases(app.db.pool, PREFIX, SWEEP_EVERY_MS * 3);
       },
     });
     sweep.start();

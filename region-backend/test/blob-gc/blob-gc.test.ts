@@ -4,11 +4,12 @@
  * them, a re-upload racing the collector never loses its file, and queued downloads respect the account's
  * stored-bytes quota.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_QUOTAS, newResourceId } from '@iris/shared';
 import { BlobGoneError } from '../../src/domains/blob-gc/blob-refs.repo.js';
-import { BlobCollector, type CollectStep } from '../../src/domains/blob-gc/blob-collector.js';
+import { BlobCollector, PAUSE_LEASE, type CollectStep } from '../../src/domains/blob-gc/blob-collector.js';
 import { recordInput, upsertDownloadedRecord, withLockedSet } from '../../src/domains/data-sets/record.repo.js';
 import type { FileSystemBlobStore } from '../../src/images/blob-store.js';
 import { startTestBackend, type TestBackend } from '../support/test-app.js';
@@ -178,6 +179,20 @@ describe('blob garbage collection', () => {
       expect([fileOf(key), await registered(key)]).toEqual([true, 'live']);
       expect((await collector.collect(key)).deleted).toBe(false); // referenced: kept
     }
+  });
+
+  it('deletes nothing while a backup holds the pause lease, and collects once it is given back', async () => {
+    const key = await backend.app.blobWriter.put(randomBytes(2048));
+    await pool().query(`INSERT INTO leases (name, holder, expires_at) VALUES ($1, 'backup', now() + interval '1 hour')`, [PAUSE_LEASE]);
+    try {
+      expect((await new BlobCollector(pool(), store(), { graceSeconds: 0, batch: 10 }).collect(key)).deleted).toBe(false);
+      expect((await collect()).deleted).toBe(0);
+      expect([fileOf(key), await registered(key)]).toEqual([true, 'live']);
+    } finally {
+      await pool().query('DELETE FROM leases WHERE name = $1', [PAUSE_LEASE]);
+    }
+    expect((await new BlobCollector(pool(), store(), { graceSeconds: 0, batch: 10 }).collect(key)).deleted).toBe(true);
+    expect(fileOf(key)).toBe(false);
   });
 
   it('queued downloads check the stored-bytes quota before storing and fail the record with its code', async () => {

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import fp from 'fastify-plugin';
 import { defineJob } from '../../jobs/job-registry.js';
+import { PeriodicTask } from '../../jobs/periodic-task.js';
 import type { Domain } from '../domain.js';
 import { backgroundPool, defaultBatchThreads } from './background-pool.js';
 import { BatchServices } from './batch-services.js';
@@ -48,11 +49,24 @@ const routes = fp(
     });
     app.decorate('batchWorker', worker);
     await batchRoutes(app, { tasks, services });
-    app.addHook('onReady', async () => {
-      const resumed = await worker.recover();
-      if (resumed) app.log.info({ tasks: resumed }, 'resuming queued batch tasks');
+    // At start and then every lease period, every unfinished task gets a queued turn ('short' policy: at most one
+    // queued job per task), so the task of a process that died goes on in another within about two lease periods
+    // (its claimed lines are free again once their lease runs out), not only when its job expires.
+    let rounds = 0;
+    const recovery = new PeriodicTask({
+      name: 'batch task recovery',
+      intervalMs: config.leaseSeconds * 1000,
+      log: app.log,
+      run: async () => {
+        const resumed = await worker.recover();
+        if (resumed && rounds++ === 0) app.log.info({ tasks: resumed }, 'resuming queued batch tasks');
+      },
     });
-    app.addHook('preClose', async () => worker.close());
+    app.addHook('onReady', async () => recovery.start());
+    app.addHook('preClose', async () => {
+      await recovery.stop();
+      worker.close();
+    });
   },
   { name: 'batch', dependencies: ['database', 'queue', 'inference'] },
 );

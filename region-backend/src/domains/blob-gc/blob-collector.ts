@@ -9,6 +9,7 @@
  * row 'deleting' with or without the file, finished the same way; a file whose row is gone (a writer that died
  * before committing, or an unlink lost with the power) is removed by `sweepFiles`. No step leaves a live
  * reference to a missing file: references require a 'live' row, and a writer re-creates a missing file.
+ * Nothing is deleted while a backup holds the lease `blob-gc-pause` (docs/backup.md).
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type pg from 'pg';
@@ -34,6 +35,14 @@ export interface CollectResult {
 
 type Outcome = { deleted: false } | { deleted: true; bytes: number };
 
+/** While the lease `blob-gc-pause` runs (set by a backup), no blob is deleted. */
+export const PAUSE_LEASE = 'blob-gc-pause';
+
+async function collectionPaused(db: Pick<pg.Pool, 'query'>): Promise<boolean> {
+  const { rows } = await db.query<{ paused: boolean }>('SELECT EXISTS (SELECT 1 FROM leases WHERE name = $1 AND expires_at > now()) AS paused', [PAUSE_LEASE]);
+  return rows[0]!.paused;
+}
+
 const REFERENCED = `EXISTS (SELECT 1 FROM data_set_records WHERE blob_key = $1 AND deleted_at IS NULL)
   OR EXISTS (SELECT 1 FROM url_blobs WHERE blob_key = $1)
   OR EXISTS (SELECT 1 FROM search_index_items WHERE blob_key = $1 AND deleted_at IS NULL)`;
@@ -51,7 +60,7 @@ export class BlobCollector {
    */
   async collectDue(maxBatches = 50): Promise<CollectResult> {
     const total: CollectResult = { deleted: 0, bytes: 0, kept: 0 };
-    for (let i = 0; i < maxBatches; i++) {
+    for (let i = 0; i < maxBatches && !(await collectionPaused(this.pool)); i++) {
       const queued = await this.pool.query<{ id: string; blob_key: string }>('SELECT id, blob_key FROM blob_gc_queue ORDER BY id LIMIT $1', [this.options.batch]);
       const due = await this.pool.query<{ blob_key: string }>('SELECT blob_key FROM stored_blobs WHERE gc_after <= now() ORDER BY gc_after LIMIT $1', [this.options.batch]);
       const keys = new Set([...queued.rows.map((r) => r.blob_key), ...due.rows.map((r) => r.blob_key)]);
@@ -78,6 +87,12 @@ export class BlobCollector {
       const blob = row.rows[0];
       if (!blob) return false;
       if (blob.state === 'deleting') return true;
+      // Checked under the blob's lock: a backup that paused collection before its dump finds every blob the dump
+      // refers to still on disk (docs/backup.md). Looked at again a minute later.
+      if (await collectionPaused(client)) {
+        await client.query(`UPDATE stored_blobs SET gc_after = now() + interval '1 minute' WHERE blob_key = $1`, [key]);
+        return false;
+      }
       if (blob.young) {
         await client.query('UPDATE stored_blobs SET gc_after = touched_at + make_interval(secs => $2) WHERE blob_key = $1', [key, this.options.graceSeconds]);
         return false;
