@@ -51,6 +51,9 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Start-up (plugins, onReady hooks) on a loaded host can take longer than Fastify's 10 s; a process that gave
+    // up would exit and restart into the same load. Traffic waits for /readyz either way.
+    pluginTimeout: 180_000,
   });
   // Node checks a request's whole time only when its headers' limit (60 s by default) is not the longer one.
   app.server.headersTimeout = Math.min(app.server.headersTimeout, config.requestTimeoutMs);

@@ -67,6 +67,9 @@ export async function startPlatformFixture(
     stdio: 'logs',
     env: { IRIS_INFERENCE_THREADS: '1', LOG_LEVEL: 'warn', ...options.env },
     externalBackends: options.externalBackends,
+  }).catch((err: unknown) => {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
   });
   return {
     ...platform,

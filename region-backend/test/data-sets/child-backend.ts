@@ -30,6 +30,8 @@ export interface ChildBackendOptions {
   port?: number;
   /** The edge's secret for this region (default CHILD_SECRET). */
   secret?: string;
+  /** How long the start may take before it fails (default 60 s). */
+  startTimeoutMs?: number;
 }
 
 export async function startChildBackend(options: ChildBackendOptions): Promise<ChildBackend> {
@@ -71,7 +73,7 @@ async function startOnce(options: ChildBackendOptions, port: number): Promise<Ch
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const base = `http://127.0.0.1:${port}`;
 
-  const until = Date.now() + 60_000;
+  const until = Date.now() + (options.startTimeoutMs ?? 60_000);
   for (;;) {
     if (child.exitCode !== null) {
       const message = `backend exited during start:\n${output.join('')}`;

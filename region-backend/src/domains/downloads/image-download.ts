@@ -7,6 +7,7 @@ import { ImageDecodeError, ImageFetchError } from '../../images/image-errors.js'
 import { fetchImage } from '../../images/image-fetcher.js';
 import type { ImageConfig } from '../../images/image-config.js';
 import type { ImageDecoderPool } from '../../inference/image-decoder-pool.js';
+import { InferenceTimeoutError } from '../../inference/inference-pool.js';
 import type { StoredBlob } from '../data-sets/record.repo.js';
 import type { BlobWriter } from '../blob-gc/blob-writer.js';
 
@@ -39,7 +40,9 @@ export function classifyFailure(err: unknown): DownloadFailure {
       err.kind === 'timeout' || err.kind === 'network' || (err.kind === 'http-status' && (TRANSIENT_STATUSES.has(err.status ?? 0) || (err.status ?? 0) >= 500));
     return new DownloadFailure(err.message, !transient, { cause: err });
   }
-  if (err instanceof ImageDecodeError) return new DownloadFailure(err.message, true, { cause: err });
+  // A decode over its time limit says more about the machine's load than about the image (the pixel limits,
+  // checked from the header, bound what decoding can cost): tried again, and final after the last attempt.
+  if (err instanceof ImageDecodeError) return new DownloadFailure(err.message, !(err.cause instanceof InferenceTimeoutError), { cause: err });
   // Anything else (disk full, database hiccup) is ours, not the image's: try again later.
   return new DownloadFailure(err instanceof Error ? err.message : String(err), false, { cause: err });
 }
