@@ -153,8 +153,12 @@ describe('web console in a real browser', () => {
     const service = (await created.json()) as { id: string };
     const serviceId = String(service.id);
     await waitUntil(
-      async () => ((await (await platform.call('/customer_services/_0000172')).json()) as { results: { id: string; n_indexed: number }[] }).results.find((s) => s.id === serviceId),
-      (s) => s?.n_indexed === IN_SET,
+      async () =>
+        ((await (await platform.call('/customer_services/_0000172')).json()) as { results: { id: string; n_indexed: number; n_first_pass_only: number }[] }).results.find(
+          (s) => s.id === serviceId,
+        ),
+      // Re-ranking verifies (and draws) a match only once its keypoints are described: the second pass.
+      (s) => s?.n_indexed === IN_SET && s.n_first_pass_only === 0,
       120_000,
     );
     await page.goto(`${platform.edgeUrl}/console/#/services`);
