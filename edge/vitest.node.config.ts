@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-/** Node-side tests: the Worker under `wrangler dev` over real HTTP, and the admin CLI against it. */
+/** Node-side tests: the Worker on workerd as `npm start` runs it, over real HTTP, and the admin CLI against it. */
 export default defineConfig({
   test: {
     include: ['test/**/*.e2e.test.ts', 'test/**/*.node.test.ts'],

@@ -1,7 +1,7 @@
 /**
  * Runs the whole platform on one machine: PostgreSQL (embedded, one database per region, unless
- * DATABASE_URL_<REGION> points elsewhere), the cn-east and ap-southeast backends, and the edge under
- * `wrangler dev` with its local D1 migrated, each child supervised (scripts/supervisor.ts). Used by
+ * DATABASE_URL_<REGION> points elsewhere), the cn-east and ap-southeast backends, and the edge on workerd
+ * (scripts/edge-server.ts) with its local D1 migrated, each child supervised (scripts/supervisor.ts). Used by
  * `npm start` and by the end-to-end tests. Start-up failures are StartupErrors: one line, cause and fix.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -202,14 +202,14 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       INTERNAL_SECRET_AP_SOUTHEAST: secrets.internal['ap-southeast'],
       SECRETS_MASTER_KEY: secrets.secretsMasterKey,
     });
-    const edgeArgs = ['dev', '--config', 'wrangler.toml', '--env-file', devVars, '--ip', '127.0.0.1', '--port', String(options.edgePort), '--persist-to', persist, '--show-interactive-dev-session=false', '--log-level', 'warn'];
+    const edgeArgs = ['--import', 'tsx', 'scripts/edge-server.ts', '--config', 'wrangler.toml', '--env-file', devVars, '--ip', '127.0.0.1', '--port', String(options.edgePort), '--persist-to', persist];
     const edgeUrl = `http://127.0.0.1:${options.edgePort}`;
     const adminHeaders = { authorization: `Bearer ${secrets.adminToken}`, 'content-type': 'application/json' };
-    const edge = supervised('edge', wrangler, edgeArgs, env, async (child) => {
+    const edge = supervised('edge', process.execPath, edgeArgs, env, async (child) => {
       await waitFor(`${edgeUrl}/admin/health`, { headers: adminHeaders }, 'edge', child);
       log(`edge listening on ${edgeUrl}`);
     });
-    await startOrExplain(edge, 'the edge (wrangler dev)');
+    await startOrExplain(edge, 'the edge (workerd)');
 
     const devAccount = await ensureDevAccount(edgeUrl, adminHeaders, dataDir, env);
 

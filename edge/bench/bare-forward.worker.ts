@@ -1,6 +1,6 @@
 /**
  * The floor of the edge-overhead benchmark: a Worker that forwards every request to one backend and does
- * nothing else (no D1, no signature, no parsing), run under the same `wrangler dev` as the edge.
+ * nothing else (no D1, no signature, no parsing), run on the same runtime as the edge (scripts/edge-server.ts).
  */
 interface Env {
   BACKEND_URL: string;

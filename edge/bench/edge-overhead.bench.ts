@@ -1,7 +1,7 @@
 /**
- * What the edge adds to a call, under `wrangler dev` (workerd + local D1, as `npm start` runs it), in front
- * of a loopback backend that answers at once: the backend alone, a bare forwarding Worker (the floor: same
- * wrangler dev, no D1, no checks), then through the edge for a plain authenticated call, a signed call (HMAC
+ * What the edge adds to a call, on workerd with a local D1 as `npm start` runs it (scripts/edge-server.ts), in
+ * front of a loopback backend that answers at once: the backend alone, a bare forwarding Worker (the floor: same
+ * runtime, no D1, no checks), then through the edge for a plain authenticated call, a signed call (HMAC
  * + nonce write), a by-id call (registry check), an analysis call (grant check), a create (reserve, forward,
  * confirm) and multipart uploads of 64 KB, 1 MB and 10 MB; with the D1 round trips each call made (the edge
  * reports them with EDGE_REPORT_D1_QUERIES=1). Uploads go through the edge twice, streamed
@@ -56,7 +56,7 @@ function startBackend(): Promise<{ server: Server; port: number }> {
 
 async function waitReady(url: string, child: ChildProcess): Promise<void> {
   for (let i = 0; i < 240; i++) {
-    if (child.exitCode !== null) throw new Error('wrangler dev exited');
+    if (child.exitCode !== null) throw new Error('the edge server exited');
     try {
       if ((await fetch(url, { headers: { authorization: `Bearer ${ADMIN}` } })).ok) return;
     } catch {
@@ -64,7 +64,7 @@ async function waitReady(url: string, child: ChildProcess): Promise<void> {
     }
     await new Promise((r) => setTimeout(r, 500));
   }
-  throw new Error('wrangler dev did not start');
+  throw new Error('the edge server did not start');
 }
 
 function signed(keyId: string, secret: string, params: Record<string, string>): Record<string, string> {
@@ -99,7 +99,7 @@ async function measure(calls: number, fn: () => Promise<Response>, sample: Sampl
   return sample;
 }
 
-/** Pids of `pid`'s descendants named `name` (the workerd process under a wrangler dev). */
+/** Pids of `pid`'s descendants named `name` (the workerd process under an edge server). */
 function descendants(pid: number, name: string): number[] {
   const parent = new Map<number, number>();
   const comm = new Map<number, string>();
@@ -128,7 +128,7 @@ function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   return Number(match?.[1] ?? NaN);
 }
 
-/** Peak RSS growth (MB, summed over its workerd processes) of a wrangler dev while `inFlight` calls of `fn` run at once, twice. */
+/** Peak RSS growth (MB, summed over its workerd processes) of an edge server while `inFlight` calls of `fn` run at once, twice. */
 async function peakMemory(child: ChildProcess, inFlight: number, fn: () => Promise<Response>): Promise<number> {
   const pids = descendants(child.pid!, 'workerd');
   if (!pids.length) return NaN;
@@ -140,11 +140,11 @@ async function peakMemory(child: ChildProcess, inFlight: number, fn: () => Promi
 
 const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : NaN);
 
-/** Starts `wrangler dev` for a config and waits until `readyPath` answers. */
-async function startWrangler(config: string, port: number, dataDir: string, vars: Record<string, string>, readyPath: string): Promise<ChildProcess> {
-  const args = ['dev', '--config', config, '--ip', '127.0.0.1', '--port', String(port), '--persist-to', dataDir, '--show-interactive-dev-session=false', '--log-level', 'warn', '--inspector-port', String(await freePort())];
+/** Starts a Worker config on workerd as `npm start` runs the edge, and waits until `readyPath` answers. */
+async function startEdgeServer(config: string, port: number, dataDir: string, vars: Record<string, string>, readyPath: string): Promise<ChildProcess> {
+  const args = ['--import', 'tsx', 'scripts/edge-server.ts', '--config', config, '--ip', '127.0.0.1', '--port', String(port), '--persist-to', dataDir];
   for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);
-  const child = spawn(WRANGLER, args, { cwd: ROOT, env, stdio: 'ignore' });
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: 'ignore' });
   await waitReady(`http://127.0.0.1:${port}${readyPath}`, child);
   return child;
 }
@@ -192,9 +192,9 @@ export default async function run(): Promise<void> {
     writeFileSync(bareConfig, `name = "iris-bare-forward"\nmain = ${JSON.stringify(path.join(ROOT, 'edge/bench/bare-forward.worker.ts'))}\ncompatibility_date = "2026-03-01"\n`);
     // Both edges share one local D1 (same persist folder): the account and key work on either.
     [edge, bare, buffered] = await Promise.all([
-      startWrangler(edgeConfig, port, dataDir, { ...vars, EDGE_STREAM_MIN_BYTES: '1' }, '/admin/health'),
-      startWrangler(bareConfig, barePort, path.join(dataDir, 'bare'), { BACKEND_URL: backendUrl }, '/healthz'),
-      startWrangler(edgeConfig, bufferedPort, dataDir, { ...vars, EDGE_STREAM_MIN_BYTES: '1000000000' }, '/admin/health'),
+      startEdgeServer(edgeConfig, port, dataDir, { ...vars, EDGE_STREAM_MIN_BYTES: '1' }, '/admin/health'),
+      startEdgeServer(bareConfig, barePort, path.join(dataDir, 'bare'), { BACKEND_URL: backendUrl }, '/healthz'),
+      startEdgeServer(edgeConfig, bufferedPort, dataDir, { ...vars, EDGE_STREAM_MIN_BYTES: '1000000000' }, '/admin/health'),
     ]);
     const edgeUrl = `http://127.0.0.1:${port}`;
     const bareUrl = `http://127.0.0.1:${barePort}`;

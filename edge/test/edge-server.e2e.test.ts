@@ -1,7 +1,8 @@
 /**
- * The edge as `npm start` runs it: `wrangler dev` with a migrated local D1, in front of two loopback
- * backends. Covers what the Workers test pool cannot reach: GET requests with a body arriving over real
- * HTTP, response compression by the dev server, and the admin CLI as a separate process.
+ * The edge as `npm start` runs it: the deploy bundle on workerd (`scripts/edge-server.ts`) with a migrated
+ * local D1, in front of two loopback backends. Covers what the Workers test pool cannot reach: GET requests
+ * with a body arriving over real HTTP, response compression by the runtime, and the admin CLI as a separate
+ * process.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
@@ -85,16 +86,16 @@ beforeAll(async () => {
     INTERNAL_SECRET_AP_SOUTHEAST: SECRETS['ap-southeast'],
     SECRETS_MASTER_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
   };
-  const args = ['dev', '--config', 'wrangler.toml', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', dataDir, '--show-interactive-dev-session=false', '--log-level', 'warn'];
+  const args = ['--import', 'tsx', 'scripts/edge-server.ts', '--config', 'wrangler.toml', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', dataDir];
   for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);
-  edge = spawn(WRANGLER, args, { cwd: ROOT, env, stdio: 'ignore' });
+  edge = spawn(process.execPath, args, { cwd: ROOT, env, stdio: 'ignore' });
   for (let i = 0; i < 300; i++) {
     const ok = await fetch(`http://127.0.0.1:${port}/admin/health`, { headers: { authorization: `Bearer ${ADMIN}` } }).then((r) => r.ok, () => false);
     if (ok) return;
-    if (edge.exitCode !== null) throw new Error('wrangler dev exited');
+    if (edge.exitCode !== null) throw new Error('the edge exited');
     await new Promise((r) => setTimeout(r, 500));
   }
-  throw new Error('wrangler dev did not become ready');
+  throw new Error('the edge did not become ready');
 });
 
 afterAll(async () => {
@@ -107,7 +108,7 @@ afterAll(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe('admin CLI against wrangler dev', () => {
+describe('the edge on workerd, and the admin CLI against it', () => {
   it('manages accounts, keys, quotas and grants, with exit codes', async () => {
     const account = await cli(['accounts', 'create', 'cli test']);
     expect(account.code).toBe(0);
