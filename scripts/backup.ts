@@ -34,7 +34,7 @@ const REGION_ENV: Record<Region, string> = { 'cn-east': 'CN_EAST', 'ap-southeast
 export interface Installation {
   databases: Record<Region, string>;
   sharedDirs: Record<Region, string>;
-  /** The local D1's persistence folder (`wrangler dev --persist-to`). */
+  /** The local D1's persistence folder (`--persist-to` of the edge server and of `wrangler d1`). */
   d1Persist: string;
   /** Folder of pg_dump and pg_restore ('' : on PATH). */
   pgBin: string;

@@ -7,7 +7,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 300_000,
     pool: 'forks',
-    // One platform (PostgreSQL + two backends + wrangler dev) at a time on two cores.
+    // One platform (PostgreSQL + two backends + the edge) at a time on two cores.
     poolOptions: { forks: { singleFork: true } },
   },
 });

@@ -1,6 +1,6 @@
 /**
  * Visual search benchmark on the whole platform as `npm start` runs it (embedded PostgreSQL, the region
- * backends as child processes, the edge under `wrangler dev`):
+ * backends as child processes, the edge on workerd):
  *
  * 1. Query latency on a 100,000-image service: an uploaded 640×480 JPEG, count=20, sequential calls, straight
  *    to the cn-east backend (edge signature added by the bench) and through the edge, each with geometric
