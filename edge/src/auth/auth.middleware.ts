@@ -84,9 +84,7 @@ export function accessKey(): MiddlewareHandler<AppEnv> {
         throw new RetryLaterError('too many failed authentications at this edge; retry later', Math.ceil(config.authFailures.windowMs / 1000));
       }
       const db = c.get('db');
-      // A key just issued through the admin API may not have reached the replica that answers: the primary decides.
-      const load = () => c.get('session').retryOnPrimary(() => findKeyForAuth(db, c.env.SECRETS_MASTER_KEY, keyId), (key) => key !== undefined);
-      found = await keyCache.get(keyId, config.cacheTtlMs, load);
+      found = await keyCache.get(keyId, config.cacheTtlMs, () => findKeyForAuth(db, c.env.SECRETS_MASTER_KEY, keyId, c.get('session')));
       if (!found) {
         unknownKeyCache.set(keyId, true, config.unknownKeyTtlMs);
         throw unknown();

@@ -162,6 +162,7 @@ describe('read-your-writes across isolates: a lagging replica is caught by the p
     const res = await callJson<BackendEcho>('/get_image_sets/_0000014', { headers: keyHeaders(owner), env: { ...counted, DB: laggingD1(env.DB, env.TEST_REPLICA, newSessionLog()) } });
     expect(res.status).toBe(200);
     expect(res.body.account).toBe(owner.accountId);
+    expect(queries(res.res)).toBe(2); // the key on the replica (absent), then on the primary
   });
 });
 
