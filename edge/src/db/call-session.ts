@@ -48,6 +48,8 @@ export class CallSession {
   #session: D1DatabaseSession | undefined;
   #db: Database | undefined;
   #ownWrite = false;
+  /** The position reached by sessions this call has left behind (a reopened session starts without one). */
+  #reached: string | undefined;
 
   constructor(
     private readonly d1: D1Database,
@@ -65,15 +67,15 @@ export class CallSession {
     return this.#db;
   }
 
-  /** The bookmark of the latest statement of the call (null before any). */
+  /** The latest bookmark the call's statements reached (null before any). */
   bookmark(): string | null {
-    return this.#session?.getBookmark() ?? null;
+    return laterBookmark(this.#reached, this.#session?.getBookmark()) ?? null;
   }
 
   /** Reads from here on see at least `bookmark` (and whatever the call has already seen). */
   follow(bookmark: string | undefined): void {
     if (!bookmark || this.#start === 'first-primary') return;
-    const current = this.#session?.getBookmark() ?? (this.#start === 'first-unconstrained' ? undefined : this.#start);
+    const current = this.bookmark() ?? (this.#start === 'first-unconstrained' ? undefined : this.#start);
     const target = laterBookmark(current, bookmark)!;
     if (target === current) return;
     this.#reopen(target);
@@ -101,6 +103,7 @@ export class CallSession {
   }
 
   #reopen(start: SessionStart): void {
+    this.#reached = this.bookmark() ?? undefined;
     this.#start = start;
     this.#session = undefined;
   }

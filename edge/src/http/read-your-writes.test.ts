@@ -91,6 +91,36 @@ describe('read-your-writes in one isolate: calls after a write carry its bookmar
     expect(queries(added.res)).toBe(2);
   });
 
+  it('hostile: a bookmark or constraint sent by the client is ignored', async () => {
+    const owner = await newAccount();
+    const log = newSessionLog();
+    const db = recordingD1(env.DB, log);
+    for (const value of ['first-primary', '00000000-ffffffff-00000000-00000000000000000000000000000000', 'x'.repeat(10_000)]) {
+      log.opened.length = 0;
+      clearHotPathCaches();
+      const res = await callJson('/get_image_sets/_0000014', { headers: keyHeaders(owner, { 'x-d1-bookmark': value, 'x-iris-d1-bookmark': value }), env: { ...counted, DB: db } });
+      expect(res.status).toBe(200);
+      expect(log.opened).toEqual(['first-unconstrained']);
+    }
+  });
+
+  it('a deletion the backend reports is a write of the caller: its next call reads at that bookmark', async () => {
+    const owner = await newAccount();
+    const log = newSessionLog();
+    const db = recordingD1(env.DB, log);
+    const setId = (await createSet(owner, db)).body.context!.resourceId!;
+    const created = accountBookmark(owner.accountId)!;
+    const deleted = await callJson(`/image_sets/_0000014/${setId}`, { method: 'DELETE', headers: keyHeaders(owner, { 'x-test-backend': `no-content:${setId}` }), env: { ...counted, DB: db } });
+    expect(deleted.status).toBe(204);
+    const afterDelete = accountBookmark(owner.accountId)!;
+    expect(afterDelete > created).toBe(true);
+    log.opened.length = 0;
+    const gone = await addImage(owner, setId, db);
+    expect(gone.status).toBe(404);
+    expect(gone.body.error_code).toBe(2001);
+    expect(log.opened).toEqual([afterDelete]);
+  });
+
   it('reads that write nothing of the caller (signed calls write only their nonce) leave no bookmark', async () => {
     const owner = await newAccount();
     const log = newSessionLog();
@@ -154,6 +184,7 @@ describe('read-your-writes across isolates: a lagging replica is caught by the p
     expect(missing.status).toBe(404);
     expect(missing.body.error_code).toBe(2001);
     expect(log.opened).toEqual(['first-unconstrained', 'first-primary']);
+    expect(queries(missing.res)).toBe(3); // key (replica), row (replica), row (primary)
   });
 
   it('a key just issued through the admin API works at once, though the replica has not seen it', async () => {
