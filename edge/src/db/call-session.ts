@@ -56,11 +56,6 @@ export class CallSession {
     readonly counter: D1Counter,
   ) {}
 
-  /** How the current session was (or will be) opened. */
-  get start(): SessionStart {
-    return this.#start;
-  }
-
   /** The call's drizzle database; statements run in whichever session is current when they run. */
   get db(): Database {
     this.#db ??= drizzle(this.#client(), { schema }) as Database;
