@@ -16,6 +16,8 @@ export default defineWorkersConfig(async () => {
           miniflare: {
             // A real rate-limiting binding with a small limit, swapped in for KEY_RATE_LIMITER by one test.
             ratelimits: { TEST_RATE_LIMITER: { simple: { limit: 3, period: 60 } } },
+            // A second local D1 standing in for a read replica that lags the primary (test/replication.ts).
+            d1Databases: { TEST_REPLICA: { id: 'iris-edge-test-replica' } },
             bindings: {
               TEST_MIGRATIONS: migrations,
               ADMIN_TOKEN: 'test-admin-token-0123456789abcdef',

@@ -1,5 +1,6 @@
 import type { Lang, Quotas, RegionId } from '@iris/shared';
 import type { EdgeConfig } from './config.js';
+import type { CallSession } from './db/call-session.js';
 import type { D1Counter, Database } from './db/database.js';
 import type { RequestBody } from './http/request-body.js';
 
@@ -73,7 +74,8 @@ export interface Variables {
   body: RequestBody;
   credential: Credential;
   caller: Caller;
-  /** The call's D1 session (public API) and its round-trip counter. */
+  /** The call's D1 session (public API), its drizzle view and its round-trip counter. */
+  session: CallSession;
   db: Database;
   d1: D1Counter;
 }

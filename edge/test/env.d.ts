@@ -6,5 +6,6 @@ declare module 'cloudflare:test' {
     TEST_MIGRATIONS: D1Migration[];
     CLOSED_BACKEND_URL: string;
     TEST_RATE_LIMITER: RateLimit;
+    TEST_REPLICA: D1Database;
   }
 }

@@ -5,6 +5,7 @@
  */
 import { effectiveQuotas } from './quota.repo.js';
 import type { Quotas } from '@iris/shared';
+import type { CallSession } from '../db/call-session.js';
 import type { Database } from '../db/database.js';
 import type { AccessKey } from '../db/schema.js';
 import { findKeyRowForAuth, findLegacyKeys, replaceLegacyKeys } from './access-key.repo.js';
@@ -44,9 +45,14 @@ export async function convertLegacyKeys(db: Database, master: string | undefined
   return rows.length;
 }
 
-export async function findKeyForAuth(db: Database, master: string | undefined, keyId: string): Promise<AuthKey | undefined> {
+/**
+ * With the call's session, a key a replica does not know is looked up again on the primary (a key just
+ * issued through the admin API): an unknown key costs three round trips, a known one one.
+ */
+export async function findKeyForAuth(db: Database, master: string | undefined, keyId: string, session?: Pick<CallSession, 'retryOnPrimary'>): Promise<AuthKey | undefined> {
   const hash = await keyHash(keyId);
-  let found = await findKeyRowForAuth(db, hash);
+  const readRow = () => findKeyRowForAuth(db, hash);
+  let found = await (session ? session.retryOnPrimary(readRow, (row) => row !== undefined) : readRow());
   if (!found && (await convertLegacyKeys(db, master, { keyId }))) found = await findKeyRowForAuth(db, hash);
   if (!found) return undefined;
   return {

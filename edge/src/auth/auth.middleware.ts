@@ -7,7 +7,8 @@ import type { MiddlewareHandler } from 'hono';
 import { ApiError, isApiError } from '@iris/shared';
 import { findKeyForAuth } from '../accounts/key-store.service.js';
 import { keyCache, unknownKeyCache } from '../cache/hot-path.cache.js';
-import { sessionDatabase, type D1Counter } from '../db/database.js';
+import { CallSession } from '../db/call-session.js';
+import { lazyDatabase, type D1Counter } from '../db/database.js';
 import type { AppEnv } from '../env.js';
 import { BodyLease } from '../http/body-memory.js';
 import { MAX_BODY_BYTES, readRequestBody } from '../http/request-body.js';
@@ -54,8 +55,10 @@ const VERSIONS = new Set(['1', '1.0']);
 export function callDatabase(): MiddlewareHandler<AppEnv> {
   return async function callDatabase(c, next) {
     const counter: D1Counter = { roundTrips: 0 };
+    const session = new CallSession(c.env.DB, counter);
     c.set('d1', counter);
-    c.set('db', sessionDatabase(c.env.DB, counter));
+    c.set('session', session);
+    c.set('db', lazyDatabase(() => session.db));
     await next();
     if (c.get('config').reportD1Queries) c.res.headers.set('x-iris-d1-queries', String(counter.roundTrips));
   };
@@ -81,7 +84,7 @@ export function accessKey(): MiddlewareHandler<AppEnv> {
         throw new RetryLaterError('too many failed authentications at this edge; retry later', Math.ceil(config.authFailures.windowMs / 1000));
       }
       const db = c.get('db');
-      found = await keyCache.get(keyId, config.cacheTtlMs, () => findKeyForAuth(db, c.env.SECRETS_MASTER_KEY, keyId));
+      found = await keyCache.get(keyId, config.cacheTtlMs, () => findKeyForAuth(db, c.env.SECRETS_MASTER_KEY, keyId, c.get('session')));
       if (!found) {
         unknownKeyCache.set(keyId, true, config.unknownKeyTtlMs);
         throw unknown();

@@ -9,6 +9,7 @@
  */
 import type { AuthKey } from '../accounts/key-store.service.js';
 import type { Resource } from '../db/schema.js';
+import { clearAccountBookmarks } from './account-bookmarks.cache.js';
 import { IsolateCache } from './isolate-cache.js';
 
 export const DEFAULT_CACHE_TTL_MS = 5_000;
@@ -39,4 +40,5 @@ export function clearHotPathCaches(): void {
   unknownKeyCache.clear();
   grantCache.clear();
   resourceCache.clear();
+  clearAccountBookmarks();
 }

@@ -3,7 +3,9 @@
  * rows for creates, counted against the account's quota.
  */
 import { ApiError, RESOURCE_ID_PATTERN, newResourceId, type ErrorKey, type Quotas, type RegionId, type ResourceKind } from '@iris/shared';
+import type { CallSession } from '../db/call-session.js';
 import type { Database } from '../db/database.js';
+import type { Resource } from '../db/schema.js';
 import { forgetResources, resourceCache } from '../cache/hot-path.cache.js';
 import { findResource, insertPending } from './registry.repo.js';
 
@@ -49,6 +51,8 @@ export interface OwnershipOptions {
   reconcile: Reconcile;
   /** Live rows are kept in the isolate this long (0 = always read D1). */
   cacheTtlMs?: number;
+  /** The call's D1 session: a row a replica does not show live yet is read again on the primary. */
+  session?: Pick<CallSession, 'retryOnPrimary'>;
   now?: number;
 }
 
@@ -61,7 +65,9 @@ export async function requireOwned(db: Database, kind: ResourceKind, id: string 
   const rules = KIND_RULES[kind];
   const unknown = () => new ApiError(rules.unknown, id ? `${rules.label} ${id} does not exist` : `${rules.label} does not exist`);
   if (!id || !RESOURCE_ID_PATTERN.test(id)) throw unknown();
-  let row = await resourceCache.get(id, options?.cacheTtlMs ?? 0, () => findResource(db, id), (r) => r.state === 'live');
+  const read = () => findResource(db, id);
+  const load = options?.session ? () => options.session!.retryOnPrimary(read, settledRow) : read;
+  let row = await resourceCache.get(id, options?.cacheTtlMs ?? 0, load, (r) => r.state === 'live');
   const now = options?.now ?? Date.now();
   const unsettled = row?.state === 'pending' && row.kind === kind && row.accountId === scope.accountId && row.region === scope.region;
   if (options && unsettled && row!.createdAt < now - options.pendingWindowMs) {
@@ -71,6 +77,14 @@ export async function requireOwned(db: Database, kind: ResourceKind, id: string 
   }
   if (!row || row.kind !== kind || row.state !== 'live' || row.region !== scope.region) throw unknown();
   if (row.accountId !== scope.accountId) throw new ApiError(rules.foreign, `${rules.label} ${id} is not owned by the caller`);
+}
+
+/**
+ * A row whose state can no longer move forward in a way the caller is waiting for: absent and pending rows
+ * may be a lagging replica's view of a create that has already been confirmed on the primary.
+ */
+function settledRow(row: Resource | undefined): boolean {
+  return row !== undefined && row.state !== 'pending';
 }
 
 export interface CreateRule {

@@ -70,7 +70,10 @@ function reconcileWith(c: Context<AppEnv>): Reconcile {
       accountId: caller.accountId,
       context: { requestId: c.get('requestId'), lang: c.get('lang') },
     });
-    if (answer.registry) await applyRegistryChanges(c.get('db'), caller.accountId, region, answer.registry);
+    if (answer.registry) {
+      await applyRegistryChanges(c.get('db'), caller.accountId, region, answer.registry);
+      c.get('session').markOwnWrite();
+    }
   };
 }
 
@@ -83,6 +86,7 @@ function readFields(c: Context<AppEnv>, rule: ProxyRule, names: string[]): Recor
 export function proxy(rule: ProxyRule = {}): Handler<AppEnv> {
   return async function proxyToRegion(c) {
     const db = c.get('db');
+    const session = c.get('session');
     const config = c.get('config');
     const caller = c.get('caller');
     const scope = { accountId: caller.accountId, region: c.get('region') };
@@ -106,11 +110,14 @@ export function proxy(rule: ProxyRule = {}): Handler<AppEnv> {
         pendingWindowMs: config.backendTimeoutMs + PENDING_GRACE_MS,
         reconcile: reconcileWith(c),
         cacheTtlMs: config.cacheTtlMs,
+        session,
       });
     }
     const resourceId = rule.create
       ? await reserveResource(db, rule.create, { ...scope, quotas: caller.quotas, pendingWindowMs: config.backendTimeoutMs + PENDING_GRACE_MS })
       : undefined;
+    // The caller's registry changes (reserved, confirmed, discarded): its next calls read at least this state.
+    if (resourceId) session.markOwnWrite();
 
     let answer;
     try {
@@ -122,7 +129,10 @@ export function proxy(rule: ProxyRule = {}): Handler<AppEnv> {
       if (resourceId && !outcomeUnknown) await discardPending(db, resourceId);
       throw err;
     }
-    if (answer.registry) await applyRegistryChanges(db, caller.accountId, scope.region, answer.registry);
+    if (answer.registry) {
+      await applyRegistryChanges(db, caller.accountId, scope.region, answer.registry);
+      session.markOwnWrite();
+    }
     if (resourceId && !answer.registry?.live?.includes(resourceId)) await discardPending(db, resourceId);
     return answer.response;
   };

@@ -6,6 +6,7 @@ import { Hono } from 'hono';
 import { accessKey, callDatabase, failedAuthLimit, requestBody, signature } from '../auth/auth.middleware.js';
 import { keyRateLimit } from '../auth/rate-limit.middleware.js';
 import type { AppEnv } from '../env.js';
+import { readYourWrites } from '../http/read-your-writes.middleware.js';
 import { analysisRoutes } from './analysis.routes.js';
 import { backendOnlyPaths } from './backend-only-paths.middleware.js';
 import { batchRoutes } from './batch.routes.js';
@@ -18,7 +19,7 @@ import { proxy } from './proxy.handler.js';
 import { searchRoutes } from './search.routes.js';
 
 export const publicRoutes = new Hono<AppEnv>()
-  .use(backendOnlyPaths(), callDatabase(), failedAuthLimit(), resultLinks(), accessKey(), keyRateLimit(), requestBody(), signature())
+  .use(backendOnlyPaths(), callDatabase(), failedAuthLimit(), resultLinks(), accessKey(), readYourWrites(), keyRateLimit(), requestBody(), signature())
   .route('/image_sets/_0000014', imageSetRoutes)
   .route('/product_sets/_0000178', productSetRoutes)
   .route('/custom_training', customTrainingRoutes)

@@ -10,7 +10,6 @@ import { ApiError, RESOURCE_ID_PATTERN } from '@iris/shared';
 import { authFailures, CredentialRefused } from '../auth/failure-limiter.js';
 import { resourceCache } from '../cache/hot-path.cache.js';
 import { RetryLaterError } from '../http/retry-later.error.js';
-import { sessionDatabase } from '../db/database.js';
 import type { AppEnv } from '../env.js';
 import { forwardToBackend } from '../forward/forward.service.js';
 import { findResource } from '../registry/registry.repo.js';
@@ -32,7 +31,7 @@ export function resultLinks(): MiddlewareHandler<AppEnv> {
     const taskId = match[1]!;
     const config = c.get('config');
     const region = c.get('region');
-    const db = sessionDatabase(c.env.DB, c.get('d1'));
+    const db = c.get('db');
     const known = resourceCache.peek(taskId);
     // A link costs a D1 lookup before anything proves it: under a flood of failures only cached tasks are served.
     if (!known && authFailures.totalExhausted(config.authFailures)) {
