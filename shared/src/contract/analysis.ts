@@ -18,6 +18,7 @@ export const DetectQuery = ImageInput;
 export const ClassifyQuery = ImageInput.extend({ count: intText.optional().describe('general tagging: number of tags, default 20') });
 export const ColorQuery = ImageInput.extend({
   image: upload.optional().describe('alias of search'),
+  sub_type: z.enum(['everything', 'foreground', 'person_outfit']).optional().describe('selects the analysis (_0000072, _0000073, _0000074) whatever the path\'s colour service id'),
   granularity: z.enum(['major', 'detailed', 'dominant']),
   return_type: z.enum(['basic', 'w3c', 'ncs', 'cncs']),
 });

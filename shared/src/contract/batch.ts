@@ -46,7 +46,7 @@ export const batchOperations = [
   op({ id: 'listBatchServices', method: 'get', path: `${BASE}/services`, servedBy: 'backend', tag, summary: 'Services batch tasks can run', errors: 'batch', response: BatchServicesResponse }),
   op({
     id: 'prepareBatchTask', method: 'post', path: `${BASE}/task/prepare`, servedBy: 'backend', tag, summary: 'Create a batch task', errors: 'batch',
-    errorCodes: ['batchServiceIdMissing', 'batchUrlsMissing', 'batchUrlsNotUtf8', 'batchUrlsEmpty', 'batchUrlsInvalid', 'batchServiceUnknown', 'batchServiceUnsupported'],
+    errorCodes: ['batchServiceIdMissing', 'batchUrlsMissing', 'batchUrlsNotUtf8', 'batchUrlsEmpty', 'batchUrlsInvalid', 'batchServiceUnknown', 'batchServiceUnsupported', 'batchDailyLimit'],
     body: { schema: PrepareTask, forms: ['multipart', 'form', 'json'], required: true }, fieldErrors: { service_id: 'batchServiceIdMissing', urls: 'batchUrlsMissing' }, response: TaskSummaryResponse,
   }),
   op({

@@ -1,5 +1,6 @@
 /** Search services: create on an image set or a product set; list, get, rename, delete (the clients' paths). */
 import { z } from 'zod';
+import { SCENARIOS } from '../catalogue.js';
 import { ANY_FORM, listOf, op, pathParams, requestId, timestamp } from './common.js';
 
 export const SearchService = z.object({
@@ -21,7 +22,7 @@ export const SearchService = z.object({
 });
 export const SearchServiceResponse = SearchService.extend({ request_id: requestId });
 
-export const CreateSearchService = z.object({ name: z.string(), scenario: z.string().describe('a defined scenario: general, fashion, fashion_v3, fashion_5_7, fashion_v5_5, material') }).passthrough();
+export const CreateSearchService = z.object({ name: z.string(), scenario: z.string().describe(`a defined scenario: ${SCENARIOS.join(', ')}`) }).passthrough();
 export const RenameService = z.object({ name: z.string() }).passthrough();
 
 export type CreateSearchServiceInput = z.output<typeof CreateSearchService>;

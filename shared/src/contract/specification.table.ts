@@ -110,6 +110,7 @@ export const SPECIFICATION: readonly SpecifiedOperation[] = [
   {
     id: 'prepareBatchTask', method: 'post', path: `${BATCH}/task/prepare`, serviceIds: ['_1000001'],
     errors: ['batchServiceIdMissing', 'batchUrlsMissing', 'batchUrlsNotUtf8', 'batchUrlsEmpty', 'batchUrlsInvalid', 'batchServiceUnknown', 'batchServiceUnsupported'],
+    extends: { codes: ['batchDailyLimit'], why: 'the account\'s limits on open tasks and kept batch files answer as its daily task limit' },
   },
   { id: 'applyBatchTask', method: 'post', path: `${BATCH}/task/apply`, serviceIds: ['_1000001'], errors: ['batchDailyLimit', 'batchAlreadyRunning', 'batchTaskUnknown'] },
   {
