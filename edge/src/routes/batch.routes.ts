@@ -12,6 +12,7 @@ const task = { owned: { kind: 'batch_task' } } as const;
  */
 export const batchRoutes = new Hono<AppEnv>()
   .all('/services', proxy({ grantedServices: true }))
+  .all('/tasks', proxy())
   .post('/task/prepare', proxy({ operation: 'prepareBatchTask', create: { kind: 'batch_task' }, batchServiceField: 'service_id' }))
   .all('/task/apply', proxy({ operation: 'applyBatchTask', owned: { kind: 'batch_task', field: 'task_id' } }))
   .all('/task/info/:id', proxy(task))
