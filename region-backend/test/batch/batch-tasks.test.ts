@@ -189,8 +189,13 @@ describe('batch tasks', () => {
     const viaMultipart = await queued.call({ method: 'GET', url: '/batch/_1000001/tasks', accountId: account, payload: form.payload, headers: form.headers });
     expect(Object.keys(viaMultipart.json().data)).toEqual([early.taskId]);
 
-    const bad = await queued.call({ method: 'GET', url: '/batch/_1000001/tasks?start=2024-03-01', accountId: account });
-    expect(expectBatchError(bad, 1111).message).toMatch(/%Y-%m-%dT%H:%M:%SZ/);
+    // A date alone (a client's own example) is its midnight UTC.
+    expect(Object.keys(await list('?start=2024-03-01&end=2024-03-02'))).toHaveLength(2);
+    expect(Object.keys(await list('?end=2024-03-01'))).toEqual([]);
+    for (const start of ['2024-03-01T10:00', '2024-02-30', '2024-3-1', '20240301']) {
+      const bad = await queued.call({ method: 'GET', url: `/batch/_1000001/tasks?start=${start}`, accountId: account });
+      expect(expectBatchError(bad, 1111).message, start).toMatch(/%Y-%m-%dT%H:%M:%SZ/);
+    }
     // Another account sees none of them.
     expect(Object.keys((await queued.call({ method: 'GET', url: '/batch/_1000001/tasks', accountId: 10 })).json().data)).toEqual([]);
   });
