@@ -17,6 +17,8 @@ import {
   ResourceError,
   SearchServiceResponse,
   newResourceId,
+  SPECIFICATION,
+  operationById,
   routeKey,
   routePattern,
 } from '@iris/shared';
@@ -47,6 +49,11 @@ describe('routes and the contract', () => {
     expect([...contract].filter((key) => !backend.app.routeKeys.has(key))).toEqual([]);
     expect([...backend.app.routeKeys].filter((key) => !contract.has(key))).toEqual([]);
     expect(backend.app.routeKeys.size).toBeGreaterThan(40);
+  });
+
+  it('every operation of the specification table is a route of the backend', () => {
+    const missing = SPECIFICATION.map((row) => routeKey(row.method, routePattern(operationById(row.id)))).filter((key) => !backend.app.routeKeys.has(key));
+    expect(missing).toEqual([]);
   });
 
   it('a route the contract does not describe stops start-up', async () => {

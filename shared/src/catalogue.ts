@@ -43,19 +43,50 @@ export function serviceById(id: string): ServiceEntry | undefined {
   return BY_ID.get(id);
 }
 
-/** `sub_type` of the colour services. */
-export const COLOR_SUB_TYPES: Record<string, string> = {
-  _0000072: 'everything',
-  _0000073: 'foreground',
-  _0000074: 'person_outfit',
-};
+/** `sub_type` of the colour services, as the specification's colour table pairs them with the service ids. */
+export const COLOR_SUB_TYPES = {
+  everything: '_0000072',
+  foreground: '_0000073',
+  person_outfit: '_0000074',
+} as const;
+export type ColorSubType = keyof typeof COLOR_SUB_TYPES;
 
-/** Search-service scenarios; each maps to a pipeline configuration documented in the README. */
-export const SCENARIOS = ['general', 'fashion', 'fashion_v3', 'fashion_5_7', 'fashion_v5_5', 'material'] as const;
-export type Scenario = (typeof SCENARIOS)[number];
+const isColorSubType = (value: string): value is ColorSubType => Object.hasOwn(COLOR_SUB_TYPES, value);
+
+/**
+ * The colour service a call runs: clients post every colour call to `/color/_0000072` and name the analysis
+ * with `sub_type`; a valid `sub_type` selects its service, without one the path's id does. Null for a
+ * `sub_type` that is none of the three (the caller answers 400). Not a colour id: the id itself.
+ */
+export function colorServiceFor(pathId: string, subType: string | undefined): string | null {
+  if (serviceById(pathId)?.family !== 'color' || subType === undefined) return pathId;
+  return isColorSubType(subType) ? COLOR_SUB_TYPES[subType] : null;
+}
+
+/**
+ * Search-service scenarios and the embedding each one uses (`general`: the whole image; `product`: the whole
+ * image, its mirror and the centre; `material`: the centre at a finer scale). The specification's examples,
+ * plus the names released clients offer (`fashion_v5_4`, `furniture_v6`, `wine_v2_1`), each on its closest one.
+ */
+export const SCENARIO_EMBEDDINGS = {
+  general: 'general',
+  fashion: 'product',
+  fashion_v3: 'product',
+  fashion_5_7: 'product',
+  fashion_v5_4: 'product',
+  fashion_v5_5: 'product',
+  // Furniture is photographed as products are: centred, either way round.
+  furniture_v6: 'product',
+  // A mirror would reverse a label's text: the whole image as it is.
+  wine_v2_1: 'general',
+  material: 'material',
+} as const;
+export type Scenario = keyof typeof SCENARIO_EMBEDDINGS;
+export type ScenarioEmbedding = (typeof SCENARIO_EMBEDDINGS)[Scenario];
+export const SCENARIOS = Object.keys(SCENARIO_EMBEDDINGS) as readonly Scenario[];
 
 export function isScenario(value: unknown): value is Scenario {
-  return typeof value === 'string' && (SCENARIOS as readonly string[]).includes(value);
+  return typeof value === 'string' && Object.hasOwn(SCENARIO_EMBEDDINGS, value);
 }
 
 /** `Accept-Language` → label language: any value starting with `zh` (any case) selects Chinese. */

@@ -137,15 +137,15 @@ export function isAnalysisServiceId(id: string): boolean {
 }
 
 const COLOR_AND_FASHION_IDS = new Set(['_0000072', '_0000073', '_0000074', '_0000111']);
-const STATUS_ONLY_CODES = new Set<number>([ERROR.analysisBadRequest[1], ERROR.analysisImageFailed[1]]);
 
 /**
- * Colour and fashion errors are told apart by their HTTP status alone: the specification gives them no
- * error_code. (Batch result lines still name them by their status, see docs/batch.md.)
+ * Colour and fashion errors are told apart by their HTTP status alone: the specification gives their family
+ * no error_code, so none carries one, whatever the status (401, 403, 404, 413, 429, 503 as well as 400 and 408).
+ * (Batch result lines still name them by their status, see docs/batch.md.)
  */
-function isStatusOnlyError(path: string, code: number): boolean {
+export function isStatusOnlyPath(path: string): boolean {
   const serviceId = path.split('?')[0]!.split('/').filter(Boolean)[1] ?? '';
-  return STATUS_ONLY_CODES.has(code) && COLOR_AND_FASHION_IDS.has(serviceId);
+  return COLOR_AND_FASHION_IDS.has(serviceId);
 }
 
 export interface ErrorBodyInput {
@@ -191,6 +191,6 @@ export function apiErrorBody(path: string, err: ApiError, requestId: string, ela
     requestId,
     extra: err.extra,
     elapsedSeconds,
-    withoutCode: isStatusOnlyError(path, err.code),
+    withoutCode: isStatusOnlyPath(path),
   });
 }

@@ -47,13 +47,13 @@ describe('error shapes', () => {
   });
   it('gives colour and fashion errors an HTTP status but no error_code', () => {
     for (const path of ['/color/_0000072', '/image_analysis_everything/_0000072?x=1', '/dressing/_0000111']) {
-      for (const key of ['analysisBadRequest', 'analysisImageFailed'] as const) {
+      for (const key of ['analysisBadRequest', 'analysisImageFailed', 'serviceNotGranted', 'classifyServiceUnknown', 'accessKeyMissing', 'payloadTooLarge', 'rateLimited', 'busy'] as const) {
         const body = apiErrorBody(path, new ApiError(key, 'bad'), 'r4', 0.5) as { data: Record<string, unknown>; status: number };
         expect(body).toEqual({ data: { is_err: 1, message: 'bad', msg: 'bad', request_id: 'r4', time: 0.5 }, status: ERROR[key][0] });
       }
     }
-    // Other errors on those paths, and the same codes elsewhere, keep their code.
-    expect((apiErrorBody('/color/_0000072', new ApiError('serviceNotGranted', 'no'), 'r5') as { data: object }).data).toMatchObject({ error_code: 2005 });
+    // Whatever the status on those paths (their family has no error_code); the same codes elsewhere keep theirs.
+    expect((apiErrorBody('/detect/_0000049', new ApiError('serviceNotGranted', 'no'), 'r5') as { data: object }).data).toMatchObject({ error_code: 2005 });
     expect((apiErrorBody('/custom_training/abcdefgh12345678', new ApiError('analysisBadRequest', 'topk'), 'r6') as { data: object }).data).toMatchObject({ error_code: 400 });
   });
 });

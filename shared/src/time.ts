@@ -19,6 +19,19 @@ export function parseTime(text: string): Date | null {
   return date;
 }
 
+const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * A time bound as clients send it: `%Y-%m-%dT%H:%M:%SZ`, or a date alone (`2017-12-01`, a client's own
+ * example), which means its midnight UTC. Null for anything else, including impossible dates.
+ */
+export function parseTimeOrDate(text: string): Date | null {
+  const trimmed = text.trim();
+  if (trimmed.length > 20) return null;
+  if (!DATE_PATTERN.test(trimmed)) return parseTime(trimmed);
+  return parseTime(`${trimmed}T00:00:00Z`);
+}
+
 /** Seconds as the string form used by detect/classify/search timing fields, e.g. "0.123". */
 export function secondsText(ms: number): string {
   return (ms / 1000).toFixed(3);

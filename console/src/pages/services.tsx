@@ -8,7 +8,8 @@ import { useAction, useLoad } from '../components/hooks.js';
 import { useI18n } from '../i18n/i18n.js';
 import { EvaluationPanel } from './service-evaluation.js';
 
-const SCENARIOS = ['general', 'fashion', 'fashion_v3', 'fashion_5_7', 'fashion_v5_5', 'material'];
+// The catalogue's scenarios (shared/src/catalogue.ts SCENARIO_EMBEDDINGS), kept out of the first chunk.
+const SCENARIOS = ['general', 'fashion', 'fashion_v3', 'fashion_5_7', 'fashion_v5_4', 'fashion_v5_5', 'furniture_v6', 'wine_v2_1', 'material'];
 
 export function ServicesPage() {
   const { t } = useI18n();

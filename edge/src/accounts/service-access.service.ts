@@ -18,24 +18,32 @@ export async function isGranted(db: Database, config: Pick<EdgeConfig, 'grantsBy
 
 /**
  * A ready-made service must be offered in the region (the catalogue narrowed by REGION_SERVICES; else `unknown`,
- * 404/1001 on analysis calls) and granted to the account (403/2005).
+ * 404/1001 on analysis calls) and granted to the account (else `notGranted`, 403/2005 on analysis calls).
  */
-export async function requireServiceAccess(db: Database, config: EdgeConfig, scope: Scope, serviceId: string, unknown: ErrorKey = 'classifyServiceUnknown'): Promise<void> {
+export async function requireServiceAccess(
+  db: Database,
+  config: EdgeConfig,
+  scope: Scope,
+  serviceId: string,
+  unknown: ErrorKey = 'classifyServiceUnknown',
+  notGranted: ErrorKey = 'serviceNotGranted',
+): Promise<void> {
   if (!serviceById(serviceId) || !regionOffers(config, scope.region, serviceId)) {
     throw new ApiError(unknown, `service ${serviceId} does not exist`);
   }
   if (!(await isGranted(db, config, scope.accountId, serviceId))) {
-    throw new ApiError('serviceNotGranted', `the account is not authorized for service ${serviceId}`);
+    throw new ApiError(notGranted, `the account is not authorized for service ${serviceId}`);
   }
 }
 
 /**
- * The service a batch task is to run: a ready-made one passes the same checks as an analysis call (400007
- * when the region does not offer it), so neither can be worked around in bulk. Other ids (custom
- * classifiers, unknown ids) are the backend's to judge.
+ * The service a batch task is to run: a ready-made one passes the same checks as an analysis call, so neither
+ * can be worked around in bulk, answered with the batch family's codes: 400007 when the region does not offer
+ * it, 400008 when the account is not granted it (it is not among the services `/batch/_1000001/services` lists).
+ * Other ids (custom classifiers, unknown ids) are the backend's to judge.
  */
 export async function requireBatchServiceGrant(db: Database, config: EdgeConfig, scope: Scope, serviceId: string): Promise<void> {
-  if (isAnalysisServiceId(serviceId)) await requireServiceAccess(db, config, scope, serviceId, 'batchServiceUnknown');
+  if (isAnalysisServiceId(serviceId)) await requireServiceAccess(db, config, scope, serviceId, 'batchServiceUnknown', 'batchServiceUnsupported');
 }
 
 /** Ready-made services the account may run in the region (offered there and granted): the backend re-checks with it. */

@@ -138,6 +138,17 @@ describe('signed requests', () => {
     expect(lenient.status).toBe(200);
   });
 
+  it('accepts only the nonce lengths released clients send (16 to 36 characters; 401/1104 otherwise)', async () => {
+    for (const nonce of ['n'.repeat(15), 'n'.repeat(37), 'x'.repeat(128)]) {
+      const res = await callJson('/get_image_sets/_0000014', { headers: await signedHeaders(account, { nonce }) });
+      expect(res.status, nonce).toBe(401);
+      expect(res.body.error_code, nonce).toBe(1104);
+    }
+    for (const nonce of ['n'.repeat(15) + crypto.randomUUID().slice(0, 1), crypto.randomUUID()]) {
+      expect((await call('/get_image_sets/_0000014', { headers: await signedHeaders(account, { nonce }) })).status, nonce).toBe(200);
+    }
+  });
+
   it('accepts a nonce once (401/1106 on replay) and purges expired nonces', async () => {
     const headers = await signedHeaders(account, { nonce: 'replayed-nonce-0123456789' });
     expect((await call('/get_image_sets/_0000014', { headers })).status).toBe(200);

@@ -5,7 +5,13 @@ import type { RequestBody } from '../http/request-body.js';
 import { claimNonce } from './nonce.repo.js';
 import { SIGNED_HEADERS, signatureMatches } from './signature.js';
 
-const MAX_NONCE_CHARS = 128;
+/** The nonce lengths the released clients send (PROTOCOL.md: 16–36 characters, a UUID at most). */
+export const NONCE_CHARS = { min: 16, max: 36 } as const;
+
+/** A nonce of an accepted length (checked on the trimmed value, as the clients sign it). */
+export function isAcceptedNonce(nonce: string | undefined): nonce is string {
+  return nonce !== undefined && nonce.length >= NONCE_CHARS.min && nonce.length <= NONCE_CHARS.max;
+}
 
 export interface SignedCall {
   /** Nonces are remembered per key, by key hash. */
@@ -36,7 +42,7 @@ export async function verifyRequestSignature(db: Database, call: SignedCall): Pr
     throw new ApiError('signatureExpired', `x-ca-timestamp is missing or more than ${call.maxSkewSeconds} s away from the server clock`);
   }
   const nonce = signedHeaders['x-ca-signaturenonce']?.trim();
-  if (!nonce || nonce.length > MAX_NONCE_CHARS) throw new ApiError('signatureInvalid', 'x-ca-signaturenonce is missing or too long');
+  if (!isAcceptedNonce(nonce)) throw new ApiError('signatureInvalid', `x-ca-signaturenonce must be ${NONCE_CHARS.min} to ${NONCE_CHARS.max} characters`);
   // Remembered until its timestamp leaves the window; after that the timestamp alone refuses a replay.
   const expiresAt = (Math.max(timestamp, Math.floor(now / 1000)) + call.maxSkewSeconds) * 1000;
   if (!(await claimNonce(db, call.keyId, nonce, expiresAt, now))) throw new ApiError('signatureReplayed', 'this signature nonce was already used');

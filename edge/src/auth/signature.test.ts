@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { isAcceptedNonce, NONCE_CHARS } from './signature-check.js';
 import { hmacSha1Base64, stringToSign } from './signature.js';
 
 const HEADERS = {
@@ -50,5 +52,19 @@ describe('signing string rules', () => {
   it('strips values only in the Python form', () => {
     expect(stringToSign({ headers: {}, params: [['url', ' http://a.cn/x.jpg \n']] })).toBe('url= http://a.cn/x.jpg \n');
     expect(stringToSign({ headers: {}, params: [['url', ' http://a.cn/x.jpg \n']], strip: true })).toBe('url=http://a.cn/x.jpg');
+  });
+});
+
+describe('signature nonces', () => {
+  it('accepts exactly the lengths 16 to 36, whatever the characters', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), (nonce) => {
+        expect(isAcceptedNonce(nonce)).toBe(nonce.length >= NONCE_CHARS.min && nonce.length <= NONCE_CHARS.max);
+      }),
+      { numRuns: 500 },
+    );
+    expect(isAcceptedNonce(undefined)).toBe(false);
+    expect(isAcceptedNonce('abcdefghijklmnopqrstuvwxyz012345')).toBe(true);
+    expect(isAcceptedNonce('')).toBe(false);
   });
 });

@@ -48,11 +48,19 @@ describe('ready-made analysis services', () => {
     expect(refused.status).toBe(403);
     expect(refused.body).toMatchObject({ status: 403, data: { is_err: 1, error_code: 2005 } });
     expect((await callJson('/classify/_0000039', { method: 'POST', headers, body: 'url=x' })).status).toBe(200);
+    // Colour and fashion errors carry no error_code, whatever the status.
+    for (const id of ['_0000072', '_0000111']) {
+      await admin('DELETE', `/accounts/${other.accountId}/grants/${id}`);
+      const status = await callJson<AnalysisError>(`/color/${id}`, { method: 'POST', headers, body: 'url=x' });
+      expect(status.status, id).toBe(403);
+      expect(status.body, id).toMatchObject({ status: 403, data: { is_err: 1 } });
+      expect(status.body.data, id).not.toHaveProperty('error_code');
+    }
     await admin('PUT', `/accounts/${other.accountId}/grants/_0000024`);
     expect((await callJson('/classify/_0000024', { method: 'POST', headers, body: 'url=x' })).status).toBe(200);
   });
 
-  it('refuses a batch task for a ready-made service the account is not granted (403/2005, batch shape)', async () => {
+  it('refuses a batch task for a ready-made service the account is not granted (400/400008, a batch code)', async () => {
     const other = await newAccount();
     const prepare = (serviceId: string) => {
       const form = new FormData();
@@ -63,8 +71,8 @@ describe('ready-made analysis services', () => {
     expect((await prepare('_0000024')).status).toBe(200);
     await admin('DELETE', `/accounts/${other.accountId}/grants/_0000024`);
     const refused = await prepare('_0000024');
-    expect(refused.status).toBe(403);
-    expect(refused.body).toMatchObject({ is_error: 1, data: { error_code: 2005 } });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ is_error: 1, data: { error_code: 400008 } });
     expect(refused.body.url).toBeUndefined();
     // Still granted, unknown and custom ids go on to the backend, which judges them (400007 / 400008).
     for (const id of ['_0000039', '_0000999', 'cls_2f1c']) expect((await prepare(id)).status, id).toBe(200);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ADMIN_OPERATIONS, OPERATIONS } from '@iris/shared';
+import { ADMIN_OPERATIONS, OPERATIONS, SPECIFICATION } from '@iris/shared';
 import { createApp } from '../app.js';
 import { call, callJson } from '../../test/helpers.js';
 import { regionServers } from './openapi.routes.js';
@@ -46,6 +46,16 @@ describe('edge routes and the contract', () => {
     // Routes that are neither admin, nor forwarded (wildcards, middleware), nor public proxies are edge operations.
     const own = routes.filter((r) => r.method === 'GET' && !r.path.startsWith('/admin') && !r.path.includes('*') && !r.path.includes(':'));
     for (const route of own) expect(edgeOperations.some((o) => o.path === route.path), route.path).toBe(true);
+  });
+
+  it('every operation of the specification table has a Worker route of its own (not only the catch-all)', () => {
+    const matcher = (path: string) => new RegExp(`^${path.replace(/:[A-Za-z_]\w*(\{.*?\}+)?/g, '[^/]+').replace(/\*/g, '.*').replace(/\/+$/, '')}/?$`);
+    const own = routes.filter((r) => !r.path.startsWith('/admin') && r.path !== '*' && r.path !== '/*');
+    const missing = SPECIFICATION.filter((row) => {
+      const sample = row.path.replace(/\{[^}]+\}/g, 'x1');
+      return !own.some((r) => (r.method === 'ALL' || r.method === row.method.toUpperCase()) && matcher(r.path).test(sample));
+    });
+    expect(missing.map((r) => `${r.method} ${r.path}`)).toEqual([]);
   });
 
   it('every concrete public route of the Worker leads to an operation of the contract', () => {

@@ -204,6 +204,22 @@ describe('quotas', () => {
     });
   }
 
+  it('at the quota, a create without a name answers the name code (400/5004, 400/1007), not the quota', async () => {
+    const account = await newAccount();
+    await admin('PUT', `/accounts/${account.accountId}/quotas`, { image_sets: 0, training_sets: 0, product_sets: 0 });
+    for (const [path, body, code] of [
+      ['/image_sets/_0000014', {}, 5004],
+      ['/image_sets/_0000014', { name: '   ' }, 5004],
+      ['/custom_training/_0000194/training_sets', { name: 'n' }, 5004],
+      ['/product_sets/_0000178', { description: 'd' }, 1007],
+    ] as const) {
+      const res = await callJson(path, json(account, body));
+      expect([res.status, res.body.error_code], `${path} ${JSON.stringify(body)}`).toEqual([400, code]);
+    }
+    const named = await callJson('/image_sets/_0000014', json(account, { name: 'x'.repeat(5000) }));
+    expect([named.status, named.body.error_code]).toEqual([403, 3003]);
+  });
+
   it('passes the daily batch quota to the backend in the context', async () => {
     const account = await newAccount();
     await admin('PUT', `/accounts/${account.accountId}/quotas`, { daily_batch_tasks: 3 });

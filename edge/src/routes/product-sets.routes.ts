@@ -7,7 +7,7 @@ const searchService = { owned: { kind: 'search_service' } } as const;
 
 /** `/product_sets/_0000178`: sets (404/1004, 403/1005, quota 403/3005), their products and search services (quota 403/3006). */
 export const productSetRoutes = new Hono<AppEnv>()
-  .post('/', proxy({ create: { kind: 'product_set', quota: 'productSets' } }))
+  .post('/', proxy({ operation: 'createProductSet', required: ['name'], create: { kind: 'product_set', quota: 'productSets' } }))
   .all('/', proxy())
   .all('/services', proxy())
   .all('/services/:id', proxy(searchService))

@@ -4,7 +4,7 @@
  * turns live only when the backend confirms it, otherwise it is discarded.
  */
 import type { Context, Handler } from 'hono';
-import { ApiError, type ForwardContext, type OperationId, type ResourceKind } from '@iris/shared';
+import { ApiError, operationById, type ForwardContext, type OperationId, type ResourceKind } from '@iris/shared';
 import { grantedServices, requireBatchServiceGrant, requireServiceAccess } from '../accounts/service-access.service.js';
 import type { AppEnv } from '../env.js';
 import { forwardToBackend } from '../forward/forward.service.js';
@@ -22,10 +22,17 @@ export interface ProxyRule {
   owned?: { kind: ResourceKind; param?: string; field?: string };
   /** The call creates a resource: mint and reserve its id (within quota), pass it in the context. */
   create?: CreateRule;
+  /**
+   * Body fields a create needs (non-blank): checked before the quota, so a create without a name answers the
+   * operation's code for it (400/5004, 400/1007) even at the quota, as the specification lists them.
+   */
+  required?: readonly string[];
   /** The route parameter holding a ready-made analysis service id. */
   analysisParam?: string;
   /** The body field naming the service a batch task will run (its grant is checked). */
   batchServiceField?: string;
+  /** The backend needs the ready-made services the account may run here (the batch service list). */
+  grantedServices?: boolean;
 }
 
 /** `scheme://host[:port]` the caller used: links in answers (batch results) point back at this region. */
@@ -94,16 +101,19 @@ export function proxy(rule: ProxyRule = {}): Handler<AppEnv> {
     // Fields the edge read from the body and checked travel in the signed context: the backend refuses a
     // request it reads differently, and re-checks services against the granted list.
     const checked: Partial<ForwardContext> = {};
-    const names = [rule.batchServiceField, rule.owned?.field].filter((f): f is string => f !== undefined);
+    const names = [rule.batchServiceField, rule.owned?.field, ...(rule.required ?? [])].filter((f): f is string => f !== undefined);
     if (names.length && c.get('body').streams) {
       // The field must be known before the call goes on (it travels in the signed context): read it whole.
       await c.get('body').readWhole();
       await c.get('body').upload!.verdict();
     }
     const fields: Record<string, string> = names.length ? readFields(c, rule, names) : {};
+    for (const name of rule.required ?? []) {
+      if (fields[name] === '') throw new ApiError(operationById(rule.operation! as string).fieldErrors?.[name] ?? 'invalidData', `${name} is required`);
+    }
     if (rule.analysisParam) await requireServiceAccess(db, config, scope, c.req.param(rule.analysisParam) ?? '');
     if (rule.batchServiceField) await requireBatchServiceGrant(db, config, scope, fields[rule.batchServiceField]!);
-    if (rule.analysisParam || rule.batchServiceField) checked.services = await grantedServices(db, config, scope);
+    if (rule.analysisParam || rule.batchServiceField || rule.grantedServices) checked.services = await grantedServices(db, config, scope);
     if (rule.owned) {
       const id = rule.owned.field ? fields[rule.owned.field] : c.req.param(rule.owned.param ?? 'id');
       await requireOwned(db, rule.owned.kind, id, scope, {
@@ -121,7 +131,9 @@ export function proxy(rule: ProxyRule = {}): Handler<AppEnv> {
 
     let answer;
     try {
-      if (Object.keys(fields).length) checked.fields = fields;
+      // Only the fields the edge acts on travel as checked (a long name is cut by the backend, not compared).
+      const acted = [rule.batchServiceField, rule.owned?.field].filter((f): f is string => f !== undefined && fields[f] !== undefined);
+      if (acted.length) checked.fields = Object.fromEntries(acted.map((f) => [f, fields[f]!]));
       answer = await forwardCall(c, { ...checked, ...(resourceId ? { resourceId } : {}) });
     } catch (err) {
       // After a timeout the backend may still create it: the row stays pending (never usable, not counted later).

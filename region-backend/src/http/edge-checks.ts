@@ -21,11 +21,12 @@ export function requireEdgeReading(request: FastifyRequest, fields: Record<strin
 
 /**
  * A ready-made service must be in the signed list of services the account may run in this region: not in
- * this region's catalogue → `unknown`; else not granted (403/2005). No list (not an edge call) → refused.
+ * this region's catalogue → `unknown`; else not granted → `notGranted` (403/2005 on analysis calls). No list
+ * (not an edge call) → refused.
  */
-export function requireGrantedService(request: FastifyRequest, serviceId: string, region: string, unknown: ErrorKey): void {
+export function requireGrantedService(request: FastifyRequest, serviceId: string, region: string, unknown: ErrorKey, notGranted: ErrorKey = 'serviceNotGranted'): void {
   if (request.ctx.forward.services?.includes(serviceId)) return;
   const entry = serviceById(serviceId);
   if (!entry || !entry.regions.includes(region as never)) throw new ApiError(unknown, `service ${serviceId} does not exist`);
-  throw new ApiError('serviceNotGranted', `the account is not authorized for service ${serviceId}`);
+  throw new ApiError(notGranted, `the account is not authorized for service ${serviceId}`);
 }

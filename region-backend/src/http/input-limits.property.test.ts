@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { withinSync } from '../../test/support/time-bound.js';
-import { JsonTooDeepError, jsonDepth, MAX_JSON_DEPTH, overlongParam, PARAM_MAX_CHARS, parseBoundedJson } from './input-limits.js';
+import { LIMITS, truncateChars } from '@iris/shared';
+import { cutTruncatedParams, JsonTooDeepError, jsonDepth, MAX_JSON_DEPTH, overlongParam, PARAM_MAX_CHARS, parseBoundedJson } from './input-limits.js';
 
 describe('JSON depth bound', () => {
   it('measures the depth of any JSON value as JSON.parse reads it', () => {
@@ -50,5 +51,32 @@ describe('scalar parameter caps', () => {
         else expect(message).toBeNull();
       }),
     );
+  });
+});
+
+describe('names and descriptions past their cap', () => {
+  // The services keep trim(value) truncated to 16 (names) or 128 (descriptions) characters: the cut must not change that.
+  const kept = (value: string, max: number) => truncateChars(value.trim(), max);
+
+  it('are cut, never refused, and the service keeps what it would have kept of the whole value', () => {
+    const text = fc.string({ unit: fc.oneof(fc.constantFrom(' ', '\t', '\n', '名', '😀'), fc.string({ minLength: 1, maxLength: 1 })), maxLength: 6000 });
+    fc.assert(
+      fc.property(text, text, (name, description) => {
+        const fields: Record<string, string> = { name, description };
+        cutTruncatedParams(fields);
+        expect(overlongParam(fields)).toBeNull();
+        expect(kept(fields.name!, LIMITS.setNameChars)).toBe(kept(name, LIMITS.setNameChars));
+        expect(kept(fields.description!, LIMITS.setDescriptionChars)).toBe(kept(description, LIMITS.setDescriptionChars));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a hostile name: megabytes of white space before the text, or one long run of a surrogate pair', () => {
+    const fields: Record<string, string> = { name: `${' '.repeat(2_000_000)}real name`, description: '😀'.repeat(100_000) };
+    withinSync(() => cutTruncatedParams(fields), 500, 'cutTruncatedParams');
+    expect(fields.name).toBe('real name');
+    expect(kept(fields.description!, LIMITS.setDescriptionChars)).toBe('😀'.repeat(128));
+    expect(overlongParam({ scenario: 'x'.repeat(129) })).toMatch(/scenario/);
   });
 });

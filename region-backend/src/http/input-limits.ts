@@ -24,6 +24,7 @@ export const PARAM_MAX_CHARS: Readonly<Record<string, number>> = {
   brand: 1024,
   brand_zh: 1024,
   scenario: 128,
+  sub_type: 64,
   service_id: 256,
   training_set_id: 256,
   image_set_id: 256,
@@ -50,6 +51,22 @@ export const MAX_BODY_FILES = 10;
 export const MAX_MULTIPART_TEXT_BYTES = 4 * 1024 * 1024;
 /** A whole multipart body: one file under the 50 MB upload limit and its fields, never ten of them (500 MB on disk per call). */
 export const MAX_MULTIPART_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Parameters the specification truncates rather than refuses (set names to 16 characters, descriptions to
+ * 128, a product-set service name to 32): past their cap they are cut, leading white space dropped first
+ * (the services trim before they truncate), so what the service keeps is the same as from the whole value.
+ */
+const TRUNCATED = new Set(['name', 'description']);
+
+/** Cuts the truncated parameters past their cap, in place (see TRUNCATED). */
+export function cutTruncatedParams(fields: Record<string, string>): void {
+  for (const name of TRUNCATED) {
+    const value = fields[name];
+    const max = PARAM_MAX_CHARS[name]!;
+    if (value !== undefined && value.length > max) fields[name] = value.trimStart().slice(0, max);
+  }
+}
 
 /** The first parameter over its cap, as a message, or null when all are within bounds. */
 export function overlongParam(fields: Readonly<Record<string, string>>): string | null {

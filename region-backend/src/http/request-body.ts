@@ -15,7 +15,7 @@ import Busboy from '@fastify/busboy';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, LIMITS, type FilePart } from '@iris/shared';
 import { requireEdgeReading } from './edge-checks.js';
-import { JsonTooDeepError, MAX_BODY_FILES, MAX_BODY_PARTS, MAX_MULTIPART_BYTES, MAX_MULTIPART_TEXT_BYTES, overlongParam, parseBoundedJson } from './input-limits.js';
+import { JsonTooDeepError, MAX_BODY_FILES, MAX_BODY_PARTS, MAX_MULTIPART_BYTES, MAX_MULTIPART_TEXT_BYTES, cutTruncatedParams, overlongParam, parseBoundedJson } from './input-limits.js';
 import { releaseWhenAnswered } from './when-answered.js';
 
 export type UploadedFile = FilePart;
@@ -171,6 +171,7 @@ async function parseBody(request: FastifyRequest, options: BodyOptions): Promise
       }
     }
   }
+  cutTruncatedParams(fields);
   const overlong = overlongParam(fields);
   if (overlong) throw options.paramError?.(overlong) ?? new ApiError('invalidData', overlong);
 

@@ -71,7 +71,7 @@ describe('batch limits, expiry and retention', () => {
     expect((await info(backend, prepared.taskId, 94)).json().data.state).toBe('FAILURE');
     expect(await items(prepared.taskId)).toBe(0);
     expect(existsSync(path.join(filesDir, prepared.taskId, 'urls.txt'))).toBe(false);
-    expectBatchError(await apply(backend, prepared.taskId, { accountId: 94 }), 400012);
+    expectBatchError(await apply(backend, prepared.taskId, { accountId: 94 }), 400011);
     // Its limits are freed: account 91's two expired tasks no longer count as open.
     expect((await prepare(backend, SERVICE, urls(3, 'i'), { accountId: 91 })).statusCode).toBe(200);
 

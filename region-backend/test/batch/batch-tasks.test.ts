@@ -57,6 +57,9 @@ describe('batch tasks', () => {
     expect(body.data).toEqual(expect.arrayContaining(['_0000072', '_0000073', '_0000074', '_0000111', '_0000049', '_0000024', '_0000039', '_0000159']));
     expect(body.data).not.toContain('_0000014');
     expect(body.data.every((id: unknown) => typeof id === 'string')).toBe(true);
+    // Only what the edge's signed list says the account is granted here.
+    const granted = await running.call({ method: 'GET', url: '/batch/_1000001/services', services: ['_0000049', '_0000072'] });
+    expect(granted.json().data).toEqual(['_0000049', '_0000072']);
   });
 
   it('prepares a task from a file with a byte-order mark, CRLF and empty lines', async () => {
@@ -139,7 +142,7 @@ describe('batch tasks', () => {
     expect(revoked.json()).toEqual({ data: { code: 200001, args: [first.taskId] }, is_error: 0, request_id: expect.any(String) });
     expect((await info(queued, first.taskId)).json().data.state).toBe('REVOKED');
     expectBatchError(await queued.call({ method: 'POST', url: `/batch/_1000001/task/revoke/${first.taskId}` }), 400012);
-    expectBatchError(await apply(queued, first.taskId), 400012);
+    expectBatchError(await apply(queued, first.taskId), 400011); // apply's own code: no task to apply
     expectBatchError(await queued.call({ method: 'POST', url: '/batch/_1000001/task/revoke/nosuchtask0000000000' }), 400011);
     // With the first one revoked, the service is free again.
     expect((await apply(queued, second.taskId)).statusCode).toBe(200);
@@ -186,8 +189,13 @@ describe('batch tasks', () => {
     const viaMultipart = await queued.call({ method: 'GET', url: '/batch/_1000001/tasks', accountId: account, payload: form.payload, headers: form.headers });
     expect(Object.keys(viaMultipart.json().data)).toEqual([early.taskId]);
 
-    const bad = await queued.call({ method: 'GET', url: '/batch/_1000001/tasks?start=2024-03-01', accountId: account });
-    expect(expectBatchError(bad, 1111).message).toMatch(/%Y-%m-%dT%H:%M:%SZ/);
+    // A date alone (a client's own example) is its midnight UTC.
+    expect(Object.keys(await list('?start=2024-03-01&end=2024-03-02'))).toHaveLength(2);
+    expect(Object.keys(await list('?end=2024-03-01'))).toEqual([]);
+    for (const start of ['2024-03-01T10:00', '2024-02-30', '2024-3-1', '20240301']) {
+      const bad = await queued.call({ method: 'GET', url: `/batch/_1000001/tasks?start=${start}`, accountId: account });
+      expect(expectBatchError(bad, 1111).message, start).toMatch(/%Y-%m-%dT%H:%M:%SZ/);
+    }
     // Another account sees none of them.
     expect(Object.keys((await queued.call({ method: 'GET', url: '/batch/_1000001/tasks', accountId: 10 })).json().data)).toEqual([]);
   });
@@ -292,8 +300,8 @@ describe('batch tasks', () => {
     expect(differs.statusCode).toBe(400);
     expect(differs.json()).toMatchObject({ is_error: 1, data: { error_code: 5001 } });
     const notGranted = await queued.call({ method: 'POST', url: '/batch/_1000001/task/prepare', resourceId: newResourceId(), services: ['_0000049'], ...form });
-    expect(notGranted.statusCode).toBe(403);
-    expect(notGranted.json()).toMatchObject({ is_error: 1, data: { error_code: 2005 } });
+    expect(notGranted.statusCode).toBe(400);
+    expect(notGranted.json()).toMatchObject({ is_error: 1, data: { error_code: 400008 } });
     const same = await queued.call({ method: 'POST', url: '/batch/_1000001/task/prepare', resourceId: newResourceId(), fields: { service_id: '_0000072' }, ...form });
     expect(same.statusCode).toBe(200);
   });

@@ -156,10 +156,9 @@ describe('image sets', () => {
     expect(unknownSet.json()).toMatchObject({ error_code: 2001 });
   });
 
-  it('adds many from CSV (quotes, BOM, CRLF, header), downloads in the background and moves the status', async () => {
+  it('adds many from CSV (quotes, BOM, CRLF), downloads in the background and moves the status', async () => {
     const id = await createImageSet(backend);
     const lines = [
-      'url,meta,tags',
       `${images.url(10)},"meta, with comma","a|b"`,
       `${images.url(11, 'png')},"say ""hi""",`,
       `${images.url(12, 'webp')}`,

@@ -56,7 +56,7 @@ describe('training sets', () => {
   it('adds url,label rows, downloads them, refuses commas and bad rows without changing anything', async () => {
     const id = await create();
     const rows = Array.from({ length: 12 }, (_, i) => `${images.url(500 + i)},${i % 2 ? 'cat' : '狗'}`);
-    const res = await addData(id, ['url,label', ...rows].join('\n'));
+    const res = await addData(id, rows.join('\n'));
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ n_items: 12 });
     const done = await waitFor(
@@ -72,6 +72,7 @@ describe('training sets', () => {
       [`${images.url(1)},cat,extra`, /line 1/],
       [`${images.url(1)}`, /line 1/],
       [`${images.url(1)},cat\nnot-a-url,cat`, /line 2/],
+      [`url,label\n${images.url(1)},cat`, /line 1/],
     ] as const) {
       const bad = await addData(id, csv);
       expect(bad.statusCode).toBe(400);

@@ -18,6 +18,7 @@ export const DetectQuery = ImageInput;
 export const ClassifyQuery = ImageInput.extend({ count: intText.optional().describe('general tagging: number of tags, default 20') });
 export const ColorQuery = ImageInput.extend({
   image: upload.optional().describe('alias of search'),
+  sub_type: z.enum(['everything', 'foreground', 'person_outfit']).optional().describe('selects the analysis (_0000072, _0000073, _0000074) whatever the path\'s colour service id'),
   granularity: z.enum(['major', 'detailed', 'dominant']),
   return_type: z.enum(['basic', 'w3c', 'ncs', 'cncs']),
 });
@@ -90,13 +91,13 @@ export const analysisOperations = [
   op({
     id: 'detect', method: 'post', path: '/detect/{service_id}', route: ANALYSIS_ROUTE, servedBy: 'backend', tag, errors: 'analysis',
     summary: 'Detect objects, faces, bodies, people, logos, receipt fields or text (_0000173, _0000171, _0000049, _0000059, _0000187, _0000188, _0000143, _0000154)',
-    errorCodes: ['detectUndecodable', 'detectNoImage', 'detectDownloadFailed', 'detectTooSmall', 'classifyServiceUnknown', 'serviceNotGranted'],
+    errorCodes: ['detectUndecodable', 'detectNoImage', 'detectDownloadFailed', 'detectTooSmall', 'analysisBadRequest', 'classifyServiceUnknown', 'serviceNotGranted', 'internal'],
     params: byService, body: { schema: DetectQuery, forms, required: true }, response: DetectResponse,
   }),
   op({
     id: 'classify', method: 'post', path: '/classify/{service_id}', route: ANALYSIS_ROUTE, servedBy: 'backend', tag, errors: 'analysis',
     summary: 'Classify scenes (_0000039), pornography (_0000024) or tag an image (_0000159)',
-    errorCodes: ['analysisBadRequest', 'analysisImageFailed', 'classifyServiceUnknown', 'serviceNotGranted'],
+    errorCodes: ['detectUndecodable', 'detectNoImage', 'detectDownloadFailed', 'detectTooSmall', 'analysisBadRequest', 'classifyServiceUnknown', 'serviceNotGranted', 'internal'],
     params: byService, body: { schema: ClassifyQuery, forms, required: true }, response: z.union([ClassifyResponse, TaggingResponse]),
   }),
   op({

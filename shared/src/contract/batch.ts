@@ -10,7 +10,8 @@ export const PrepareTask = z.object({ service_id: z.string(), urls: upload.descr
 export const ApplyTask = z.object({ task_id: z.string() }).passthrough();
 export type PrepareTaskInput = z.output<typeof PrepareTask>;
 export type ApplyTaskInput = z.output<typeof ApplyTask>;
-export const ListTasks = z.object({ start: timestamp.optional(), end: timestamp.optional() }).passthrough();
+const bound = z.string().describe('UTC time, %Y-%m-%dT%H:%M:%SZ, or a date %Y-%m-%d (its midnight UTC)');
+export const ListTasks = z.object({ start: bound.optional(), end: bound.optional() }).passthrough();
 
 export const TaskSummary = z.object({
   estimated_processing_time: z.number().int(),
@@ -45,7 +46,7 @@ export const batchOperations = [
   op({ id: 'listBatchServices', method: 'get', path: `${BASE}/services`, servedBy: 'backend', tag, summary: 'Services batch tasks can run', errors: 'batch', response: BatchServicesResponse }),
   op({
     id: 'prepareBatchTask', method: 'post', path: `${BASE}/task/prepare`, servedBy: 'backend', tag, summary: 'Create a batch task', errors: 'batch',
-    errorCodes: ['batchServiceIdMissing', 'batchUrlsMissing', 'batchUrlsNotUtf8', 'batchUrlsEmpty', 'batchUrlsInvalid', 'batchServiceUnknown', 'batchServiceUnsupported'],
+    errorCodes: ['batchServiceIdMissing', 'batchUrlsMissing', 'batchUrlsNotUtf8', 'batchUrlsEmpty', 'batchUrlsInvalid', 'batchServiceUnknown', 'batchServiceUnsupported', 'batchDailyLimit'],
     body: { schema: PrepareTask, forms: ['multipart', 'form', 'json'], required: true }, fieldErrors: { service_id: 'batchServiceIdMissing', urls: 'batchUrlsMissing' }, response: TaskSummaryResponse,
   }),
   op({

@@ -86,3 +86,4 @@ export function routePattern(operation: Operation): string {
 export function routeKey(method: string, path: string): string {
   return `${method.toUpperCase()} ${path.replace(/:[A-Za-z_]\w*/g, ':p').replace(/\/+$/, '') || '/'}`;
 }
+export * from './specification.table.js';

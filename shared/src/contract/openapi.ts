@@ -3,7 +3,7 @@
  * access-key header, the three error shapes, and `x-iris-extension` on what the specification does not have.
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { ERROR, type ErrorFamily } from '../errors.js';
 import type { BodyForm, Operation } from './common.js';
 import { AnalysisError, BatchError, ResourceError } from './error-shapes.js';
@@ -22,10 +22,22 @@ export interface OpenApiOptions {
   version?: string;
 }
 
-function errorDescription(operation: Operation): string {
-  const codes = (operation.errorCodes ?? []).map((key) => `${ERROR[key][0]}/${ERROR[key][1]}`);
-  return `Error (${operation.errors} shape)${codes.length ? `: ${[...new Set(codes)].join(', ')}` : ''}`;
+/** `status/error_code` of each code the operation declares. */
+function errorCodes(operation: Operation): string[] {
+  return [...new Set((operation.errorCodes ?? []).map((key) => `${ERROR[key][0]}/${ERROR[key][1]}`))];
 }
+
+function errorDescription(operation: Operation): string {
+  const codes = errorCodes(operation);
+  return `Error (${operation.errors} shape)${codes.length ? `: ${codes.join(', ')}` : ''}`;
+}
+
+const versionHeader = (required: boolean) =>
+  z.object({
+    'x-ca-version': (required ? z.enum(['1', '1.0']) : z.enum(['1', '1.0']).optional()).openapi({
+      description: 'API version (the specification documents 1; clients send 1 or 1.0; some delete calls omit it)',
+    }),
+  });
 
 function routeConfig(operation: Operation, errorSchemas: Record<ErrorFamily, z.ZodTypeAny>): RouteConfig {
   const status = String(operation.status ?? 200);
@@ -35,7 +47,12 @@ function routeConfig(operation: Operation, errorSchemas: Record<ErrorFamily, z.Z
       : { description: 'Success', content: { [operation.responseMediaType ?? 'application/json']: { schema: operation.response } } };
   const responses: RouteConfig['responses'] = {
     [status]: success,
-    default: { description: errorDescription(operation), content: { 'application/json': { schema: errorSchemas[operation.errors] } } },
+    default: {
+      description: errorDescription(operation),
+      content: { 'application/json': { schema: errorSchemas[operation.errors] } },
+      // Machine-readable list of the codes above (`status/error_code`); colour and fashion answers carry the status alone.
+      'x-error-codes': errorCodes(operation),
+    } as RouteConfig['responses'][string],
   };
   if (operation.alsoNoContent) responses['204'] = { description: 'No content (the call without a body deletes the set)' };
   const config: RouteConfig & Record<string, unknown> = {
@@ -45,6 +62,7 @@ function routeConfig(operation: Operation, errorSchemas: Record<ErrorFamily, z.Z
     summary: operation.summary,
     tags: [operation.tag],
     request: {
+      ...(operation.public || operation.admin ? {} : { headers: versionHeader(operation.method !== 'delete') }),
       ...(operation.params ? { params: operation.params } : {}),
       ...(operation.query ? { query: operation.query } : {}),
       ...(operation.body

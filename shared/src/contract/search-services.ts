@@ -1,5 +1,6 @@
 /** Search services: create on an image set or a product set; list, get, rename, delete (the clients' paths). */
 import { z } from 'zod';
+import { SCENARIOS } from '../catalogue.js';
 import { ANY_FORM, listOf, op, pathParams, requestId, timestamp } from './common.js';
 
 export const SearchService = z.object({
@@ -21,7 +22,7 @@ export const SearchService = z.object({
 });
 export const SearchServiceResponse = SearchService.extend({ request_id: requestId });
 
-export const CreateSearchService = z.object({ name: z.string(), scenario: z.string().describe('a defined scenario: general, fashion, fashion_v3, fashion_5_7, fashion_v5_5, material') }).passthrough();
+export const CreateSearchService = z.object({ name: z.string(), scenario: z.string().describe(`a defined scenario: ${SCENARIOS.join(', ')}`) }).passthrough();
 export const RenameService = z.object({ name: z.string() }).passthrough();
 
 export type CreateSearchServiceInput = z.output<typeof CreateSearchService>;
@@ -45,11 +46,11 @@ function manage<P extends string>(base: string, label: string, idPrefix: P) {
 export const searchServiceOperations = [
   op({
     id: 'createImageSetService', method: 'post', path: '/image_sets/_0000014/{image_set_id}/services', servedBy: 'backend', tag, summary: 'Create a search service on an image set', errors: 'resource',
-    errorCodes: ['scenarioUnknown', 'imageSetForbidden', 'setNotFound'], params: pathParams('image_set_id'), body: { schema: CreateSearchService, forms: ANY_FORM, required: true }, fieldErrors: { scenario: 'scenarioUnknown' }, response: SearchServiceResponse,
+    errorCodes: ['scenarioUnknown', 'imageSetForbidden', 'setNotFound', 'invalidData'], params: pathParams('image_set_id'), body: { schema: CreateSearchService, forms: ANY_FORM, required: true }, fieldErrors: { scenario: 'scenarioUnknown' }, response: SearchServiceResponse,
   }),
   op({
     id: 'createProductSetService', method: 'post', path: '/product_sets/_0000178/{product_set_id}/services', servedBy: 'backend', tag, summary: 'Create a search service on a product set', errors: 'resource',
-    errorCodes: ['scenarioUnknown', 'productSetForbidden', 'productSetNotFound'], params: pathParams('product_set_id'), body: { schema: CreateSearchService, forms: ANY_FORM, required: true }, fieldErrors: { scenario: 'scenarioUnknown' }, response: SearchServiceResponse,
+    errorCodes: ['scenarioUnknown', 'productSetForbidden', 'productSetNotFound', 'invalidData'], params: pathParams('product_set_id'), body: { schema: CreateSearchService, forms: ANY_FORM, required: true }, fieldErrors: { scenario: 'scenarioUnknown' }, response: SearchServiceResponse,
   }),
   ...manage('/customer_services/_0000172', 'search services', 'SearchServices'),
   ...manage('/product_sets/_0000178/services', 'product-set search services', 'ProductSetServices'),

@@ -65,10 +65,10 @@ const byService = pathParams('service_id');
 export const searchOperations = [
   op({
     id: 'search', method: 'post', path: '/search/{service_id}', servedBy: 'backend', tag: 'Search', summary: 'Search an image set with a query image', errors: 'resource',
-    errorCodes: ['serviceNotFound', 'invalidData'], params: byService, body: { schema: SearchQuery, forms: ['form', 'multipart', 'json'], required: true }, response: SearchResponse,
+    errorCodes: ['serviceNotFound', 'invalidData', 'imageDownloadFailed'], params: byService, body: { schema: SearchQuery, forms: ['form', 'multipart', 'json'], required: true }, response: SearchResponse,
   }),
   op({
     id: 'productSearch', method: 'post', path: '/product_search/{service_id}', servedBy: 'backend', tag: 'Search', summary: 'Search a product set with a query image', extension: 'clients', errors: 'resource',
-    errorCodes: ['serviceNotFound', 'invalidData'], params: byService, body: { schema: ProductSearchQuery, forms: ['form', 'multipart', 'json'], required: true }, response: ProductSearchResponse,
+    errorCodes: ['serviceNotFound', 'invalidData', 'imageDownloadFailed'], params: byService, body: { schema: ProductSearchQuery, forms: ['form', 'multipart', 'json'], required: true }, response: ProductSearchResponse,
   }),
 ];

@@ -1,7 +1,7 @@
 import type { RgbImage } from '../../images/rgb-image.js';
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { ApiError, ImageInput, isApiError, serviceById } from '@iris/shared';
+import { ApiError, ImageInput, colorServiceFor, isApiError, serviceById } from '@iris/shared';
 import { analysisHandler, type AnalysisContext, type AnalysisHandler } from './analysis-registry.js';
 import { registerAllAnalysisServices } from './services.js';
 import { ImageDecodeError, parseLoc } from '../../images/image-decoder.js';
@@ -72,11 +72,26 @@ export async function runAnalysis(
   });
 }
 
+/**
+ * The handler a call runs: the path's service, or for a colour call the one its `sub_type` names (checked
+ * against the account's services like the path's own).
+ */
+async function selectHandler(app: FastifyInstance, request: FastifyRequest<{ Params: { word: string; serviceId: string } }>) {
+  const pathHandler = analysisHandler(request.params.serviceId);
+  if (!pathHandler) throw new ApiError('classifyServiceUnknown', `service ${request.params.serviceId} does not exist`);
+  requireGrantedService(request, pathHandler.serviceId, app.config.region, 'classifyServiceUnknown');
+  const body = await readBody(request, { tmpDir: app.config.uploadDir, paramError: (message) => analysisError(pathHandler.envelope, 'bad-loc', message) });
+  const serviceId = colorServiceFor(pathHandler.serviceId, body.fields.sub_type);
+  if (serviceId === null) throw new ApiError('analysisBadRequest', 'invalid sub_type (one of everything, foreground, person_outfit)');
+  if (serviceId === pathHandler.serviceId) return { handler: pathHandler, body };
+  const handler = analysisHandler(serviceId);
+  if (!handler) throw new ApiError('classifyServiceUnknown', `service ${serviceId} does not exist`);
+  requireGrantedService(request, serviceId, app.config.region, 'classifyServiceUnknown');
+  return { handler, body };
+}
+
 async function handleAnalysis(app: FastifyInstance, request: FastifyRequest<{ Params: { word: string; serviceId: string } }>) {
-  const handler = analysisHandler(request.params.serviceId);
-  if (!handler) throw new ApiError('classifyServiceUnknown', `service ${request.params.serviceId} does not exist`);
-  requireGrantedService(request, handler.serviceId, app.config.region, 'classifyServiceUnknown');
-  const body = await readBody(request, { tmpDir: app.config.uploadDir, paramError: (message) => analysisError(handler.envelope, 'bad-loc', message) });
+  const { handler, body } = await selectHandler(app, request);
   handler.validate?.(body.fields);
   let image;
   try {

@@ -97,9 +97,10 @@ export class BatchServices {
     return registeredAnalysisServices().filter((id) => this.offered(id));
   }
 
-  async list(accountId: number): Promise<string[]> {
+  /** What the account may run: the ready-made services offered here that it is `granted` (the edge's signed list), and its classifiers. */
+  async list(accountId: number, granted: readonly string[]): Promise<string[]> {
     const customIds = (await this.custom?.running(accountId)) ?? [];
-    return [...this.readyMadeIds(), ...[...customIds].sort()];
+    return [...this.readyMadeIds().filter((id) => granted.includes(id)), ...[...customIds].sort()];
   }
 
   /** The runnable service for an id, or the prepare error (400007 unknown, 400008 not supported by batch). */

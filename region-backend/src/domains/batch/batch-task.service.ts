@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
-import { ApiError, DEFAULT_QUOTAS, isApiError, parseTime, type Lang, type PrepareTaskInput, type Quotas } from '@iris/shared';
+import { ApiError, DEFAULT_QUOTAS, isApiError, parseTimeOrDate, type Lang, type PrepareTaskInput, type Quotas } from '@iris/shared';
 import { inTransaction } from '../../db/transaction.js';
 import { ImageDecodeError } from '../../images/image-errors.js';
 import type { BatchConfig } from './batch-config.js';
@@ -114,13 +114,14 @@ export class BatchTaskService {
       const task = await findTask(client, caller.accountId, taskId);
       if (!task) throw new ApiError('batchTaskUnknown', `task ${taskId} does not exist`);
       if (task.state === 'PENDING' || task.state === 'STARTED') throw new ApiError('batchAlreadyRunning', `task ${taskId} has been applied already and is ${task.state}`);
-      if (task.state !== 'RECEIVED') throw new ApiError('batchNotPending', `task ${taskId} is ${task.state}; only a RECEIVED task can be applied`);
+      // A finished task is no task to apply: the specification gives apply 400009-400011 only (400012 is revoke's).
+      if (task.state !== 'RECEIVED') throw new ApiError('batchTaskUnknown', `task ${taskId} is ${task.state}; only a RECEIVED task can be applied`);
       const applied = await countAppliedToday(client, caller.accountId);
       if (applied >= limit) throw new ApiError('batchDailyLimit', `the account's limit of ${limit} batch tasks per day (UTC) is reached`);
       const active = await activeTaskFor(client, caller.accountId, task.service_id);
       if (active) throw new ApiError('batchAlreadyRunning', `task ${active.id} for service ${task.service_id} is ${active.state}; one task per service runs at a time`);
       const pending = await markPending(client, taskId);
-      if (!pending) throw new ApiError('batchNotPending', `task ${taskId} expired before it was applied`);
+      if (!pending) throw new ApiError('batchTaskUnknown', `task ${taskId} expired before it was applied`);
       return pending;
     });
     // Should the process die before this, boot-time recovery queues every PENDING task again.
@@ -145,13 +146,13 @@ export class BatchTaskService {
     return task;
   }
 
-  /** Tasks received in [start, end); both bounds optional, in %Y-%m-%dT%H:%M:%SZ. */
+  /** Tasks received in [start, end); both bounds optional, in %Y-%m-%dT%H:%M:%SZ or a date alone (its midnight UTC). */
   async list(caller: Caller, fields: Record<string, string>): Promise<BatchTaskRow[]> {
     const bound = (name: 'start' | 'end'): Date | null => {
       const text = fields[name]?.trim();
       if (!text) return null;
-      const time = parseTime(text);
-      if (!time) throw new ApiError('badRequest', `${name} must be a UTC time in the format %Y-%m-%dT%H:%M:%SZ, e.g. 2024-05-01T00:00:00Z (got "${fields[name]}")`);
+      const time = parseTimeOrDate(text);
+      if (!time) throw new ApiError('badRequest', `${name} must be a UTC time in the format %Y-%m-%dT%H:%M:%SZ (e.g. 2024-05-01T00:00:00Z) or a date %Y-%m-%d (got "${fields[name]}")`);
       return time;
     };
     return listTasks(this.deps.pool, caller.accountId, bound('start'), bound('end'));

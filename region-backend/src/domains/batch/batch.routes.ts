@@ -25,12 +25,12 @@ export async function batchRoutes(app: FastifyInstance, deps: { tasks: BatchTask
   const { tasks, services } = deps;
   const body = (request: FastifyRequest) => readBody(request, { tmpDir: app.config.uploadDir });
 
-  app.get(`${BASE}/services`, async (request) => ok(request, await services.list(request.ctx.accountId)));
+  app.get(`${BASE}/services`, async (request) => ok(request, await services.list(request.ctx.accountId, request.ctx.forward.services ?? [])));
 
   app.post(`${BASE}/task/prepare`, async (request, reply) => {
     const input = inputOf(request, PrepareTask);
     const serviceId = input.service_id.trim();
-    if (isAnalysisServiceId(serviceId)) requireGrantedService(request, serviceId, app.config.region, 'batchServiceUnknown');
+    if (isAnalysisServiceId(serviceId)) requireGrantedService(request, serviceId, app.config.region, 'batchServiceUnknown', 'batchServiceUnsupported');
     const row = await tasks.prepare(caller(request), mintedId(request), input);
     reportRegistry(reply, { live: [row.id] });
     return ok(request, taskSummary(row, await tasks.viewContext(request.ctx.forward.publicBase)));

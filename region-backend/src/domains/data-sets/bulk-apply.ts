@@ -6,7 +6,7 @@
 import { Readable } from 'node:stream';
 import type pg from 'pg';
 import { ApiError, type Upload } from '@iris/shared';
-import { BulkFileError, csvRows, isHeaderRow, type CsvRow } from './bulk-rows.js';
+import { BulkFileError, csvRows, type CsvRow } from './bulk-rows.js';
 import { deleteRecordsByUrl, upsertRecords, withLockedSet, type LockedSet, type RecordInput } from './record.repo.js';
 import { RecordFieldError, recordUrl } from './record-rules.js';
 import { assertStoredBytes, type RecordQuotas } from './record-quotas.js';
@@ -112,9 +112,11 @@ export async function addRecordsFromFile(
   return done !== null;
 }
 
-/** The URL of a delete row: its first column (further columns, such as a training label, are ignored). */
-export function urlToDelete(row: CsvRow, index: number): string | null {
-  if (isHeaderRow(row, index)) return null;
+/**
+ * The URL of a delete row: its first column (further columns, such as a training label, are ignored). A
+ * header-like first row (`url,…`) is refused like any first column that is not a URL, as the specification says.
+ */
+export function urlToDelete(row: CsvRow): string | null {
   return recordUrl(row.cells[0]);
 }
 

@@ -29,13 +29,6 @@ export class BulkFileError extends Error {
   }
 }
 
-const HEADER_NAMES = new Set(['url', 'image_url', 'urls']);
-
-/** A first row such as `url,meta,tags` or `url,label` is a header, not a record. */
-export function isHeaderRow(row: CsvRow, index: number): boolean {
-  return index === 0 && HEADER_NAMES.has((row.cells[0] ?? '').trim().toLowerCase());
-}
-
 export async function* csvRows(source: Readable): AsyncGenerator<CsvRow> {
   const parser = parse({
     bom: true,

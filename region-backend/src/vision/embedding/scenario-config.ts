@@ -4,7 +4,7 @@
  * dimensions and EMBEDDING_VERSION covers them all; scenarios differ only in the views averaged (measured in
  * `npm run eval -- embedding`, table "scenarios"). No model import: readable from the main thread.
  */
-import { isScenario, type Scenario } from '@iris/shared';
+import { SCENARIO_EMBEDDINGS, SCENARIOS, isScenario, type Scenario, type ScenarioEmbedding } from '@iris/shared';
 import type { ViewSpec } from './image-views.js';
 
 export interface ScenarioConfig {
@@ -31,16 +31,18 @@ const material: ScenarioConfig = {
   summary: 'central 70 % at 320 px (finer texture) + whole image',
 };
 
-export const SCENARIO_CONFIGS: Record<Scenario, ScenarioConfig> = {
-  general,
-  fashion,
-  fashion_v3: fashion,
-  fashion_5_7: fashion,
-  fashion_v5_5: fashion,
-  material,
-};
+/** The views of each embedding the catalogue maps scenarios to (`SCENARIO_EMBEDDINGS`). */
+export const EMBEDDING_CONFIGS: Record<ScenarioEmbedding, ScenarioConfig> = { general, product: fashion, material };
+
+/** The configuration of a scenario; unknown or missing scenarios embed as `general`. */
+export function scenarioConfig(scenario: string | undefined): ScenarioConfig {
+  return scenario && isScenario(scenario) ? EMBEDDING_CONFIGS[SCENARIO_EMBEDDINGS[scenario]] : general;
+}
 
 /** Views of a scenario; unknown or missing scenarios embed as `general`. */
 export function scenarioViews(scenario: string | undefined): ViewSpec[] {
-  return (scenario && isScenario(scenario) ? SCENARIO_CONFIGS[scenario] : general).views;
+  return scenarioConfig(scenario).views;
 }
+
+/** Every scenario with its configuration (scenarios of one embedding share it). */
+export const SCENARIO_CONFIGS: Record<Scenario, ScenarioConfig> = Object.fromEntries(SCENARIOS.map((s) => [s, scenarioConfig(s)])) as Record<Scenario, ScenarioConfig>;
