@@ -15,7 +15,12 @@ const queries = (res: Response) => Number(res.headers.get('x-iris-d1-queries'));
 beforeEach(() => clearHotPathCaches());
 
 function createSet(account: TestAccount, db: D1Database) {
-  return callJson<BackendEcho>('/image_sets/_0000014', { method: 'POST', headers: keyHeaders(account), env: { ...counted, DB: db } });
+  return callJson<BackendEcho>('/image_sets/_0000014', {
+    method: 'POST',
+    headers: { ...keyHeaders(account), 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'set' }),
+    env: { ...counted, DB: db },
+  });
 }
 
 function addImage(account: TestAccount, setId: string, db: D1Database) {
