@@ -47,7 +47,7 @@ export const setRecordOperations = [
     query: z.object({ page: intText.optional(), count: intText.optional().describe('1..100, default 24'), status: RecordStatus.optional() }), response: SetRecordPage,
   }),
   op({
-    id: 'getRecordThumbnail', method: 'get', path: '/iris/{kind}/{id}/records/{record_id}/thumbnail', route: '/iris/:kind/:id/records/:recordId/thumbnail', servedBy: 'backend', tag, extension: 'iris', errors: 'resource',
+    id: 'getRecordThumbnail', method: 'get', path: '/iris/{kind}/{id}/records/{record_id}/thumbnail', route: '/iris/:kind/:id/records/:record_id/thumbnail', servedBy: 'backend', tag, extension: 'iris', errors: 'resource',
     summary: 'Thumbnail of a stored picture', params: setParams.extend(pathParams('record_id').shape), query: z.object({ size: z.enum(['64', '128', '256', '512']).optional() }),
     response: z.string().describe('JPEG'), responseMediaType: 'image/jpeg',
   }),
