@@ -36,7 +36,9 @@ export const LabelCounts = z.object({
   results: z.array(z.object({ label: z.string(), total: z.number().int(), downloaded: z.number().int(), failed: z.number().int() })),
 });
 
-const kind = z.enum(['image_sets', 'product_sets', 'training_sets']);
+/** The set kinds whose records can be browsed (the path's first parameter). */
+export const SetKind = z.enum(['image_sets', 'product_sets', 'training_sets']);
+const kind = SetKind;
 const setParams = z.object({ kind, id: z.string().min(1).max(128) });
 const tag = 'Iris extensions';
 export const setRecordOperations = [
