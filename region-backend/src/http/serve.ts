@@ -82,7 +82,7 @@ function bind<O extends Operation>(operation: O, response: z.ZodTypeAny | null, 
     serializerCompiler: serializerCompiler as FastifySerializerCompiler<FastifySchema>,
     handler: async function servedRoute(request: FastifyRequest, reply: FastifyReply) {
       return handler({
-        input: (await inputOf(operation, request)) as InputOf<O>,
+        input: (await parsedBody(operation, request)) as InputOf<O>,
         params: request.params as ParamsOf<O>,
         query: request.query as QueryOf<O>,
         ctx: request.ctx,
@@ -94,7 +94,7 @@ function bind<O extends Operation>(operation: O, response: z.ZodTypeAny | null, 
 }
 
 /** The body (body fields over query parameters, file parts by field) parsed by the operation's request schema. */
-async function inputOf(operation: Operation, request: FastifyRequest): Promise<unknown> {
+async function parsedBody(operation: Operation, request: FastifyRequest): Promise<unknown> {
   if (!operation.body) return undefined;
   const body = await readBody(request, { tmpDir: request.server.config.uploadDir });
   const values: Record<string, unknown> = { ...body.fields };
