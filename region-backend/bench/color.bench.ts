@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import sharp from 'sharp';
 import { closedLoopRate, median, percentile, printTable } from '../../scripts/table.js';
 import { InferencePool } from '../src/inference/inference-pool.js';
-import type { AnalysisContext, AnalysisHandler } from '../src/domains/analysis/analysis-registry.js';
+import type { AnalysisContext, AnyAnalysisHandler } from '../src/domains/analysis/analysis-registry.js';
 import { colorEverythingHandler, colorForegroundHandler, colorOutfitHandler } from '../src/domains/analysis/color/color.handlers.js';
 import { dressingHandler } from '../src/domains/analysis/dressing/dressing.handler.js';
 import { debianPackage, isMissing } from '../eval/lib/debian-datasets.js';
@@ -29,14 +29,14 @@ async function benchPhoto(): Promise<{ jpeg: Buffer; name: string }> {
   return { jpeg, name: '@vladmandic/human samples.jpg (crop)' };
 }
 
-const SERVICES: [string, AnalysisHandler, Record<string, string>][] = [
+const SERVICES: [string, AnyAnalysisHandler, Record<string, string>][] = [
   ['_0000072 colour, everything', colorEverythingHandler, { granularity: 'detailed', return_type: 'w3c' }],
   ['_0000073 colour, foreground', colorForegroundHandler, { granularity: 'detailed', return_type: 'w3c' }],
   ['_0000074 colour, person outfit', colorOutfitHandler, { granularity: 'detailed', return_type: 'w3c' }],
   ['_0000111 fashion analysis', dressingHandler, {}],
 ];
 
-async function once(ctx: AnalysisContext, handler: AnalysisHandler, params: Record<string, string>, jpeg: Buffer): Promise<number> {
+async function once(ctx: AnalysisContext, handler: AnyAnalysisHandler, params: Record<string, string>, jpeg: Buffer): Promise<number> {
   const start = performance.now();
   const { data, info } = await sharp(jpeg).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   await handler.run(ctx, { rgb: { data: new Uint8Array(data), width: info.width, height: info.height }, encoded: jpeg, params, lang: 'en' });

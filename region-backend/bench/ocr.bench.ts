@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { closedLoopRate, median, percentile, printTable } from '../../scripts/table.js';
-import type { AnalysisContext, AnalysisHandler } from '../src/domains/analysis/analysis-registry.js';
+import type { AnalysisContext, AnyAnalysisHandler } from '../src/domains/analysis/analysis-registry.js';
 import { ocrReceiptHandler } from '../src/domains/analysis/ocr/ocr-receipt.handler.js';
 import { ocrTextHandler } from '../src/domains/analysis/ocr/ocr-text.handler.js';
 import { decodeImage } from '../src/images/image-decoder.js';
@@ -27,7 +27,7 @@ async function jpeg640(file: string): Promise<Uint8Array> {
   return new Uint8Array(out);
 }
 
-async function pictures(): Promise<{ name: string; jpeg: Uint8Array; handlers: AnalysisHandler[] }[]> {
+async function pictures(): Promise<{ name: string; jpeg: Uint8Array; handlers: AnyAnalysisHandler[] }[]> {
   const out = [
     { name: 'card slip, 28 lines (receipt-zh.png)', jpeg: await jpeg640(path.join(FIXTURES, 'receipt-zh.png')), handlers: [ocrTextHandler, ocrReceiptHandler] },
     { name: 'page, 4 lines (text-en.png)', jpeg: await jpeg640(path.join(FIXTURES, 'text-en.png')), handlers: [ocrTextHandler] },
@@ -39,7 +39,7 @@ async function pictures(): Promise<{ name: string; jpeg: Uint8Array; handlers: A
   return out;
 }
 
-async function once(ctx: AnalysisContext, handler: AnalysisHandler, jpeg: Uint8Array): Promise<void> {
+async function once(ctx: AnalysisContext, handler: AnyAnalysisHandler, jpeg: Uint8Array): Promise<void> {
   const rgb = await decodeImage(jpeg);
   await handler.run(ctx, { rgb, encoded: jpeg, params: {}, lang: 'zh' });
 }

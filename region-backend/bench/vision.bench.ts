@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { median, percentile, printTable } from '../../scripts/table.js';
-import type { AnalysisContext, AnalysisHandler } from '../src/domains/analysis/analysis-registry.js';
+import type { AnalysisContext, AnyAnalysisHandler } from '../src/domains/analysis/analysis-registry.js';
 import { VISION_CLASSIFY_HANDLERS } from '../src/domains/analysis/classify/vision-classify.handlers.js';
 import { VISION_DETECT_HANDLERS } from '../src/domains/analysis/detect/vision-detect.handlers.js';
 import { decodeImage } from '../src/images/image-decoder.js';
@@ -53,12 +53,12 @@ async function benchJpegs(): Promise<{ jpeg: Uint8Array; name: string }[]> {
   );
 }
 
-async function once(ctx: AnalysisContext, handler: AnalysisHandler, jpeg: Uint8Array): Promise<void> {
+async function once(ctx: AnalysisContext, handler: AnyAnalysisHandler, jpeg: Uint8Array): Promise<void> {
   const rgb: RgbImage = await decodeImage(jpeg);
   await handler.run(ctx, { rgb, encoded: jpeg, params: {}, lang: 'en' });
 }
 
-async function measure(ctx: AnalysisContext, handler: AnalysisHandler, jpeg: Uint8Array, threads: number): Promise<[number, number, number]> {
+async function measure(ctx: AnalysisContext, handler: AnyAnalysisHandler, jpeg: Uint8Array, threads: number): Promise<[number, number, number]> {
   // Warm-up: every thread loads the service's models once.
   await Promise.all(Array.from({ length: threads * 2 }, () => once(ctx, handler, jpeg)));
   const latencies: number[] = [];

@@ -26,7 +26,7 @@ import sharp from 'sharp';
 import { W3C_COLORS, ISCC_NBS_COLORS, type BasicColorId } from '@iris/shared';
 import { printTable } from '../../scripts/table.js';
 import { InferencePool } from '../src/inference/inference-pool.js';
-import type { AnalysisContext } from '../src/domains/analysis/analysis-registry.js';
+import type { AnalysisContext, EnvelopeFields } from '../src/domains/analysis/analysis-registry.js';
 import { colorEverythingHandler, colorForegroundHandler, colorOutfitHandler } from '../src/domains/analysis/color/color.handlers.js';
 import { seededRandom } from '../src/util/seeded-random.js';
 import { ciede2000, hexToLab, hexToRgb, rgbToLab } from '../src/vision/color/color-space.js';
@@ -90,11 +90,11 @@ function paint(width: number, height: number, seed: number, at: (x: number, y: n
   return { data, width, height };
 }
 
-type Item = Record<string, unknown> & { freq: number; rgb: [number, number, number] };
+type Item = Omit<EnvelopeFields['color']['results'][number], 'rgb'> & { rgb: [number, number, number] };
 
 async function ask(ctx: AnalysisContext, handler: typeof colorEverythingHandler, rgb: RgbImage, granularity: string, returnType: string, lang: 'en' | 'zh' = 'en'): Promise<Item[]> {
   const out = await handler.run(ctx, { rgb, encoded: new Uint8Array(0), params: { granularity, return_type: returnType }, lang });
-  return out.results as Item[];
+  return out.results.map((item) => ({ ...item, rgb: [item.rgb[0]!, item.rgb[1]!, item.rgb[2]!] }));
 }
 
 async function naming(ctx: AnalysisContext): Promise<void> {
@@ -282,7 +282,7 @@ async function realPhotos(ctx: AnalysisContext): Promise<void> {
   for (const file of photos) {
     const { data, info } = await sharp(file).removeAlpha().resize(640, 640, { fit: 'inside' }).raw().toBuffer({ resolveWithObject: true });
     const rgb = { data: new Uint8Array(data), width: info.width, height: info.height };
-    const fmt = (items: Item[]) => items.map((i) => `${i.w3c as string} ${(100 * i.freq).toFixed(0)}%`).join(', ');
+    const fmt = (items: Item[]) => items.map((i) => `${i.w3c} ${(100 * i.freq).toFixed(0)}%`).join(', ');
     const every = await ask(ctx, colorEverythingHandler, rgb, 'major', 'w3c');
     const fg = await ask(ctx, colorForegroundHandler, rgb, 'major', 'w3c');
     const outfit = await ask(ctx, colorOutfitHandler, rgb, 'major', 'w3c');

@@ -68,7 +68,7 @@ async function decode(bytes: Buffer): Promise<RgbImage> {
   return { data: new Uint8Array(data), width: info.width, height: info.height };
 }
 
-async function run_(handler: AnalysisHandler, ctx: AnalysisContext, rgb: RgbImage, lang: 'en' | 'zh') {
+async function run_(handler: AnalysisHandler<'detect'>, ctx: AnalysisContext, rgb: RgbImage, lang: 'en' | 'zh') {
   const t0 = performance.now();
   const out = await handler.run(ctx, { rgb, encoded: new Uint8Array(), params: {}, lang });
   return { items: out.boxes_detected as { type: string; value?: string | null }[], ms: performance.now() - t0 };

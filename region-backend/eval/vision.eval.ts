@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { printTable } from '../../scripts/table.js';
-import type { AnalysisContext, AnalysisHandler } from '../src/domains/analysis/analysis-registry.js';
+import type { AnalysisContext, AnalysisHandler, Envelope } from '../src/domains/analysis/analysis-registry.js';
 import { facesHandler } from '../src/domains/analysis/detect/faces.handler.js';
 import { peopleHandler } from '../src/domains/analysis/detect/people.handler.js';
 import { furnitureHandler } from '../src/domains/analysis/detect/furniture.handler.js';
@@ -84,7 +84,7 @@ async function decode(file: string): Promise<RgbImage> {
   return { data: new Uint8Array(data), width: info.width, height: info.height };
 }
 
-async function run(ctx: AnalysisContext, handler: AnalysisHandler, rgb: RgbImage, params: Record<string, string> = {}) {
+async function run<E extends Envelope>(ctx: AnalysisContext, handler: AnalysisHandler<E>, rgb: RgbImage, params: Record<string, string> = {}) {
   return handler.run(ctx, { rgb, encoded: new Uint8Array(), params, lang: 'en' });
 }
 

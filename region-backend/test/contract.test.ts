@@ -1,6 +1,6 @@
 /**
- * The backend and the contract: every route is in the contract and every backend operation of the contract
- * is a route; inputs are refused with the operation's codes; answers are checked against the response schemas.
+ * The backend and the contract: every route is bound by value to one operation of the contract and every
+ * backend operation of the contract is a route; inputs are refused with the operation's codes; answers are checked against the response schemas.
  */
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,16 +14,17 @@ import {
   DataSetResponse,
   OPERATIONS,
   ProductSetResponse,
+  operationById,
   ResourceError,
   SearchServiceResponse,
   newResourceId,
   SPECIFICATION,
-  operationById,
   routeKey,
   routePattern,
 } from '@iris/shared';
 import { registerContract } from '../src/http/contract.hook.js';
 import { registerErrorHandling } from '../src/http/error-handler.js';
+import { serve } from '../src/http/serve.js';
 import { dataSetObject } from '../src/domains/data-sets/set-view.js';
 import { customServiceObject } from '../src/domains/custom-training/custom-service-view.js';
 import { startTestBackend, type TestBackend } from './support/test-app.js';
@@ -44,22 +45,37 @@ afterAll(async () => {
 });
 
 describe('routes and the contract', () => {
-  it('every backend operation of the contract is a route, and every route an operation (start-up refuses others)', () => {
-    const contract = new Set(OPERATIONS.filter((o) => o.servedBy === 'backend').map((o) => routeKey(o.method, routePattern(o))));
-    expect([...contract].filter((key) => !backend.app.routeKeys.has(key))).toEqual([]);
-    expect([...backend.app.routeKeys].filter((key) => !contract.has(key))).toEqual([]);
-    expect(backend.app.routeKeys.size).toBeGreaterThan(40);
+  it('every route serves exactly one operation, bound by value, and every backend operation has a route', () => {
+    const routes = backend.app.boundRoutes;
+    expect(routes.length).toBeGreaterThan(40);
+    // The one route without an operation refuses calls to analysis services that do not exist.
+    expect(routes.filter((r) => !r.operation).map((r) => `${r.method} ${r.url}`)).toEqual(['POST /:word/:service_id']);
+    const bound = routes.filter((r) => r.operation);
+    for (const route of bound) {
+      expect(route.operation!.servedBy, `${route.method} ${route.url}`).toBe('backend');
+      expect(routeKey(route.method, route.url), route.operation!.id).toBe(routeKey(route.operation!.method, routePattern(route.operation!)));
+      expect(OPERATIONS, route.operation!.id).toContain(route.operation);
+    }
+    const served = new Set(bound.map((r) => r.operation!.id));
+    expect(OPERATIONS.filter((o) => o.servedBy === 'backend' && !served.has(o.id)).map((o) => o.id)).toEqual([]);
+    // One route per answer shape: only the analysis path carries several routes (one per envelope), each its own.
+    const perPath = new Map<string, string[]>();
+    for (const r of bound) perPath.set(`${r.method} ${r.url}`, [...(perPath.get(`${r.method} ${r.url}`) ?? []), r.operation!.id]);
+    const shared = [...perPath].filter(([, ids]) => ids.length > 1);
+    expect(shared).toEqual([['POST /:word/:service_id', ['detect', 'classify', 'classify', 'color', 'dressing']]]);
   });
 
-  it('every operation of the specification table is a route of the backend', () => {
-    const missing = SPECIFICATION.map((row) => routeKey(row.method, routePattern(operationById(row.id)))).filter((key) => !backend.app.routeKeys.has(key));
-    expect(missing).toEqual([]);
+  it('every operation of the specification table is served by a bound route of the backend', () => {
+    const served = new Set(backend.app.boundRoutes.flatMap((r) => (r.operation ? [r.operation.id] : [])));
+    expect(SPECIFICATION.map((row) => row.id).filter((id) => !served.has(id))).toEqual([]);
   });
 
-  it('a route the contract does not describe stops start-up', async () => {
+  it('a route that is not bound to an operation, or bound to another path’s operation, stops start-up', async () => {
     const app = Fastify({ logger: false });
     registerContract(app);
-    expect(() => app.get('/image_sets/_0000014/:id/nothing', async () => ({}))).toThrow(/not in the contract/);
+    expect(() => app.get('/image_sets/_0000014/:image_set_id/nothing', async () => ({}))).toThrow(/not bound to a contract operation/);
+    expect(() => app.get('/image_sets/_0000014/:image_set_id', serve(operationById('getProductSet'), async () => { throw new Error('never'); }))).toThrow(/bound to getProductSet/);
+    expect(() => app.get('/image_sets/_0000014/:id', serve(operationById('getImageSet'), async () => { throw new Error('never'); }))).toThrow(/image_set_id/);
     await app.close();
   });
 
@@ -67,7 +83,7 @@ describe('routes and the contract', () => {
     const app = Fastify({ logger: false });
     registerErrorHandling(app);
     registerContract(app);
-    app.get('/get_image_sets/_0000014', async () => ({ results: 'not a list' }));
+    app.get('/get_image_sets/_0000014', serve(operationById('listImageSets'), async () => ({ results: 'not a list' }) as never));
     const res = await app.inject({ method: 'GET', url: '/get_image_sets/_0000014' });
     expect(res.statusCode).toBe(500);
     await app.close();

@@ -3,8 +3,6 @@
  * Each answers a value (printed as JSON with --json) and a human summary.
  */
 import { createWriteStream } from 'node:fs';
-import type { z } from 'zod';
-import type { ColorResponse, TaggingResponse } from '@iris/shared';
 import type { CallInput, IrisClient } from './client.js';
 import { drawBoxes, imageBytes, type DrawnBox } from './draw.js';
 import { evaluate, type EvaluateOptions } from './evaluate-command.js';
@@ -129,19 +127,24 @@ async function search(client: IrisClient, args: string[], opts: CommandOptions):
 
 async function analyse(client: IrisClient, kind: 'detect' | 'classify' | 'color', args: string[], opts: CommandOptions): Promise<Outcome> {
   const [service, image] = [need(args[0], '<service_id>'), need(args[1], '<image>')];
-  const fields = kind === 'color' ? { granularity: opts.granularity ?? 'major', return_type: opts['return-type'] ?? 'basic' } : kind === 'classify' ? { count: opts.count } : {};
-  const answer = await client.call(kind, { params: { service_id: service }, ...imageInput(image, fields) });
+  const input = (fields: Parameters<typeof imageInput>[1]) => ({ params: { service_id: service }, ...imageInput(image, fields) });
+  let answer: unknown;
   let drawn: DrawnBox[] = [];
   let lines: string[] = [];
-  if ('boxes_detected' in answer) {
-    drawn = answer.boxes_detected.flatMap((b) => ('box' in b ? [{ box: b.box, label: `${b.type} ${b.score.toFixed(2)}` }] : []));
-    lines = answer.boxes_detected.map((b) => ('box' in b ? `${b.type.padEnd(20)} ${b.score.toFixed(3)}  [${b.box.map((v) => v.toFixed(3)).join(', ')}]` : `${b.type}: ${b.value ?? ''}`));
+  if (kind === 'detect') {
+    const detected = await client.call('detect', input({}));
+    answer = detected;
+    drawn = detected.boxes_detected.flatMap((b) => ('box' in b ? [{ box: b.box, label: `${b.type} ${b.score.toFixed(2)}` }] : []));
+    lines = detected.boxes_detected.map((b) => ('box' in b ? `${b.type.padEnd(20)} ${b.score.toFixed(3)}  [${b.box.map((v) => v.toFixed(3)).join(', ')}]` : `${b.type}: ${b.value ?? ''}`));
   } else if (kind === 'color') {
-    const items = (answer as z.output<typeof ColorResponse>).results;
-    lines = items.map((c) => `${c.hex}  ${(c.freq * 100).toFixed(1)}%  ${c.basic ?? c.w3c ?? c.ncs ?? c.cncs?.cncs ?? ''}`);
+    const colours = await client.call('color', input({ granularity: opts.granularity ?? 'major', return_type: opts['return-type'] ?? 'basic' }));
+    answer = colours;
+    lines = colours.results.map((c) => `${c.hex}  ${(c.freq * 100).toFixed(1)}%  ${c.basic ?? c.w3c ?? c.ncs ?? c.cncs?.cncs ?? ''}`);
     drawn = lines.slice(0, 5).map((label, i) => ({ box: [0.02, 0.04 + i * 0.07, 0, 0], label }));
   } else {
-    const items = (answer as z.output<typeof TaggingResponse>).results;
+    const classified = await client.call('classify', input({ count: opts.count }));
+    answer = classified;
+    const items = classified.results;
     lines = items.map((c) => `${c.category.padEnd(24)} ${c.score.toFixed(3)}`);
     drawn = items.slice(0, 5).map((c, i) => ({ box: [0.02, 0.04 + i * 0.07, 0, 0], label: `${c.category} ${c.score.toFixed(2)}` }));
   }

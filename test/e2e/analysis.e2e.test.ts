@@ -5,6 +5,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import { ClassifyResponse, ColorResponse, DressingResponse, TaggingResponse } from '@iris/shared';
 import { iou, type Box } from '../../region-backend/src/vision/logo/logo-geometry.js';
 import { clutterBackground, encodePng, placeLogo, renderLogo } from '../../region-backend/test/support/logo-fixtures.js';
 import { startPlatformFixture, type PlatformFixture } from './platform-fixture.js';
@@ -14,6 +16,13 @@ const ocrTruth = JSON.parse(readFileSync(path.join(OCR_FIXTURES, 'fixtures.json'
   text: Record<string, { lines: string[] }>;
   receipts: Record<string, { fields: Record<string, string> }>;
 };
+
+/** The answer is exactly what the schema describes: nothing missing, nothing the schema would drop. */
+function expectExactly(schema: z.ZodTypeAny, body: unknown): void {
+  const parsed = schema.safeParse(body);
+  expect(parsed.success, parsed.success ? '' : JSON.stringify(parsed.error.issues)).toBe(true);
+  expect(parsed.success && parsed.data).toEqual(body);
+}
 
 interface BoxItem {
   box: Box;
@@ -72,6 +81,27 @@ describe('ready-made analysis end to end: edge → backend → inference threads
   it('keeps the logo library out of customers’ reach', async () => {
     const res = await platform.call('/admin/regions/cn-east/logos');
     expect(res.status).toBe(401);
+  });
+
+  it('answers each analysis family in its own shape, fashion analysis of a picture without people included', async () => {
+    const noPeople = await encodePng(await clutterBackground('e2e-no-people', 640, 480));
+    const dressing = await platform.call('/dressing/_0000111', { method: 'POST', body: upload('search', 'room.png', noPeople) });
+    expect(dressing.status).toBe(200);
+    const fashion = (await dressing.json()) as z.infer<typeof DressingResponse>;
+    expectExactly(DressingResponse, fashion);
+    expect(fashion.results).toEqual([]);
+    expect(fashion).toHaveProperty('labels');
+    expect(fashion).toHaveProperty('labels-en');
+
+    const tagging = await platform.call('/classify/_0000159', { method: 'POST', body: upload('search', 'room.png', noPeople) });
+    expect(tagging.status).toBe(200);
+    expectExactly(TaggingResponse, await tagging.json());
+    const scene = await platform.call('/classify/_0000039', { method: 'POST', body: upload('search', 'room.png', noPeople) });
+    expect(scene.status).toBe(200);
+    expectExactly(ClassifyResponse, await scene.json());
+    const colour = await platform.call('/color/_0000072', { method: 'POST', body: upload('search', 'room.png', noPeople, { granularity: 'major', return_type: 'basic' }) });
+    expect(colour.status).toBe(200);
+    expectExactly(ColorResponse, await colour.json());
   });
 
   it('reads lines of text and the fields of a card slip', async () => {

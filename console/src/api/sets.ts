@@ -1,6 +1,6 @@
 /** Data-set calls shared by several pages: listing each kind and the paths of each kind's operations. */
 import { api } from './client.js';
-import type { DataSet, RecordPage, SetKind } from './types.js';
+import type { CountedSet, DataSet, RecordPage, SetKind } from './types.js';
 
 export const SET_PATHS: Record<SetKind, string> = {
   image_sets: '/image_sets/_0000014',
@@ -8,6 +8,8 @@ export const SET_PATHS: Record<SetKind, string> = {
   training_sets: '/custom_training/_0000194/training_sets',
 };
 
+export async function listSets(kind: 'image_sets' | 'training_sets'): Promise<CountedSet[]>;
+export async function listSets(kind: SetKind): Promise<DataSet[]>;
 export async function listSets(kind: SetKind): Promise<DataSet[]> {
   return (await api<{ results: DataSet[] }>(SET_PATHS[kind])).results;
 }
@@ -36,5 +38,5 @@ export function recordsPath(kind: SetKind, id: string): string {
 }
 
 export function isBusy(set: DataSet): boolean {
-  return set.status === 'downloading' || (set.status === 'not-downloaded' && (set.n_items ?? 0) > (set.n_failed ?? 0));
+  return set.status === 'downloading' || (set.status === 'not-downloaded' && 'n_items' in set && set.n_items > set.n_failed);
 }

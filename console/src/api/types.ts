@@ -1,99 +1,34 @@
-/** The shapes of the public API answers the console reads (see docs/data-sets.md, search.md, batch.md). */
-export interface DataSet {
-  id: string;
-  name: string;
-  description: string;
-  created_at: string;
-  modified_at?: string;
-  status: string;
-  n_items?: number;
-  n_downloaded?: number;
-  n_failed?: number;
-  image_set_id?: string;
-}
+/**
+ * The shapes of the public API answers the console reads: the contract's own types (`@iris/shared`), inferred
+ * from the schemas every answer is checked against. A field changed in the contract shows here at compile time.
+ */
+import type { z } from 'zod';
+import type {
+  CustomService as CustomServiceSchema,
+  DataSet as DataSetSchema,
+  LabelCounts,
+  ProductHit,
+  ProductSet,
+  SearchHit as SearchHitSchema,
+  SearchService as SearchServiceSchema,
+  SetKind as SetKindSchema,
+  SetRecord,
+  SetRecordPage,
+  TaskDetails,
+} from '@iris/shared';
 
-export type SetKind = 'image_sets' | 'product_sets' | 'training_sets';
+/** An image set or a training set (with download counts), or a product set (with its image set). */
+export type DataSet = z.infer<typeof DataSetSchema> | z.infer<typeof ProductSet>;
 
-export interface RecordRow {
-  id: string;
-  url: string;
-  meta: string;
-  tags: string[];
-  label: string;
-  product_id: string;
-  price: string;
-  keywords: string;
-  status: 'pending' | 'downloaded' | 'failed';
-  last_error: string | null;
-  width: number | null;
-  height: number | null;
-}
+export type SetKind = z.infer<typeof SetKindSchema>;
 
-export interface RecordPage {
-  page: number;
-  count: number;
-  /** Records matching the status filter. */
-  total: number;
-  n_items: number;
-  n_downloaded: number;
-  n_failed: number;
-  results: RecordRow[];
-}
-
-export interface SearchService {
-  id: string;
-  name: string;
-  scenario: string;
-  image_set_id: string;
-  product_set_id?: string;
-  n_indexed: number;
-  /** Indexed pictures whose second pass (thumbnail views, keypoints) is still to run. */
-  n_first_pass_only: number;
-  indexed_ratio: number;
-  last_indexed_time: string | null;
-  status: string;
-  type?: number;
-}
-
-export interface SearchHit {
-  url: string;
-  score: number;
-  metadata?: string;
-  tags?: string[] | string;
-  product_id?: string;
-  price?: string | number;
-  keywords?: string | string[];
-  /** Iris extension: where a geometrically verified match lies in the query and in this picture. */
-  matched_region?: { query: [number, number, number, number]; result: [number, number, number, number]; inliers: number };
-}
-
-export interface CustomService {
-  id: string;
-  name: string;
-  description?: string;
-  status: string;
-  stage?: string;
-  progress?: number;
-  validation_accuracy: number | null;
-  label_counts?: Record<string, number>;
-  training_set_id: string;
-  message?: string;
-}
-
-export interface BatchTask {
-  task_id: string;
-  service_id: string;
-  state: string;
-  total: number;
-  success?: number;
-  received_time: string;
-  download_urls?: string[];
-  csv?: string;
-}
-
-export interface LabelCount {
-  label: string;
-  total: number;
-  downloaded: number;
-  failed: number;
-}
+export type RecordRow = z.infer<typeof SetRecord>;
+export type RecordPage = z.infer<typeof SetRecordPage>;
+export type SearchService = z.infer<typeof SearchServiceSchema>;
+/** A hit of an image search; a product search's hits add the product's id, price and keywords. */
+export type SearchHit = z.infer<typeof SearchHitSchema> & Partial<Pick<z.infer<typeof ProductHit>, 'product_id' | 'price' | 'keywords'>>;
+/** The sets with download counts (image and training sets): product sets have none. */
+export type CountedSet = z.infer<typeof DataSetSchema>;
+export type CustomService = z.infer<typeof CustomServiceSchema>;
+export type BatchTask = z.infer<typeof TaskDetails>;
+export type LabelCount = z.infer<typeof LabelCounts>['results'][number];

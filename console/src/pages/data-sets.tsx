@@ -17,15 +17,15 @@ const KINDS: [SetKind, MessageKey][] = [
 
 export function SetProgress({ set }: { set: DataSet }) {
   const { t, status } = useI18n();
-  if (set.n_items === undefined) return <span>{status(set.status)}</span>;
+  if (!('n_items' in set)) return <span>{status(set.status)}</span>;
   return (
     <div>
       <ProgressBar
         label={`${set.name} ${t('progress')}`}
         total={set.n_items}
         parts={[
-          { value: set.n_downloaded ?? 0, kind: 'ok' },
-          { value: set.n_failed ?? 0, kind: 'bad' },
+          { value: set.n_downloaded, kind: 'ok' },
+          { value: set.n_failed, kind: 'bad' },
         ]}
       />
       <small>

@@ -51,10 +51,13 @@ export function inPicture(box: Rect, loc: Rect | null): Rect {
   return [lx + box[0] * lw, ly + box[1] * lh, box[2] * lw, box[3] * lh];
 }
 
+/** A box of the contract (`[x, y, w, h]`, four numbers by its schema). */
+const toRect = (box: number[]): Rect => [box[0] ?? 0, box[1] ?? 0, box[2] ?? 0, box[3] ?? 0];
+
 function Hit({ hit }: { hit: SearchHit }) {
   const { t } = useI18n();
   const tags = Array.isArray(hit.tags) ? hit.tags.join(' | ') : (hit.tags ?? '');
-  const match = hit.matched_region;
+  const match = hit.matched_region && { inliers: hit.matched_region.inliers, result: toRect(hit.matched_region.result) };
   return (
     <li class="tile result">
       {match ? (
@@ -78,7 +81,7 @@ function Hit({ hit }: { hit: SearchHit }) {
             {t('productId')}: {hit.product_id}
           </div>
         )}
-        {hit.price !== undefined && hit.price !== '' && (
+        {hit.price !== undefined && hit.price !== null && hit.price !== '' && (
           <div>
             {t('price')}: {String(hit.price)}
           </div>
@@ -124,7 +127,7 @@ export function SearchPage() {
     });
   // Where the best verified result lies in the query picture.
   const verified = hits?.find((h) => h.matched_region);
-  const queryOverlays = verified?.matched_region ? [{ box: inPicture(verified.matched_region.query, searchedLoc), label: t('matched'), colour: MATCH_COLOUR }] : [];
+  const queryOverlays = verified?.matched_region ? [{ box: inPicture(toRect(verified.matched_region.query), searchedLoc), label: t('matched'), colour: MATCH_COLOUR }] : [];
 
   return (
     <div class="page">

@@ -130,7 +130,7 @@ function Records({ kind, id, failedOnly, version }: { kind: SetKind; id: string;
                 {r.label && <span class="badge">{r.label}</span>}
                 {r.product_id && <span class="badge">{r.product_id}</span>}
                 {r.meta && <div class="clip">{r.meta}</div>}
-                {r.tags.length > 0 && <div class="muted clip">{r.tags.join(' | ')}</div>}
+                {r.tags && r.tags.length > 0 && <div class="muted clip">{r.tags.join(' | ')}</div>}
                 {r.last_error && <div class="error clip">{r.last_error}</div>}
               </div>
             </li>

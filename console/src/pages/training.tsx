@@ -5,7 +5,7 @@
 import { useState } from 'preact/hooks';
 import { api, form } from '../api/client.js';
 import { listSets, SET_PATHS } from '../api/sets.js';
-import type { CustomService, DataSet, LabelCount } from '../api/types.js';
+import type { CustomService, CountedSet, LabelCount } from '../api/types.js';
 import { ErrorNote, Field, ProgressBar, Section } from '../components/bits.js';
 import { ConfusionMatrix, type ConfusionMatrixData } from '../components/confusion-matrix.js';
 import { useAction, useLoad } from '../components/hooks.js';
@@ -34,7 +34,7 @@ function TrainedDetails({ service }: { service: CustomService }) {
   );
 }
 
-function Labels({ set }: { set: DataSet }) {
+function Labels({ set }: { set: CountedSet }) {
   const { t } = useI18n();
   const labels = useLoad(() => api<{ results: LabelCount[] }>(`/iris/training_sets/${set.id}/labels`).then((r) => r.results), [set.id, set.n_downloaded]);
   return (

@@ -1,23 +1,23 @@
 /**
- * The contract at the backend's door. Every route gets its schemas from `@iris/shared`'s contract when it
- * is added (start-up fails for a route the contract does not describe): path and query parameters are
- * validated, bodies are read once and parsed into `request.input` (with the operation's own error codes),
- * and answers are checked and serialised through the response schema.
+ * The contract at the backend's door: every public route is bound by value to its contract operation
+ * (`serve(operation, handler)`, serve.ts). Adding a route that is not bound, or whose method, path or path
+ * parameters differ from its operation's, stops start-up.
  */
-import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import { serializerCompiler } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import { OPERATIONS, parseInput, routeKey, routePattern, serviceById, type Operation } from '@iris/shared';
-import { readBody } from './request-body.js';
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import { routeKey, routePattern, type Operation } from '@iris/shared';
+import './serve.js';
+
+/** A route as added, with the operation it serves (none for a route that only refuses). */
+export interface BoundRoute {
+  method: string;
+  url: string;
+  operation: Operation | null;
+}
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Every route added, as `METHOD /path` (for the contract test: no operation without a route). */
-    routeKeys: Set<string>;
-  }
-  interface FastifyRequest {
-    /** The body (and query) parsed by the operation's request schema; read it with `inputOf`. */
-    input?: unknown;
+    /** Every public route added, with its operation (for the test that binds routes and operations one to one). */
+    boundRoutes: BoundRoute[];
   }
 }
 
@@ -28,92 +28,28 @@ export function isOutsideContract(url: string): boolean {
   return OUTSIDE_CONTRACT.some((pattern) => pattern.test(url));
 }
 
-/** Operations by backend route key; the analysis route serves four operations (told apart by service id). */
-const byRoute = new Map<string, Operation[]>();
-for (const operation of OPERATIONS.filter((o) => o.servedBy === 'backend')) {
-  const key = routeKey(operation.method, routePattern(operation));
-  byRoute.set(key, [...(byRoute.get(key) ?? []), operation]);
-}
+const paramNames = (url: string) => [...url.matchAll(/:([A-Za-z_]\w*)/g)].map((m) => m[1]!);
 
-export function operationsForRoute(method: string, url: string): Operation[] {
-  return byRoute.get(routeKey(method, url)) ?? [];
-}
-
-const ANALYSIS_OPERATION: Record<string, string> = { detect: 'detect', classify: 'classify', color: 'color', dressing: 'dressing' };
-
-function operationOf(operations: Operation[], request: FastifyRequest): Operation | undefined {
-  if (operations.length === 1) return operations[0];
-  const serviceId = (request.params as { serviceId?: string }).serviceId ?? '';
-  const family = serviceById(serviceId)?.family;
-  return operations.find((o) => o.id === (family && ANALYSIS_OPERATION[family]));
-}
-
-/** The parsed input of the request, typed by the request schema it was parsed with. */
-export function inputOf<S extends z.ZodTypeAny>(request: FastifyRequest, _schema: S): z.output<S> {
-  if (request.input === undefined) throw new Error(`no parsed input for ${request.method} ${request.url}`);
-  return request.input as z.output<S>;
-}
-
-const pathParam = z.string().min(1).max(128);
-
-/** The route's own parameter names over the contract's parameter schemas, in path order. */
-function paramsSchema(url: string, operation: Operation): z.AnyZodObject | undefined {
-  const names = [...url.matchAll(/:([A-Za-z_]\w*)/g)].map((m) => m[1]!);
-  if (!names.length) return undefined;
-  const contract = Object.values(operation.params?.shape ?? {}) as z.ZodTypeAny[];
-  const positional = contract.length === names.length;
-  return z.object(Object.fromEntries(names.map((name, i) => [name, positional ? contract[i]! : pathParam])));
-}
-
-function attachSchemas(route: RouteOptions, operations: Operation[]): void {
-  const first = operations[0]!;
-  const responses = operations.filter((o) => o.response !== null && !o.responseMediaType);
-  const params = paramsSchema(route.url, first);
-  route.schema = {
-    ...route.schema,
-    ...(params ? { params } : {}),
-    ...(first.query ? { querystring: first.query.passthrough() } : {}),
-    ...(responses.length ? { response: { [first.status ?? 200]: responses.length === 1 ? responses[0]!.response : unionOf(responses) } } : {}),
-  };
-}
-
-function unionOf(operations: Operation[]): z.ZodTypeAny {
-  const schemas = operations.map((o) => o.response!);
-  return schemas.slice(1).reduce((acc, schema) => acc.or(schema), schemas[0]!);
+function checkBinding(method: string, route: RouteOptions): Operation {
+  const where = `route ${method} ${route.url}`;
+  const operation = route.config?.operation;
+  if (!operation) throw new Error(`${where} is not bound to a contract operation: add it with serve(operation, handler) (shared/src/contract)`);
+  if (routeKey(method, route.url) !== routeKey(operation.method, routePattern(operation))) {
+    throw new Error(`${where} is bound to ${operation.id}, which is ${operation.method.toUpperCase()} ${routePattern(operation)}`);
+  }
+  const names = paramNames(route.url);
+  const missing = Object.keys(operation.params?.shape ?? {}).filter((name) => !names.includes(name));
+  if (missing.length) throw new Error(`${where}: name its path parameters as ${operation.id} does (${missing.join(', ')})`);
+  return operation;
 }
 
 export function registerContract(app: FastifyInstance): void {
-  app.setValidatorCompiler(({ schema, method, url }) => {
-    const operations = operationsForRoute(method, url);
-    return (data) => {
-      try {
-        return { value: parseInput(schema as z.ZodTypeAny, operations[0] ?? { errors: 'resource' }, data) };
-      } catch (err) {
-        return { error: err as Error };
-      }
-    };
-  });
-  app.setSerializerCompiler(serializerCompiler);
-  app.decorate('routeKeys', new Set<string>());
-
+  app.decorate('boundRoutes', [] as BoundRoute[]);
   app.addHook('onRoute', (route) => {
     if (isOutsideContract(route.url) || route.method === 'HEAD') return;
     for (const method of [route.method].flat()) {
-      app.routeKeys.add(routeKey(method, route.url));
-      const operations = operationsForRoute(method, route.url);
-      if (!operations.length) throw new Error(`route ${method} ${route.url} is not in the contract (shared/src/contract)`);
-      attachSchemas(route, operations);
-      const bodySchemas = operations.filter((o) => o.body);
-      if (!bodySchemas.length) continue;
-      const parseBody = async function parseContractBody(request: FastifyRequest) {
-        const operation = operationOf(operations, request);
-        if (!operation?.body) return;
-        const body = await readBody(request, { tmpDir: app.config.uploadDir });
-        const values: Record<string, unknown> = { ...body.fields };
-        for (const file of body.files) values[file.field] = file;
-        request.input = parseInput(operation.body.schema, operation, values);
-      };
-      route.preHandler = [parseBody, ...[route.preHandler ?? []].flat()];
+      const operation = route.config?.refusal ? null : checkBinding(method, route);
+      app.boundRoutes.push({ method, url: route.url, operation });
     }
   });
 }

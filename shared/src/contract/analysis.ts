@@ -80,10 +80,7 @@ export const DressingResponse = z.object({
   results: z.array(DressingItem),
 });
 
-/** Every answer of the one backend analysis route. */
-export const AnalysisResponse = z.union([DetectResponse, ClassifyResponse, TaggingResponse, ColorResponse, DressingResponse]);
-
-const ANALYSIS_ROUTE = '/:word/:serviceId';
+const ANALYSIS_ROUTE = '/:word/:service_id';
 const forms = ['form', 'multipart', 'json'] as const;
 const byService = pathParams('service_id');
 const tag = 'Analysis';

@@ -51,7 +51,7 @@ export interface Operation {
   method: HttpMethod;
   /** Public path, OpenAPI style (`/image_sets/_0000014/{image_set_id}`). */
   path: string;
-  /** The backend route that serves it, Fastify style, when it differs from `path` (analysis: `/:word/:serviceId`). */
+  /** The backend route that serves it, Fastify style, when it differs from `path` (analysis: `/:word/:service_id`). */
   route?: string;
   /** Who answers: a region's backend (through the edge) or the edge itself. */
   servedBy: 'backend' | 'edge';

@@ -47,6 +47,12 @@ export type AddImagesInput = z.output<typeof AddImages>;
 export type DeleteImagesInput = z.output<typeof DeleteImages>;
 export type ImageSetPostInput = z.output<typeof ImageSetPost>;
 
+/** Which operation a set's POST is, by the field given (the route's order: add many, delete many, add one, modify). */
+export const isAddImages = (input: ImageSetPostInput): input is AddImagesInput => input.urls_to_add !== undefined;
+export const isDeleteImages = (input: ImageSetPostInput): input is DeleteImagesInput => input.urls_to_delete !== undefined;
+export const isAddImage = (input: ImageSetPostInput): input is AddImageInput => input.image_url !== undefined || input.url !== undefined;
+export const isModifyImageSet = (input: ImageSetPostInput): input is ModifyImageSetInput => input.name !== undefined || input.description !== undefined;
+
 export const imageSetOperations = [
   op({
     id: 'createImageSet', method: 'post', path: BASE, servedBy: 'backend', tag: 'Image sets', summary: 'Create an image set', errors: 'resource',

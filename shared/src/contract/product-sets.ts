@@ -44,6 +44,10 @@ export type AddProductsInput = z.output<typeof AddProducts>;
 export type DeleteProductsFileInput = z.output<typeof DeleteProductsFile>;
 export type ProductsPostInput = z.output<typeof ProductsPost>;
 
+/** Which operation a products POST is, by the field given (neither file: one product). */
+export const isAddProducts = (input: ProductsPostInput): input is AddProductsInput => input.products_to_add !== undefined;
+export const isDeleteProductsFile = (input: ProductsPostInput): input is DeleteProductsFileInput => input.products_to_delete !== undefined;
+
 export const OkResponse = z.object({ ok: z.boolean(), request_id: requestId });
 
 export const ProductImage = z.object({ url: z.string(), status: z.string() }).passthrough();

@@ -36,7 +36,9 @@ export const LabelCounts = z.object({
   results: z.array(z.object({ label: z.string(), total: z.number().int(), downloaded: z.number().int(), failed: z.number().int() })),
 });
 
-const kind = z.enum(['image_sets', 'product_sets', 'training_sets']);
+/** The set kinds whose records can be browsed (the path's first parameter). */
+export const SetKind = z.enum(['image_sets', 'product_sets', 'training_sets']);
+const kind = SetKind;
 const setParams = z.object({ kind, id: z.string().min(1).max(128) });
 const tag = 'Iris extensions';
 export const setRecordOperations = [
@@ -47,7 +49,7 @@ export const setRecordOperations = [
     query: z.object({ page: intText.optional(), count: intText.optional().describe('1..100, default 24'), status: RecordStatus.optional() }), response: SetRecordPage,
   }),
   op({
-    id: 'getRecordThumbnail', method: 'get', path: '/iris/{kind}/{id}/records/{record_id}/thumbnail', route: '/iris/:kind/:id/records/:recordId/thumbnail', servedBy: 'backend', tag, extension: 'iris', errors: 'resource',
+    id: 'getRecordThumbnail', method: 'get', path: '/iris/{kind}/{id}/records/{record_id}/thumbnail', route: '/iris/:kind/:id/records/:record_id/thumbnail', servedBy: 'backend', tag, extension: 'iris', errors: 'resource',
     summary: 'Thumbnail of a stored picture', params: setParams.extend(pathParams('record_id').shape), query: z.object({ size: z.enum(['64', '128', '256', '512']).optional() }),
     response: z.string().describe('JPEG'), responseMediaType: 'image/jpeg',
   }),

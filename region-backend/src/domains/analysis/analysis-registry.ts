@@ -4,8 +4,9 @@
  * cropped to `loc`), calls `run`, maps boxes back to full-image coordinates and wraps the result in the
  * service's envelope (request_id and timing fields), so handlers only produce the service-specific part.
  */
-import type { Lang } from '@iris/shared';
+import type { ClassifyResponse, ColorResponse, DetectResponse, DressingResponse, Lang, TaggingResponse } from '@iris/shared';
 import type pg from 'pg';
+import type { z } from 'zod';
 import type { RgbImage } from '../../images/rgb-image.js';
 import type { InferencePool } from '../../inference/inference-pool.js';
 
@@ -33,11 +34,27 @@ export interface AnalysisContext {
  * - color: `{is_err: 0, request_id, results, time}`;
  * - dressing: `{is_err: 0, request_id, time, labels, labels-en, results}`.
  */
-export type Envelope = 'detect' | 'classify' | 'tagging' | 'color' | 'dressing';
+export interface EnvelopeAnswers {
+  detect: z.input<typeof DetectResponse>;
+  classify: z.input<typeof ClassifyResponse>;
+  tagging: z.input<typeof TaggingResponse>;
+  color: z.input<typeof ColorResponse>;
+  dressing: z.input<typeof DressingResponse>;
+}
+export type Envelope = keyof EnvelopeAnswers;
 
-export interface AnalysisHandler {
+/** The service-specific part of each answer, as the contract types it (the envelope adds request id and times). */
+export interface EnvelopeFields {
+  detect: Pick<EnvelopeAnswers['detect'], 'boxes_detected'>;
+  classify: Pick<EnvelopeAnswers['classify'], 'results'>;
+  tagging: Pick<EnvelopeAnswers['tagging'], 'results'>;
+  color: Pick<EnvelopeAnswers['color'], 'results'>;
+  dressing: Pick<EnvelopeAnswers['dressing'], 'labels' | 'labels-en' | 'results'>;
+}
+
+export interface AnalysisHandler<E extends Envelope> {
   serviceId: string;
-  envelope: Envelope;
+  envelope: E;
   /** Checks params before any image work; throws `ApiError` (e.g. colour: 400 for a bad granularity). */
   validate?(params: Record<string, string>): void;
   /**
@@ -45,21 +62,26 @@ export interface AnalysisHandler {
    * `{results: [...]}`; for dressing `{labels, 'labels-en', results}`. Boxes are `[x, y, w, h]` normalised to
    * the input image; model code must run in the pool (`ctx.pool.run(task, payload)`), never here.
    */
-  run(ctx: AnalysisContext, input: AnalysisInput): Promise<Record<string, unknown>>;
+  run(ctx: AnalysisContext, input: AnalysisInput): Promise<EnvelopeFields[E]>;
   /** Smallest accepted image side in pixels (detect answers 400008 below it). */
   minSide?: number;
 }
 
-const handlers = new Map<string, AnalysisHandler>();
+/** A handler of any envelope. */
+export type AnyAnalysisHandler = { [E in Envelope]: AnalysisHandler<E> }[Envelope];
 
-export function registerAnalysis(handler: AnalysisHandler): void {
+const handlers = new Map<string, AnyAnalysisHandler>();
+
+export function registerAnalysis(handler: AnyAnalysisHandler): void {
   if (handlers.has(handler.serviceId)) throw new Error(`analysis service ${handler.serviceId} registered twice`);
   handlers.set(handler.serviceId, handler);
 }
 
-export function analysisHandler(serviceId: string): AnalysisHandler | undefined {
+export function analysisHandler(serviceId: string): AnyAnalysisHandler | undefined {
   return handlers.get(serviceId);
 }
+
+export const answersIn = <E extends Envelope>(handler: AnyAnalysisHandler, envelope: E): handler is AnalysisHandler<E> & AnyAnalysisHandler => handler.envelope === envelope;
 
 export function registeredAnalysisServices(): string[] {
   return [...handlers.keys()].sort();

@@ -1,5 +1,5 @@
 /** Every ready-made analysis handler the backend serves. Add a handler to this list to serve it. */
-import { registerAnalysis, type AnalysisHandler } from './analysis-registry.js';
+import { registerAnalysis, type AnyAnalysisHandler } from './analysis-registry.js';
 import { COLOR_HANDLERS } from './color/color.handlers.js';
 import { dressingHandler } from './dressing/dressing.handler.js';
 import { VISION_DETECT_HANDLERS } from './detect/vision-detect.handlers.js';
@@ -8,7 +8,7 @@ import { ocrTextHandler } from './ocr/ocr-text.handler.js';
 import { ocrReceiptHandler } from './ocr/ocr-receipt.handler.js';
 import { logoHandler } from './logo/logo.handler.js';
 
-const HANDLERS: AnalysisHandler[] = [...COLOR_HANDLERS, dressingHandler, ...VISION_DETECT_HANDLERS, ...VISION_CLASSIFY_HANDLERS, ocrTextHandler, ocrReceiptHandler, logoHandler];
+const HANDLERS: AnyAnalysisHandler[] = [...COLOR_HANDLERS, dressingHandler, ...VISION_DETECT_HANDLERS, ...VISION_CLASSIFY_HANDLERS, ocrTextHandler, ocrReceiptHandler, logoHandler];
 
 let registered = false;
 

@@ -1,12 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { ApiError, formatTime } from '@iris/shared';
+import { ApiError, formatTime, operationById } from '@iris/shared';
 import { readBody } from '../../http/request-body.js';
+import { serve } from '../../http/serve.js';
 import type { Domain } from '../domain.js';
 import { insertBadCase } from './bad-case.repo.js';
 
 const routes: FastifyPluginAsync = async (app) => {
   /** Report a bad result: POST /bad_cases/_0000204 with service_id, request_id, description?, details?. */
-  app.post('/bad_cases/_0000204', async (request) => {
+  app.post('/bad_cases/_0000204', serve(operationById('reportBadCase'), async ({ request }) => {
     const { fields } = await readBody(request, { tmpDir: app.config.uploadDir });
     const serviceId = fields.service_id?.trim();
     const reportedRequestId = fields.request_id?.trim();
@@ -31,7 +32,7 @@ const routes: FastifyPluginAsync = async (app) => {
       created_at: formatTime(row.created_at),
       request_id: request.ctx.requestId,
     };
-  });
+  }));
 };
 
 export const badCasesDomain: Domain = { name: 'bad-cases', routes };

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { ApiError, serviceById, type Lang } from '@iris/shared';
-import { analysisHandler, registeredAnalysisServices, type AnalysisHandler, type Envelope } from '../analysis/analysis-registry.js';
+import { analysisHandler, registeredAnalysisServices, type AnyAnalysisHandler, type Envelope } from '../analysis/analysis-registry.js';
 import { registerAllAnalysisServices } from '../analysis/services.js';
 import { parseLoc } from '../../images/image-decoder.js';
 import type { InferencePool } from '../../inference/inference-pool.js';
@@ -60,7 +60,7 @@ const OTHER_API_IDS = new Set(['_0000014', '_0000172', '_0000178', '_0000194', '
 
 const COLOR_DEFAULTS = { granularity: 'major', return_type: 'basic' };
 
-function readyMade(app: FastifyInstance, handler: AnalysisHandler): BatchService {
+function readyMade(app: FastifyInstance, handler: AnyAnalysisHandler): BatchService {
   return {
     id: handler.serviceId,
     envelope: handler.envelope,

@@ -3,7 +3,8 @@
  * task_id, total; SUCCESS adds download_urls and success; PENDING adds estimated_processing_time and
  * estimated_waiting_time; STARTED adds estimated_processing_time and success (progress).
  */
-import { formatTime } from '@iris/shared';
+import type { z } from 'zod';
+import { formatTime, type TaskDetails, type TaskSummary } from '@iris/shared';
 import { processingSeconds, waitingSeconds, type RateOf } from './batch-estimates.js';
 import { INPUT_FILE } from './batch-links.js';
 import type { BatchTaskRow, QueuedTask } from './batch-task.repo.js';
@@ -15,8 +16,9 @@ export interface ViewContext {
   rateOf: RateOf;
 }
 
-export function taskDetails(task: BatchTaskRow, ctx: ViewContext): Record<string, unknown> {
-  const details: Record<string, unknown> = {
+/** The answer's fields come out in the order of the contract's schema (the serializer writes them so). */
+export function taskDetails(task: BatchTaskRow, ctx: ViewContext): z.input<typeof TaskDetails> {
+  const details: z.input<typeof TaskDetails> = {
     csv: ctx.link(task, INPUT_FILE),
     received_time: formatTime(task.received_at),
     service_id: task.service_id,
@@ -41,11 +43,11 @@ export function taskDetails(task: BatchTaskRow, ctx: ViewContext): Record<string
     default:
       break;
   }
-  return Object.fromEntries(Object.entries(details).sort(([a], [b]) => a.localeCompare(b)));
+  return details;
 }
 
 /** The answer of prepare and apply: estimates, state, task_id, total. */
-export function taskSummary(task: BatchTaskRow, ctx: ViewContext): Record<string, unknown> {
+export function taskSummary(task: BatchTaskRow, ctx: ViewContext): z.input<typeof TaskSummary> {
   return {
     estimated_processing_time: processingSeconds(task.total - task.success, task.service_id, ctx.rateOf),
     estimated_waiting_time: task.state === 'STARTED' ? 0 : waitingSeconds(ctx.queue, task.id, ctx.rateOf),

@@ -14,6 +14,7 @@ import { bytesToFloat32 } from '../../vision/training/float-bytes.js';
 import { assertClassifier, type LinearClassifier } from '../../vision/training/linear-classifier.js';
 import { analysisError } from '../analysis/analysis-errors.js';
 import { buildEnvelope } from '../analysis/analysis-envelope.js';
+import type { EnvelopeAnswers } from '../analysis/analysis-registry.js';
 import { findModel, servingState } from './custom-service.repo.js';
 
 export interface ServedModel {
@@ -123,7 +124,7 @@ export class ClassifierInference {
   }
 
   /** The classify answer (envelope with ranked labels) for one image; image problems in the analysis shape. */
-  async classify(served: ServedModel, input: ClassifyInput): Promise<Record<string, unknown>> {
+  async classify(served: ServedModel, input: ClassifyInput): Promise<EnvelopeAnswers['classify']> {
     const started = performance.now();
     let prediction;
     try {

@@ -1,38 +1,16 @@
 /** Response mapping of custom training services: the specification's fields plus training details. */
-import { formatTime } from '@iris/shared';
-import type { ConfusionMatrix, CustomServiceRow, CustomServiceStatus, TrainingStage } from './custom-service.repo.js';
+import type { z } from 'zod';
+import { formatTime, type CustomService, type CustomServiceResponse } from '@iris/shared';
+import type { CustomServiceRow } from './custom-service.repo.js';
 
-export interface CustomServiceObject {
-  id: string;
-  name: string;
-  description: string;
-  scenario: string;
-  status: CustomServiceStatus;
-  training_set_id: string;
-  created_at: string;
-  last_updated_at: string;
-  creator_id: number;
-  /** Only when status is failed: why. */
-  message?: string;
-  /** Iris: accuracy on the held-out validation images (null until trained). */
-  validation_accuracy: number | null;
-  /** Iris: usable images per label, once the images are prepared ({} before). */
-  label_counts: Record<string, number>;
-  /** Iris: share of the preparation done, 0..1 (1 once running). */
-  progress: number;
-  /** Iris: the step of preparation: queued, downloading, embedding, training, done or failed. */
-  stage: TrainingStage;
-  /**
-   * Iris: held-out validation images by true label (row) and predicted label (column); null until trained.
-   * Only in answers about one service (left out of list results: it grows with labels²).
-   */
-  confusion_matrix?: ConfusionMatrix | null;
-  request_id?: string;
-}
+/** A service as a list shows it; answers about one service add the confusion matrix and the request id. */
+export type CustomServiceObject = z.input<typeof CustomService> & Partial<Pick<z.input<typeof CustomServiceResponse>, 'confusion_matrix' | 'request_id'>>;
 
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /** The service object; `requestId` and the confusion matrix are left out inside list results. */
+export function customServiceObject(row: CustomServiceRow): CustomServiceObject;
+export function customServiceObject(row: CustomServiceRow, requestId: string): z.input<typeof CustomServiceResponse>;
 export function customServiceObject(row: CustomServiceRow, requestId?: string): CustomServiceObject {
   return {
     id: row.id,

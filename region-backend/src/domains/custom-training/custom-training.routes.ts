@@ -2,20 +2,18 @@
  * Custom training services (`/custom_training/_0000194/...services`) and classifier inference
  * (`POST /custom_training/{service_id}`, answered in the classify envelope, errors in the analysis shape).
  */
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { ApiError, ClassifierQuery, CreateCustomService, RenameCustomService } from '@iris/shared';
-import { inputOf } from '../../http/contract.hook.js';
+import type { FastifyPluginAsync } from 'fastify';
+import { ApiError, operationById } from '@iris/shared';
 import { acquireQueryImage, QueryImageError } from '../../http/query-image.js';
 import { readBody } from '../../http/request-body.js';
 import { mintedId, reportRegistry } from '../../http/request-context.js';
+import { serve } from '../../http/serve.js';
 import { analysisError } from '../analysis/analysis-errors.js';
 import type { ClassifierInference } from './classifier-inference.js';
 import type { CustomServiceService } from './custom-service.service.js';
 import { customServiceObject } from './custom-service-view.js';
 
 const BASE = '/custom_training/_0000194';
-
-type ById = FastifyRequest<{ Params: { id: string } }>;
 
 /** `topk`: a positive integer (default `fallback`); more than the labels means all of them. */
 export function parseTopk(raw: string | undefined, fallback: number): number {
@@ -30,42 +28,42 @@ export function customTrainingRoutes(deps: { services: CustomServiceService; inf
   const { services, inference } = deps;
   return async (app) => {
 
-    app.post(`${BASE}/training_sets/:id/services`, async (request: ById, reply) => {
-      const row = await services.create(request.ctx.accountId, mintedId(request), request.params.id, inputOf(request, CreateCustomService));
+    app.post(`${BASE}/training_sets/:training_set_id/services`, serve(operationById('createCustomService'), async ({ input, params, ctx, request, reply }) => {
+      const row = await services.create(ctx.accountId, mintedId(request), params.training_set_id, input);
       reportRegistry(reply, { live: [row.id] });
-      return customServiceObject(row, request.ctx.requestId);
-    });
-
-    app.get(`${BASE}/services`, async (request) => ({
-      request_id: request.ctx.requestId,
-      results: (await services.list(request.ctx.accountId)).map((row) => customServiceObject(row)),
+      return customServiceObject(row, ctx.requestId);
     }));
 
-    app.get(`${BASE}/services/:id`, async (request: ById) => customServiceObject(await services.get(request.ctx.accountId, request.params.id), request.ctx.requestId));
+    app.get(`${BASE}/services`, serve(operationById('listCustomServices'), async ({ ctx }) => ({
+      request_id: ctx.requestId,
+      results: (await services.list(ctx.accountId)).map((row) => customServiceObject(row)),
+    })));
 
-    const rename = async (request: ById) =>
-      customServiceObject(await services.rename(request.ctx.accountId, request.params.id, inputOf(request, RenameCustomService)), request.ctx.requestId);
-    app.put(`${BASE}/services/:id`, rename);
-    app.patch(`${BASE}/services/:id`, rename);
+    app.get(`${BASE}/services/:service_id`, serve(operationById('getCustomService'), async ({ params, ctx }) => customServiceObject(await services.get(ctx.accountId, params.service_id), ctx.requestId)));
 
-    app.delete(`${BASE}/services/:id`, async (request: ById, reply) => {
-      const row = await services.delete(request.ctx.accountId, request.params.id);
+    app.put(`${BASE}/services/:service_id`, serve(operationById('renameCustomService'), async ({ input, params, ctx }) =>
+      customServiceObject(await services.rename(ctx.accountId, params.service_id, input), ctx.requestId)));
+    app.patch(`${BASE}/services/:service_id`, serve(operationById('patchCustomService'), async ({ input, params, ctx }) =>
+      customServiceObject(await services.rename(ctx.accountId, params.service_id, input), ctx.requestId)));
+
+    app.delete(`${BASE}/services/:service_id`, serve(operationById('deleteCustomService'), async ({ params, ctx, reply }) => {
+      const row = await services.delete(ctx.accountId, params.service_id);
       reportRegistry(reply, { deleted: [row.id] });
-      return customServiceObject(row, request.ctx.requestId);
-    });
+      return customServiceObject(row, ctx.requestId);
+    }));
 
-    app.post('/custom_training/:id', async (request: ById) => {
+    app.post('/custom_training/:service_id', serve(operationById('classifyCustom'), async ({ input, params, ctx, request }) => {
       const body = await readBody(request, { tmpDir: app.config.uploadDir, paramError: (message) => analysisError('classify', 'bad-loc', message) });
-      const served = await inference.model(request.ctx.accountId, request.params.id);
+      const served = await inference.model(ctx.accountId, params.service_id);
       const topk = parseTopk(body.fields.topk, deps.defaultTopk);
       let image;
       try {
-        image = await acquireQueryImage(app, inputOf(request, ClassifierQuery), request.ctx.accountId);
+        image = await acquireQueryImage(app, input, ctx.accountId);
       } catch (err) {
         if (err instanceof QueryImageError) throw analysisError('classify', err.problem, err.message);
         throw err;
       }
-      return inference.classify(served, { bytes: image.bytes, topk, requestId: request.ctx.requestId, downloadMs: image.downloadMs, startedAt: request.ctx.startedAt });
-    });
+      return inference.classify(served, { bytes: image.bytes, topk, requestId: ctx.requestId, downloadMs: image.downloadMs, startedAt: ctx.startedAt });
+    }));
   };
 }

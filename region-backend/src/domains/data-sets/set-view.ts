@@ -1,5 +1,6 @@
 /** Response mapping of data sets: the specification's fields and its status table. */
-import { formatTime } from '@iris/shared';
+import type { z } from 'zod';
+import { formatTime, type DataSet, type DataSetResponse } from '@iris/shared';
 import type { DataSetRow } from './set.repo.js';
 
 export type SetStatus = 'not-downloaded' | 'downloading' | 'downloaded';
@@ -14,21 +15,11 @@ export function setStatus(counts: { n_items: number; n_downloaded: number; n_fai
   return counts.n_downloaded === 0 ? 'not-downloaded' : 'downloading';
 }
 
-export interface DataSetObject {
-  id: string;
-  name: string;
-  description: string;
-  created_at: string;
-  modified_at: string;
-  creator_id: number;
-  n_downloaded: number;
-  n_failed: number;
-  n_items: number;
-  status: SetStatus;
-  request_id?: string;
-}
+export type DataSetObject = z.input<typeof DataSet>;
 
 /** The image-set / training-set object; `requestId` is left out inside list results. */
+export function dataSetObject(row: DataSetRow): DataSetObject;
+export function dataSetObject(row: DataSetRow, requestId: string): z.input<typeof DataSetResponse>;
 export function dataSetObject(row: DataSetRow, requestId?: string): DataSetObject {
   return {
     id: row.id,

@@ -1,20 +1,13 @@
 /** Response mapping of product sets and products. */
-import { formatTime, joinTags } from '@iris/shared';
-import { setStatus, type SetStatus } from '../data-sets/set-view.js';
+import type { z } from 'zod';
+import { formatTime, joinTags, type Product, type ProductSet, type ProductSetResponse } from '@iris/shared';
+import { setStatus } from '../data-sets/set-view.js';
 import type { ProductRow, ProductSetRow } from './product-set.repo.js';
 
-export interface ProductSetObject {
-  id: string;
-  name: string;
-  description: string;
-  created_at: string;
-  modified_at: string;
-  creator_id: number;
-  image_set_id: string;
-  status: SetStatus;
-  request_id?: string;
-}
+export type ProductSetObject = z.input<typeof ProductSet>;
 
+export function productSetObject(row: ProductSetRow): ProductSetObject;
+export function productSetObject(row: ProductSetRow, requestId: string): z.input<typeof ProductSetResponse>;
 export function productSetObject(row: ProductSetRow, requestId?: string): ProductSetObject {
   return {
     id: row.id,
@@ -30,7 +23,7 @@ export function productSetObject(row: ProductSetRow, requestId?: string): Produc
 }
 
 /** A product: its attributes as added (tags `|`-joined, as in the files) and every image with its download status. */
-export function productObject(row: ProductRow) {
+export function productObject(row: ProductRow): z.input<typeof Product> {
   return {
     product_id: row.product_id,
     url: row.images[0]?.url ?? '',

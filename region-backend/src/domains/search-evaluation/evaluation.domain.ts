@@ -3,9 +3,8 @@
  * /customer_services/_0000172/{id}/evaluation`, and the background job that runs the queries.
  */
 import fp from 'fastify-plugin';
-import { ApiError, newResourceId, StartEvaluation } from '@iris/shared';
-import type { FastifyRequest } from 'fastify';
-import { inputOf } from '../../http/contract.hook.js';
+import { ApiError, newResourceId, operationById } from '@iris/shared';
+import { serve } from '../../http/serve.js';
 import { defineJob } from '../../jobs/job-registry.js';
 import { backgroundPool } from '../batch/background-pool.js';
 import type { Domain } from '../domain.js';
@@ -22,8 +21,7 @@ declare module 'fastify' {
   }
 }
 
-type ById = FastifyRequest<{ Params: { id: string } }>;
-const PATH = '/customer_services/_0000172/:id/evaluation';
+const PATH = '/customer_services/_0000172/:service_id/evaluation';
 
 const routes = fp(
   async (app) => {
@@ -49,29 +47,29 @@ const routes = fp(
     });
     app.decorate('searchEvaluations', runner);
 
-    const ownService = async (request: ById) => {
-      const service = await findServiceState(app.db.pool, request.ctx.accountId, request.params.id);
+    const ownService = async (accountId: number, serviceId: string) => {
+      const service = await findServiceState(app.db.pool, accountId, serviceId);
       if (!service) throw new ApiError('serviceNotFound', 'search service does not exist');
       return service;
     };
 
-    app.post(PATH, async (request: ById) => {
-      const service = await ownService(request);
-      const params = parseEvaluationParams(request.input === undefined ? undefined : inputOf(request, StartEvaluation));
+    app.post(PATH, serve(operationById('startSearchEvaluation'), async ({ input, params: { service_id }, ctx }) => {
+      const service = await ownService(ctx.accountId, service_id);
+      const params = parseEvaluationParams(input);
       const row = await insertEvaluation(
         app.db.pool,
-        { id: newResourceId(), serviceId: service.id, accountId: request.ctx.accountId, sampleSize: params.sampleSize, edits: params.edits, rerankCandidates: config.rerankCandidates },
+        { id: newResourceId(), serviceId: service.id, accountId: ctx.accountId, sampleSize: params.sampleSize, edits: params.edits, rerankCandidates: config.rerankCandidates },
         config.evaluationsPerAccount,
       );
       if (!row) throw new ApiError('evaluationRunning', `an evaluation of this service is already running, or the account runs ${config.evaluationsPerAccount} already`);
       await runner.enqueue(row.id);
-      return evaluationObject(service.id, row, request.ctx.requestId);
-    });
+      return evaluationObject(service.id, row, ctx.requestId);
+    }));
 
-    app.get(PATH, async (request: ById) => {
-      const service = await ownService(request);
-      return evaluationObject(service.id, await latestEvaluation(app.db.pool, request.ctx.accountId, service.id), request.ctx.requestId);
-    });
+    app.get(PATH, serve(operationById('getSearchEvaluation'), async ({ params: { service_id }, ctx }) => {
+      const service = await ownService(ctx.accountId, service_id);
+      return evaluationObject(service.id, await latestEvaluation(app.db.pool, ctx.accountId, service.id), ctx.requestId);
+    }));
 
     app.addHook('onReady', async () => {
       const resumed = await runner.recover();

@@ -1,29 +1,12 @@
 /** Response mapping of search services: the specification's search service object. */
-import { formatTime, formatTimeOrNull } from '@iris/shared';
+import type { z } from 'zod';
+import { formatTime, formatTimeOrNull, type SearchService, type SearchServiceResponse } from '@iris/shared';
 import type { SearchServiceRow } from './search-service.repo.js';
 
 /** The `type` of product-set services (the specification shows the field only in that variant). */
 export const PRODUCT_SERVICE_TYPE = 1;
 
-export interface SearchServiceObject {
-  id: string;
-  name: string;
-  scenario: string;
-  image_set_id: string;
-  product_set_id?: string;
-  created_at: string;
-  creator_id: number;
-  indexed_ratio: number;
-  n_indexed: number;
-  /** Iris extension: of the indexed images, those still waiting for their second pass (docs/search.md, "Two passes"). */
-  n_first_pass_only: number;
-  last_indexed_time: string | null;
-  last_updated_at: string | null;
-  status: 'running';
-  status_duration: number;
-  type?: number;
-  request_id?: string;
-}
+export type SearchServiceObject = z.input<typeof SearchService>;
 
 /** indexed / downloaded images of the set, in [0, 1] (0 for a set with nothing downloaded). */
 export function indexedRatio(nIndexed: number, nDownloaded: number): number {
@@ -32,6 +15,8 @@ export function indexedRatio(nIndexed: number, nDownloaded: number): number {
 }
 
 /** The service object; `requestId` is left out inside list results. */
+export function searchServiceObject(row: SearchServiceRow): SearchServiceObject;
+export function searchServiceObject(row: SearchServiceRow, requestId: string, now?: Date): z.input<typeof SearchServiceResponse>;
 export function searchServiceObject(row: SearchServiceRow, requestId?: string, now: Date = new Date()): SearchServiceObject {
   return {
     id: row.id,

@@ -3,47 +3,48 @@
  * `/customer_services/_0000172` (every search service of the account) and `/product_sets/_0000178/services`
  * (product-set services only).
  */
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { CreateSearchService, RenameService } from '@iris/shared';
-import { inputOf } from '../../http/contract.hook.js';
+import type { FastifyPluginAsync } from 'fastify';
+import { operationById, type OperationOf } from '@iris/shared';
 import { mintedId, reportRegistry } from '../../http/request-context.js';
+import { serve } from '../../http/serve.js';
 import type { SearchServiceKind } from './search-service.repo.js';
 import { SearchServiceService } from './search-service.service.js';
 import { searchServiceObject } from './search-service-view.js';
 
-type ById = FastifyRequest<{ Params: { id: string } }>;
-
 export const searchServiceRoutes: FastifyPluginAsync = async (app) => {
   const service = new SearchServiceService({ pool: app.db.pool, indexes: app.searchIndexes, embedders: app.searchEmbedders });
 
-  app.post('/image_sets/_0000014/:id/services', async (request: ById, reply) => {
-    const row = await service.createOnImageSet(request.ctx.accountId, mintedId(request), request.params.id, inputOf(request, CreateSearchService), request.ctx.quotas.searchServicesPerSet);
+  app.post('/image_sets/_0000014/:image_set_id/services', serve(operationById('createImageSetService'), async ({ input, params, ctx, request, reply }) => {
+    const row = await service.createOnImageSet(ctx.accountId, mintedId(request), params.image_set_id, input, ctx.quotas.searchServicesPerSet);
     reportRegistry(reply, { live: [row.id] });
-    return searchServiceObject(row, request.ctx.requestId);
-  });
+    return searchServiceObject(row, ctx.requestId);
+  }));
 
-  app.post('/product_sets/_0000178/:id/services', async (request: ById, reply) => {
-    const row = await service.createOnProductSet(request.ctx.accountId, mintedId(request), request.params.id, inputOf(request, CreateSearchService), request.ctx.quotas.searchServicesPerSet);
+  app.post('/product_sets/_0000178/:product_set_id/services', serve(operationById('createProductSetService'), async ({ input, params, ctx, request, reply }) => {
+    const row = await service.createOnProductSet(ctx.accountId, mintedId(request), params.product_set_id, input, ctx.quotas.searchServicesPerSet);
     reportRegistry(reply, { live: [row.id] });
-    return searchServiceObject(row, request.ctx.requestId);
-  });
+    return searchServiceObject(row, ctx.requestId);
+  }));
 
-  const mount = (base: string, kind?: SearchServiceKind) => {
-    app.get(base, async (request) => ({
-      request_id: request.ctx.requestId,
-      results: (await service.list(request.ctx.accountId, kind)).map((row) => searchServiceObject(row)),
-    }));
-    app.get(`${base}/:id`, async (request: ById) => searchServiceObject(await service.get(request.ctx.accountId, request.params.id, kind), request.ctx.requestId));
-    const rename = async (request: ById) =>
-      searchServiceObject(await service.rename(request.ctx.accountId, request.params.id, inputOf(request, RenameService), kind), request.ctx.requestId);
-    app.put(`${base}/:id`, rename);
-    app.patch(`${base}/:id`, rename);
-    app.delete(`${base}/:id`, async (request: ById, reply: FastifyReply) => {
-      await service.delete(request.ctx.accountId, request.params.id, kind);
-      reportRegistry(reply, { deleted: [request.params.id] });
+  /** List / get / rename / delete under one base: every search service, or product-set services only. */
+  type Manage = 'SearchServices' | 'ProductSetServices';
+  const mount = (base: string, ops: { [Verb in 'list' | 'get' | 'rename' | 'patch' | 'delete']: OperationOf<`${Verb}${Manage}`> }, kind?: SearchServiceKind) => {
+    app.get(base, serve(ops.list, async ({ ctx }) => ({
+      request_id: ctx.requestId,
+      results: (await service.list(ctx.accountId, kind)).map((row) => searchServiceObject(row)),
+    })));
+    app.get(`${base}/:service_id`, serve(ops.get, async ({ params, ctx }) => searchServiceObject(await service.get(ctx.accountId, params.service_id, kind), ctx.requestId)));
+    app.put(`${base}/:service_id`, serve(ops.rename, async ({ input, params, ctx }) => searchServiceObject(await service.rename(ctx.accountId, params.service_id, input, kind), ctx.requestId)));
+    app.patch(`${base}/:service_id`, serve(ops.patch, async ({ input, params, ctx }) => searchServiceObject(await service.rename(ctx.accountId, params.service_id, input, kind), ctx.requestId)));
+    app.delete(`${base}/:service_id`, serve(ops.delete, async ({ params, ctx, reply }) => {
+      await service.delete(ctx.accountId, params.service_id, kind);
+      reportRegistry(reply, { deleted: [params.service_id] });
       return reply.code(204).send();
-    });
+    }));
   };
-  mount('/customer_services/_0000172');
-  mount('/product_sets/_0000178/services', 'product_set');
+  const opsOf = <M extends Manage>(ids: M) => ({
+    list: operationById(`list${ids}`), get: operationById(`get${ids}`), rename: operationById(`rename${ids}`), patch: operationById(`patch${ids}`), delete: operationById(`delete${ids}`),
+  });
+  mount('/customer_services/_0000172', opsOf('SearchServices'));
+  mount('/product_sets/_0000178/services', opsOf('ProductSetServices'), 'product_set');
 };

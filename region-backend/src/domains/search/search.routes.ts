@@ -1,11 +1,9 @@
 /** Search queries: `POST /search/{service_id}` (image results) and `POST /product_search/{service_id}` (products). */
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { ProductSearchQuery, SearchQuery } from '@iris/shared';
-import { inputOf } from '../../http/contract.hook.js';
+import type { FastifyPluginAsync } from 'fastify';
+import { operationById } from '@iris/shared';
 import { acquireQueryImage } from '../../http/query-image.js';
+import { serve } from '../../http/serve.js';
 import { SearchQueryService } from './search.service.js';
-
-type ById = FastifyRequest<{ Params: { id: string } }>;
 
 export const searchRoutes: FastifyPluginAsync = async (app) => {
   const search = new SearchQueryService({
@@ -18,15 +16,8 @@ export const searchRoutes: FastifyPluginAsync = async (app) => {
     acquireImage: (query, accountId) => acquireQueryImage(app, query, accountId),
   });
 
-  const handler = (product: boolean) => async (request: ById) =>
-    search.query({
-      accountId: request.ctx.accountId,
-      serviceId: request.params.id,
-      query: product ? inputOf(request, ProductSearchQuery) : inputOf(request, SearchQuery),
-      product,
-      requestId: request.ctx.requestId,
-      startedAt: request.ctx.startedAt,
-    });
-  app.post('/search/:id', handler(false));
-  app.post('/product_search/:id', handler(true));
+  app.post('/search/:service_id', serve(operationById('search'), ({ input, params, ctx }) =>
+    search.searchImages({ accountId: ctx.accountId, serviceId: params.service_id, query: input, requestId: ctx.requestId, startedAt: ctx.startedAt })));
+  app.post('/product_search/:service_id', serve(operationById('productSearch'), ({ input, params, ctx }) =>
+    search.searchProducts({ accountId: ctx.accountId, serviceId: params.service_id, query: input, requestId: ctx.requestId, startedAt: ctx.startedAt })));
 };

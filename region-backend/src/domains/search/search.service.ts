@@ -7,7 +7,8 @@
  */
 import type { RgbImage } from '../../images/rgb-image.js';
 import type pg from 'pg';
-import { ApiError, joinTags, secondsText, type ProductSearchQueryInput, type SearchQueryInput } from '@iris/shared';
+import type { z } from 'zod';
+import { ApiError, joinTags, secondsText, type ProductSearchQueryInput, type ProductSearchResponse, type SearchQueryInput, type SearchResponse } from '@iris/shared';
 import { embedderIdOf, type EmbedderRef } from '../../vision/embedding/embedder-identity.js';
 import type { QueryEmbedding } from '../../vision/embedding/search-embedding.js';
 import { QueryImageError, type QueryImage, type QueryImageInput } from '../../http/query-image.js';
@@ -42,16 +43,18 @@ export interface SearchDeps {
   acquireImage: (query: QueryImageInput, accountId: number) => Promise<QueryImage>;
 }
 
-export interface QueryInput {
+export interface QueryInput<Q extends SearchQueryInput = SearchQueryInput> {
   accountId: number;
   serviceId: string;
   /** The query as the contract parsed it (SearchQuery, ProductSearchQuery): text fields and the uploaded image. */
-  query: SearchQueryInput | ProductSearchQueryInput;
-  product: boolean;
+  query: Q;
   requestId: string;
   /** performance.now() at the start of the request. */
   startedAt: number;
 }
+
+export type SearchAnswer = z.input<typeof SearchResponse>;
+export type ProductSearchAnswer = z.input<typeof ProductSearchResponse>;
 
 
 const round = (v: number, digits = 6) => Math.round(v * 10 ** digits) / 10 ** digits;
@@ -59,20 +62,31 @@ const round = (v: number, digits = 6) => Math.round(v * 10 ** digits) / 10 ** di
 export class SearchQueryService {
   constructor(private readonly deps: SearchDeps) {}
 
-  async query(input: QueryInput): Promise<Record<string, unknown>> {
+  /** `POST /search/{service_id}`: pictures of an image set. */
+  async searchImages(input: QueryInput): Promise<SearchAnswer> {
+    const { envelope, page } = await this.query(input, false);
+    return { ...envelope, results: page.map((s) => ({ ...imageResult(s), ...matchedRegion(s) })) };
+  }
+
+  /** `POST /product_search/{service_id}`: products of a product set, one page. */
+  async searchProducts(input: QueryInput<ProductSearchQueryInput>): Promise<ProductSearchAnswer> {
+    const { envelope, page, params } = await this.query(input, true);
+    return { ...envelope, results: page.map((s) => ({ ...productResult(s), ...matchedRegion(s) })), page: params.page, count: params.count };
+  }
+
+  private async query(input: QueryInput, product: boolean) {
     const service = await findServiceState(this.deps.pool, input.accountId, input.serviceId);
     if (!service) throw new ApiError('serviceNotFound', 'search service does not exist');
     const texts = Object.fromEntries(Object.entries(input.query).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
-    const params = parseSearchParams(texts, input.product);
+    const params = parseSearchParams(texts, product);
     const image = await this.image(input.query, input.accountId);
 
-    const { selected, preprocessMs, searchMs, answered } = await this.search(service, image.bytes, params, input.product, input.accountId);
+    const { selected, preprocessMs, searchMs, answered } = await this.search(service, image.bytes, params, product, input.accountId);
 
-    const page = input.product ? selected.slice(params.page * params.count, (params.page + 1) * params.count) : selected.slice(0, params.count);
-    return {
-      is_err: 0,
+    const page = product ? selected.slice(params.page * params.count, (params.page + 1) * params.count) : selected.slice(0, params.count);
+    const envelope = {
+      is_err: 0 as const,
       request_id: input.requestId,
-      results: page.map((s) => ({ ...(input.product ? productResult(s) : imageResult(s)), ...matchedRegion(s) })),
       loc: (params.loc ?? [0, 0, 1, 1]).map((v) => round(v)),
       ds: service.product_set_id ?? service.set_id,
       detect_time: secondsText(0),
@@ -83,8 +97,8 @@ export class SearchQueryService {
       time: secondsText(performance.now() - input.startedAt),
       // The embedder of the index that answered (the built-in pipeline's version, or an operator embedder's id).
       ver: embedderIdOf(answered),
-      ...(input.product ? { page: params.page, count: params.count } : {}),
     };
+    return { envelope, page, params };
   }
 
   /**

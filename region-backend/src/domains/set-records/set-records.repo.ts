@@ -1,22 +1,11 @@
 /** SQL of the record-browsing extension. Every query is scoped by account and by the set's kind. */
+import type { z } from 'zod';
+import type { SetRecord } from '@iris/shared';
 import type { Queryable } from '../data-sets/set.repo.js';
 import type { BrowseKind, BrowseQuery } from './set-records.params.js';
 
-export interface BrowsedRecord {
-  id: string;
-  url: string;
-  meta: string;
-  tags: string[];
-  label: string;
-  product_id: string;
-  price: string;
-  keywords: string;
-  status: string;
-  last_error: string | null;
-  width: number | null;
-  height: number | null;
-  updated_at: Date;
-}
+/** A record as the contract's `SetRecord` has it, its time not yet formatted. */
+export type BrowsedRecord = Omit<z.output<typeof SetRecord>, 'updated_at'> & { updated_at: Date };
 
 /** The data set holding the records of a public set id, or null when the account has no such set. */
 export async function resolveRecordSet(db: Queryable, accountId: number, kind: BrowseKind, id: string): Promise<string | null> {

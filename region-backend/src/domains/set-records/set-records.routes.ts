@@ -8,14 +8,13 @@
  *   GET /iris/{image_sets|product_sets|training_sets}/{id}/labels   (records per label: training sets)
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { ApiError, formatTime } from '@iris/shared';
+import { ApiError, formatTime, operationById } from '@iris/shared';
+import type { RequestContext } from '../../http/request-context.js';
+import { serve } from '../../http/serve.js';
 import type { Domain } from '../domain.js';
 import { isBrowseKind, parseBrowseQuery, parseRecordId, parseThumbnailSize, type BrowseKind } from './set-records.params.js';
 import { labelCounts, listRecords, recordBlob, resolveRecordSet } from './set-records.repo.js';
 import { ThumbnailMaker } from './thumbnails.js';
-
-type SetParams = { kind: string; id: string };
-type RecordParams = SetParams & { recordId: string };
 
 function searchOf(request: FastifyRequest): URLSearchParams {
   const at = request.url.indexOf('?');
@@ -30,37 +29,36 @@ function notFound(kind: BrowseKind, id: string): ApiError {
 const routes: FastifyPluginAsync = async (app) => {
   const thumbnails = new ThumbnailMaker(app.blobs);
 
-  async function setOf(request: FastifyRequest<{ Params: SetParams }>): Promise<string> {
-    const { kind, id } = request.params;
+  async function setOf(ctx: RequestContext, { kind, id }: { kind: string; id: string }): Promise<string> {
     if (!isBrowseKind(kind)) throw new ApiError('notFound', 'no such endpoint');
-    const setId = await resolveRecordSet(app.db.pool, request.ctx.accountId, kind, id);
+    const setId = await resolveRecordSet(app.db.pool, ctx.accountId, kind, id);
     if (!setId) throw notFound(kind, id);
     return setId;
   }
 
-  app.get('/iris/:kind/:id/records', async (request: FastifyRequest<{ Params: SetParams }>) => {
+  app.get('/iris/:kind/:id/records', serve(operationById('listSetRecords'), async ({ params, ctx, request }) => {
     const query = parseBrowseQuery(searchOf(request));
-    const setId = await setOf(request);
+    const setId = await setOf(ctx, params);
     const { total, counts, rows } = await listRecords(app.db.pool, setId, query);
     return {
-      request_id: request.ctx.requestId,
+      request_id: ctx.requestId,
       page: query.page,
       count: query.count,
       total,
       ...counts,
       results: rows.map((r) => ({ ...r, updated_at: formatTime(r.updated_at) })),
     };
-  });
-
-  app.get('/iris/:kind/:id/labels', async (request: FastifyRequest<{ Params: SetParams }>) => ({
-    request_id: request.ctx.requestId,
-    results: await labelCounts(app.db.pool, await setOf(request)),
   }));
 
-  app.get('/iris/:kind/:id/records/:recordId/thumbnail', async (request: FastifyRequest<{ Params: RecordParams }>, reply) => {
+  app.get('/iris/:kind/:id/labels', serve(operationById('getSetLabels'), async ({ params, ctx }) => ({
+    request_id: ctx.requestId,
+    results: await labelCounts(app.db.pool, await setOf(ctx, params)),
+  })));
+
+  app.get('/iris/:kind/:id/records/:record_id/thumbnail', serve(operationById('getRecordThumbnail'), async ({ params, ctx, request, reply }) => {
     const size = parseThumbnailSize(searchOf(request));
-    const recordId = parseRecordId(request.params.recordId);
-    const setId = await setOf(request);
+    const recordId = parseRecordId(params.record_id);
+    const setId = await setOf(ctx, params);
     const blobKey = await recordBlob(app.db.pool, setId, recordId);
     if (!blobKey) throw new ApiError('setNotFound', `record ${recordId} has no stored picture in this set`);
     const etag = `"t${size}-${blobKey.slice(0, 32)}"`;
@@ -69,7 +67,7 @@ const routes: FastifyPluginAsync = async (app) => {
     const image = await thumbnails.thumbnail(blobKey, size);
     if (!image) throw new ApiError('setNotFound', `record ${recordId} has no stored picture in this set`);
     return reply.type('image/jpeg').send(image);
-  });
+  }));
 };
 
 export const setRecordsDomain: Domain = { name: 'set-records', routes };

@@ -1,55 +1,53 @@
 /** Training sets (`/custom_training/_0000194/training_sets`): sets, data files, clear. */
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { AddTrainingData, ClearTrainingSet, CreateTrainingSet, DeleteTrainingData, ModifyTrainingSet } from '@iris/shared';
-import { inputOf } from '../../http/contract.hook.js';
+import type { FastifyPluginAsync } from 'fastify';
+import { operationById } from '@iris/shared';
 import { mintedId, reportRegistry } from '../../http/request-context.js';
+import { serve } from '../../http/serve.js';
 import { dataSetObject } from '../data-sets/set-view.js';
 import type { Domain } from '../domain.js';
 import { TrainingSetService } from './training-set.service.js';
 
 const BASE = '/custom_training/_0000194/training_sets';
-
-type ById = FastifyRequest<{ Params: { id: string } }>;
+const BY_ID = `${BASE}/:training_set_id`;
 
 const routes: FastifyPluginAsync = async (app) => {
   const service = new TrainingSetService({ pool: app.db.pool, downloads: app.downloads, bulkWrites: app.bulkWrites });
 
-  app.post(BASE, async (request, reply) => {
-    const row = await service.create(request.ctx.accountId, mintedId(request), inputOf(request, CreateTrainingSet));
+  app.post(BASE, serve(operationById('createTrainingSet'), async ({ input, ctx, request, reply }) => {
+    const row = await service.create(ctx.accountId, mintedId(request), input);
     reportRegistry(reply, { live: [row.id] });
-    return dataSetObject(row, request.ctx.requestId);
-  });
-
-  app.get(BASE, async (request) => ({
-    request_id: request.ctx.requestId,
-    results: (await service.list(request.ctx.accountId)).map((row) => dataSetObject(row)),
+    return dataSetObject(row, ctx.requestId);
   }));
 
-  app.get(`${BASE}/:id`, async (request: ById) => dataSetObject(await service.get(request.ctx.accountId, request.params.id), request.ctx.requestId));
+  app.get(BASE, serve(operationById('listTrainingSets'), async ({ ctx }) => ({
+    request_id: ctx.requestId,
+    results: (await service.list(ctx.accountId)).map((row) => dataSetObject(row)),
+  })));
 
-  app.put(`${BASE}/:id`, async (request: ById) => {
-    return dataSetObject(await service.modify(request.ctx.accountId, request.params.id, inputOf(request, ModifyTrainingSet)), request.ctx.requestId);
-  });
+  app.get(BY_ID, serve(operationById('getTrainingSet'), async ({ params, ctx }) => dataSetObject(await service.get(ctx.accountId, params.training_set_id), ctx.requestId)));
+
+  app.put(BY_ID, serve(operationById('modifyTrainingSet'), async ({ input, params, ctx }) => {
+    return dataSetObject(await service.modify(ctx.accountId, params.training_set_id, input), ctx.requestId);
+  }));
 
   // The specification answers 200 (with a body) here, unlike image sets.
-  app.delete(`${BASE}/:id`, async (request: ById, reply) => {
-    await service.delete(request.ctx.accountId, request.params.id);
-    reportRegistry(reply, { deleted: [request.params.id] });
-    return { request_id: request.ctx.requestId };
-  });
+  app.delete(BY_ID, serve(operationById('deleteTrainingSet'), async ({ params, ctx, reply }) => {
+    await service.delete(ctx.accountId, params.training_set_id);
+    reportRegistry(reply, { deleted: [params.training_set_id] });
+    return { request_id: ctx.requestId };
+  }));
 
-  app.post(`${BASE}/:id/images`, async (request: ById) => {
-    const input = inputOf(request, AddTrainingData);
-    return dataSetObject(await service.addData(request.ctx.accountId, request.params.id, input, request.ctx.quotas), request.ctx.requestId);
-  });
+  app.post(`${BY_ID}/images`, serve(operationById('addTrainingData'), async ({ input, params, ctx }) => {
+    return dataSetObject(await service.addData(ctx.accountId, params.training_set_id, input, ctx.quotas), ctx.requestId);
+  }));
 
-  app.delete(`${BASE}/:id/images`, async (request: ById) => {
-    return dataSetObject(await service.deleteData(request.ctx.accountId, request.params.id, inputOf(request, DeleteTrainingData)), request.ctx.requestId);
-  });
+  app.delete(`${BY_ID}/images`, serve(operationById('deleteTrainingData'), async ({ input, params, ctx }) => {
+    return dataSetObject(await service.deleteData(ctx.accountId, params.training_set_id, input), ctx.requestId);
+  }));
 
-  app.delete(`${BASE}/:id/clear`, async (request: ById) => {
-    return dataSetObject(await service.clear(request.ctx.accountId, request.params.id, inputOf(request, ClearTrainingSet)), request.ctx.requestId);
-  });
+  app.delete(`${BY_ID}/clear`, serve(operationById('clearTrainingSet'), async ({ input, params, ctx }) => {
+    return dataSetObject(await service.clear(ctx.accountId, params.training_set_id, input), ctx.requestId);
+  }));
 };
 
 export const trainingSetsDomain: Domain = { name: 'training-sets', routes };

@@ -9,7 +9,7 @@ import type { AnalysisHandler } from '../analysis-registry.js';
 import { classify, PORN_STAGE, sharedImage } from '../detect/vision-calls.js';
 import { mergeCategories } from '../../../vision/classify/class-scores.decoder.js';
 
-export const pornHandler: AnalysisHandler = {
+export const pornHandler: AnalysisHandler<'classify'> = {
   serviceId: '_0000024',
   envelope: 'classify',
   async run(ctx, input) {

@@ -15,7 +15,7 @@ export const SCENE_CLASSIFIER_STAGE = 'scene-classifier';
 const LABELS = labelIndex(SCENE_LABELS);
 const MAX_RESULTS = 5;
 
-export const sceneHandler: AnalysisHandler = {
+export const sceneHandler: AnalysisHandler<'classify'> = {
   serviceId: '_0000039',
   envelope: 'classify',
   async run(ctx, input) {

@@ -68,7 +68,7 @@ export function rankTags(tags: readonly Tag[], count: number, lang: Lang): { cat
   return out;
 }
 
-export const taggingHandler: AnalysisHandler = {
+export const taggingHandler: AnalysisHandler<'tagging'> = {
   serviceId: '_0000159',
   envelope: 'tagging',
   validate(params) {

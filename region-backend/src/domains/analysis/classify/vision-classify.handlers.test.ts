@@ -14,7 +14,7 @@ afterAll(() => pool.close());
 
 interface Item { category: string; puid: string; score: number }
 
-async function results(handler: AnalysisHandler, rgb: RgbImage, params: Record<string, string> = {}, lang: Lang = 'en'): Promise<Item[]> {
+async function results(handler: AnalysisHandler<'classify' | 'tagging'>, rgb: RgbImage, params: Record<string, string> = {}, lang: Lang = 'en'): Promise<Item[]> {
   handler.validate?.(params);
   const out = await handler.run({ pool }, { rgb, encoded: new Uint8Array(), params, lang });
   const items = out.results as Item[];

@@ -1,7 +1,7 @@
 /** The vision classify services: pornography, scene, general tagging. */
-import type { AnalysisHandler } from '../analysis-registry.js';
+import type { AnyAnalysisHandler } from '../analysis-registry.js';
 import { pornHandler } from './porn.handler.js';
 import { sceneHandler } from './scene.handler.js';
 import { taggingHandler } from './tagging.handler.js';
 
-export const VISION_CLASSIFY_HANDLERS: AnalysisHandler[] = [pornHandler, sceneHandler, taggingHandler];
+export const VISION_CLASSIFY_HANDLERS: AnyAnalysisHandler[] = [pornHandler, sceneHandler, taggingHandler];

@@ -1,12 +1,12 @@
 /** The three colour services: same palette extraction and naming, different pixels analysed. */
-import type { AnalysisHandler } from '../analysis-registry.js';
+import type { AnalysisHandler, AnyAnalysisHandler } from '../analysis-registry.js';
 import type { ColorMode } from '../../../vision/color/color-pipeline.js';
 import { parseColorParams } from './color-params.js';
 import { colorItem, selectColors } from './color-result.js';
 
 export const COLOR_TASK = 'color-palette';
 
-function colorHandler(serviceId: string, mode: ColorMode): AnalysisHandler {
+function colorHandler(serviceId: string, mode: ColorMode): AnalysisHandler<'color'> {
   return {
     serviceId,
     envelope: 'color',
@@ -26,4 +26,4 @@ export const colorEverythingHandler = colorHandler('_0000072', 'everything');
 export const colorForegroundHandler = colorHandler('_0000073', 'foreground');
 export const colorOutfitHandler = colorHandler('_0000074', 'person_outfit');
 
-export const COLOR_HANDLERS: AnalysisHandler[] = [colorEverythingHandler, colorForegroundHandler, colorOutfitHandler];
+export const COLOR_HANDLERS: AnyAnalysisHandler[] = [colorEverythingHandler, colorForegroundHandler, colorOutfitHandler];

@@ -7,7 +7,7 @@ import { boxItem, sharedImage } from './vision-calls.js';
 
 const FACE = FACE_LABELS[0]!;
 
-export const facesHandler: AnalysisHandler = {
+export const facesHandler: AnalysisHandler<'detect'> = {
   serviceId: '_0000049',
   envelope: 'detect',
   minSide: DETECT_MIN_SIDE,

@@ -13,7 +13,7 @@ export function objectDetectHandler(options: {
   labels: readonly ServiceLabel[];
   /** Default-detector class → service label id. */
   fromDetector: Readonly<Record<string, string>>;
-}): AnalysisHandler {
+}): AnalysisHandler<'detect'> {
   const labels = labelIndex(options.labels);
   return {
     serviceId: options.serviceId,

@@ -27,7 +27,7 @@ export const MIN_FACE_PIXELS = 24;
 const MAX_PEOPLE = 16;
 const LABELS = labelIndex(PEOPLE_LABELS);
 
-export const peopleHandler: AnalysisHandler = {
+export const peopleHandler: AnalysisHandler<'detect'> = {
   serviceId: '_0000187',
   envelope: 'detect',
   minSide: DETECT_MIN_SIDE,

@@ -19,7 +19,7 @@ import { labelIndex } from '@iris/shared';
 const pool = new InferencePool(1);
 afterAll(() => pool.close());
 
-async function boxes(handler: AnalysisHandler, rgb: RgbImage, lang: Lang = 'en'): Promise<DetectBoxItem[]> {
+async function boxes(handler: AnalysisHandler<'detect'>, rgb: RgbImage, lang: Lang = 'en'): Promise<DetectBoxItem[]> {
   const result = await handler.run({ pool }, { rgb, encoded: new Uint8Array(), params: {}, lang });
   const items = result.boxes_detected as DetectBoxItem[];
   for (const item of items) {

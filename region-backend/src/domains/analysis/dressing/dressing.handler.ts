@@ -3,7 +3,7 @@
  * detector of fashion detection finds (bags with the default pack), their colours, textures and style tags.
  */
 import { BASIC_COLORS, fashionItem, fashionTexture, type Lang } from '@iris/shared';
-import type { AnalysisHandler } from '../analysis-registry.js';
+import type { AnalysisHandler, EnvelopeFields } from '../analysis-registry.js';
 import type { ColorCluster } from '../../../vision/color/color-clustering.js';
 import { nearestIsccNbs, nearestW3c } from '../../../vision/color/color-names.js';
 import { labToLch, labToRgb } from '../../../vision/color/color-space.js';
@@ -26,7 +26,7 @@ function itemColors(palette: ColorCluster[]): ColorCluster[] {
   return chosen.map((c) => ({ lab: c.lab, weight: Math.round((c.weight / total) * 1e4) / 1e4 }));
 }
 
-export function dressingResult(items: DressingItem[], _lang: Lang): Record<string, unknown> {
+export function dressingResult(items: DressingItem[], _lang: Lang): EnvelopeFields['dressing'] {
   const styled: StyledItem[] = [];
   const results = items.map((it) => {
     const label = fashionItem(it.item) ?? { en: it.item, zh: it.item };
@@ -65,7 +65,7 @@ export function dressingResult(items: DressingItem[], _lang: Lang): Record<strin
 /** Detections below this score are not reported as items. */
 export const OBJECT_ITEM_MIN_SCORE = 0.35;
 
-export const dressingHandler: AnalysisHandler = {
+export const dressingHandler: AnalysisHandler<'dressing'> = {
   serviceId: '_0000111',
   envelope: 'dressing',
   async run(ctx, input) {

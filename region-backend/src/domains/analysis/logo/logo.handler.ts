@@ -17,7 +17,7 @@ export function brandLabel(brand: LogoBrand, lang: 'en' | 'zh'): string {
   return lang === 'zh' && brand.nameZh ? brand.nameZh : brand.name;
 }
 
-export const logoHandler: AnalysisHandler = {
+export const logoHandler: AnalysisHandler<'detect'> = {
   serviceId: '_0000188',
   envelope: 'detect',
   minSide: DETECT_MIN_SIDE,

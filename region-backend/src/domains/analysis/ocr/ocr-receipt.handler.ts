@@ -8,7 +8,7 @@ import { extractReceiptFields } from './receipt-fields.js';
 import { OCR_MIN_SIDE } from './ocr-text.handler.js';
 import { groupRows, readingFrame } from '../../../vision/ocr/text-lines.js';
 
-export const ocrReceiptHandler: AnalysisHandler = {
+export const ocrReceiptHandler: AnalysisHandler<'detect'> = {
   serviceId: '_0000143',
   envelope: 'detect',
   minSide: OCR_MIN_SIDE,

@@ -23,7 +23,7 @@ export function textItem(line: TextLine, width: number, height: number): TextIte
   return { box: [round(left), round(top), round(right - left), round(bottom - top)], score: round(line.score), type: line.text };
 }
 
-export const ocrTextHandler: AnalysisHandler = {
+export const ocrTextHandler: AnalysisHandler<'detect'> = {
   serviceId: '_0000154',
   envelope: 'detect',
   minSide: OCR_MIN_SIDE,
