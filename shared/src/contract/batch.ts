@@ -20,18 +20,21 @@ export const TaskSummary = z.object({
   task_id: z.string(),
   total: z.number().int(),
 });
-/** Fields by state: always csv … total; SUCCESS adds download_urls and success; PENDING the estimates; STARTED estimated_processing_time and success. */
+/**
+ * Fields by state: always csv … total; SUCCESS adds download_urls and success; PENDING the estimates; STARTED
+ * estimated_processing_time and success. Keys in byte order, as the serializer writes them.
+ */
 export const TaskDetails = z.object({
   csv: z.string().describe('link to the input file'),
+  download_urls: z.array(z.string()).optional(),
+  estimated_processing_time: z.number().int().optional(),
+  estimated_waiting_time: z.number().int().optional(),
   received_time: timestamp,
   service_id: z.string(),
   state: BatchState,
+  success: z.number().int().optional(),
   task_id: z.string(),
   total: z.number().int(),
-  download_urls: z.array(z.string()).optional(),
-  success: z.number().int().optional(),
-  estimated_processing_time: z.number().int().optional(),
-  estimated_waiting_time: z.number().int().optional(),
 });
 
 export const BatchServicesResponse = ok(z.array(z.string()));
