@@ -40,7 +40,7 @@ WORKDIR /opt/iris/region-backend
 ARG IRIS_BUILD_COMMIT=unknown
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8801 IRIS_METRICS_HOST=0.0.0.0 IRIS_METRICS_PORT=9464 \
     IRIS_DATA_DIR=/var/lib/iris IRIS_SHARED_DIR=/var/lib/iris/shared IRIS_CACHE_DIR=/var/cache/iris \
-    IRIS_BUILD_COMMIT=${IRIS_BUILD_COMMIT}
+    IRIS_BUILD_COMMIT=${IRIS_BUILD_COMMIT} MALLOC_ARENA_MAX=2
 VOLUME /var/lib/iris/shared /var/cache/iris
 # 8801: the API (for the edge, through the load balancer); 9464: /metrics (for Prometheus, never public).
 EXPOSE 8801 9464

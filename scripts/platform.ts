@@ -181,6 +181,9 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         IRIS_DATA_DIR: dataDir,
         IRIS_ALLOW_PRIVATE_URLS: options.allowPrivateUrls ? '1' : '0',
         IRIS_PUBLIC_EDGE_URL: `http://127.0.0.1:${options.edgePort}`,
+        // glibc's malloc gives each busy thread an arena of its own; with inference, decoder and libvips threads
+        // the freed memory stays scattered over them and resident memory creeps up (docs/configuration.md).
+        MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? '2',
       }, async (child) => {
         await waitFor(`${backendUrls[region]}/healthz`, {}, `backend ${region}`, child);
         log(`backend ${region} listening on ${backendUrls[region]}`);
