@@ -11,7 +11,7 @@
  * Values from `--env-file` (dotenv syntax: secrets) and `--var NAME:value` override wrangler.toml's vars.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs, parseEnv } from 'node:util';
 import { Log, LogLevel, Miniflare } from 'miniflare';
@@ -36,6 +36,7 @@ const config = path.resolve(ROOT, values.config);
 
 /** The Worker bundled exactly as for deploy (wrangler's esbuild, wrangler.toml's rules). */
 async function bundle(outdir: string): Promise<string> {
+  rmSync(outdir, { recursive: true, force: true });
   mkdirSync(outdir, { recursive: true });
   await new Promise<void>((resolve, reject) => {
     const build = spawn(WRANGLER, ['deploy', '--dry-run', '--outdir', outdir, '--config', config], {
@@ -48,7 +49,10 @@ async function bundle(outdir: string): Promise<string> {
     build.on('error', reject);
     build.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`bundling the edge failed (wrangler deploy --dry-run exited ${code}): ${errors.slice(-2000)}`))));
   });
-  return path.join(outdir, 'index.js');
+  // Named after the Worker's main module (index.js for the edge).
+  const script = readdirSync(outdir).find((file) => file.endsWith('.js'));
+  if (!script) throw new Error(`bundling the edge wrote no script into ${outdir}`);
+  return path.join(outdir, script);
 }
 
 function overrides(): Record<string, string> {
