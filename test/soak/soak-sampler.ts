@@ -1,6 +1,6 @@
 /**
  * One sample of everything the soak watches, as named numbers: resident memory and open descriptors of each
- * backend process and of the edge's processes (wrangler and its workerd children, found under the edge's
+ * backend process and of the edge's processes (the edge server and its workerd child, found under the edge's
  * process id in /proc), bytes in each region's temp folder and in the edge's local D1, PostgreSQL
  * connections per region, and the size and live rows of every table of each region's database.
  */
@@ -77,7 +77,7 @@ function watchedProcesses(soak: SoakPlatform): [string, number][] {
   const { edge, backends } = soak.platform.processes();
   const parentOf = parents();
   const named: [string, number][] = [];
-  // A process and what it started (esbuild of tsx, wrangler's workerd), each child named by its command.
+  // A process and what it started (esbuild of tsx, the edge server's workerd), each child named by its command.
   const withChildren = (label: string, pid: number) => {
     named.push([label, pid]);
     const counts = new Map<string, number>();
@@ -91,7 +91,7 @@ function watchedProcesses(soak: SoakPlatform): [string, number][] {
     const pid = backends[region];
     if (pid) withChildren(`backend ${region}`, pid);
   }
-  if (edge) withChildren('edge (wrangler)', edge);
+  if (edge) withChildren('edge (server)', edge);
   return named;
 }
 
