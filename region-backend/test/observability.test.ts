@@ -56,7 +56,7 @@ describe('/metrics during a run', () => {
     expect(sample(text, 'iris_http_requests_total', { route: '/image_sets/_0000014', method: 'POST', status: '200', region: 'cn-east' })).toBe(1);
     expect(sample(text, 'iris_http_request_duration_seconds_count', { route: '/image_sets/_0000014', method: 'POST' })).toBe(1);
     expect(sample(text, 'iris_http_request_duration_seconds_bucket', { route: '/image_sets/_0000014', le: '+Inf' })).toBe(1);
-    expect(sample(text, 'iris_http_errors_total', { route: '/image_sets/_0000014/:id', status: '404' })).toBe(1);
+    expect(sample(text, 'iris_http_errors_total', { route: '/image_sets/_0000014/:image_set_id', status: '404' })).toBe(1);
     expect(sample(text, 'iris_process_resident_memory_bytes')).toBeGreaterThan(10_000_000);
     expect(sample(text, 'iris_nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
   });
