@@ -14,11 +14,12 @@
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { comm, descendants } from '../../scripts/process-tree.js';
 import { median, percentile, printTable } from '../../scripts/table.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -100,27 +101,8 @@ async function measure(calls: number, fn: () => Promise<Response>, sample: Sampl
 }
 
 /** Pids of `pid`'s descendants named `name` (the workerd process under an edge server). */
-function descendants(pid: number, name: string): number[] {
-  const parent = new Map<number, number>();
-  const comm = new Map<number, string>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      parent.set(Number(entry), Number(stat.slice(close + 2).split(' ')[1]));
-      comm.set(Number(entry), stat.slice(stat.indexOf('(') + 1, close));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const found: number[] = [];
-  for (const [child] of parent) {
-    let p: number | undefined = child;
-    while (p && p !== pid) p = parent.get(p);
-    if (p === pid && comm.get(child) === name) found.push(child);
-  }
-  return found;
+function descendantsNamed(pid: number, name: string): number[] {
+  return descendants(pid).filter((p) => comm(p) === name);
 }
 
 function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
@@ -130,7 +112,7 @@ function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 
 /** Peak RSS growth (MB, summed over its workerd processes) of an edge server while `inFlight` calls of `fn` run at once, twice. */
 async function peakMemory(child: ChildProcess, inFlight: number, fn: () => Promise<Response>): Promise<number> {
-  const pids = descendants(child.pid!, 'workerd');
+  const pids = descendantsNamed(child.pid!, 'workerd');
   if (!pids.length) return NaN;
   const before = pids.map((pid) => statusKb(pid, 'VmRSS'));
   for (const pid of pids) writeFileSync(`/proc/${pid}/clear_refs`, '5'); // resets the high-water mark to the current RSS

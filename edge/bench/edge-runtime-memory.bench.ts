@@ -8,11 +8,12 @@
  *   npm run bench -- edge-runtime-memory          (IRIS_BENCH_CALLS=20000 by default)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { comm, descendants, rssMb } from '../../scripts/process-tree.js';
 import { printTable } from '../../scripts/table.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -36,31 +37,9 @@ async function freePort(): Promise<number> {
 
 /** RSS (MB) of every workerd process under `pid`, in pid order. */
 function workerdRss(pid: number): number[] {
-  const parent = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parent.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const under = (p: number): boolean => {
-    for (let q = parent.get(p); q; q = parent.get(q)) if (q === pid) return true;
-    return false;
-  };
-  return [...parent.keys()]
-    .filter((p) => under(p))
-    .filter((p) => {
-      try {
-        return readFileSync(`/proc/${p}/comm`, 'utf8').trim() === 'workerd';
-      } catch {
-        return false;
-      }
-    })
-    .sort((a, b) => a - b)
-    .map((p) => Math.round(Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? NaN) / 1024));
+  return descendants(pid)
+    .filter((p) => comm(p) === 'workerd')
+    .map((p) => Math.round(rssMb(p)));
 }
 
 async function waitReady(url: string, child: ChildProcess): Promise<void> {

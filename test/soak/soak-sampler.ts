@@ -4,51 +4,16 @@
  * process id in /proc), bytes in each region's temp folder and in the edge's local D1, PostgreSQL
  * connections per region, and the size and live rows of every table of each region's database.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { comm, descendants, parents, rssMb } from '../../scripts/process-tree.js';
 import type { SoakPlatform } from './soak-platform.js';
 
 export type Sample = Map<string, number>;
 
 const REGIONS = ['cn-east', 'ap-southeast'] as const;
 const MB = 1024 * 1024;
-
-/** Parent pid of every process, from /proc/<pid>/stat (the field after the parenthesised name). */
-function parents(): Map<number, number> {
-  const map = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      map.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return map;
-}
-
-function descendants(root: number, parentOf: Map<number, number>): number[] {
-  const found: number[] = [];
-  const queue = [root];
-  while (queue.length) {
-    const pid = queue.shift()!;
-    for (const [child, parent] of parentOf) {
-      if (parent !== pid) continue;
-      found.push(child);
-      queue.push(child);
-    }
-  }
-  return found.sort((a, b) => a - b);
-}
-
-const comm = (pid: number) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-
-function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
-  return Number(line?.split(/\s+/)[1] ?? 0) / 1024;
-}
 
 const openFds = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
 
