@@ -80,8 +80,8 @@ type ImageQuery = z.output<typeof ImageInput>;
  * The service a call runs: the path's, or for a colour call the one its `sub_type` names (checked against the
  * account's services like the path's own).
  */
-function selectedService(app: FastifyInstance, request: FastifyRequest, pathServiceId: string, subType: unknown): string {
-  const serviceId = colorServiceFor(pathServiceId, typeof subType === 'string' ? subType : subType === undefined ? undefined : '');
+function selectedService(app: FastifyInstance, request: FastifyRequest, pathServiceId: string, subType: string | undefined): string {
+  const serviceId = colorServiceFor(pathServiceId, subType);
   if (serviceId === null) throw new ApiError('analysisBadRequest', 'invalid sub_type (one of everything, foreground, person_outfit)');
   if (serviceId !== pathServiceId) requireGrantedService(request, serviceId, app.config.region, 'classifyServiceUnknown');
   return serviceId;
