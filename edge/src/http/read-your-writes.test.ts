@@ -14,6 +14,13 @@ const queries = (res: Response) => Number(res.headers.get('x-iris-d1-queries'));
 
 beforeEach(() => clearHotPathCaches());
 
+/** A replica that has what the primary has now and nothing written after: a D1 whose reads lag behind it. */
+async function replicaOfNow(): Promise<{ log: SessionLog; db: D1Database }> {
+  await replicate(env.DB, env.TEST_REPLICA, ACCOUNT_TABLES);
+  const log = newSessionLog();
+  return { log, db: laggingD1(env.DB, env.TEST_REPLICA, log) };
+}
+
 function createSet(account: TestAccount, db: D1Database) {
   return callJson<BackendEcho>('/image_sets/_0000014', {
     method: 'POST',
@@ -80,9 +87,7 @@ describe('read-your-writes in one isolate: calls after a write carry its bookmar
 
   it('a cold key read first (from a replica): the session moves on to the bookmark once the account is known', async () => {
     const owner = await newAccount();
-    await replicate(env.DB, env.TEST_REPLICA, ACCOUNT_TABLES);
-    const log = newSessionLog();
-    const db = laggingD1(env.DB, env.TEST_REPLICA, log);
+    const { log, db } = await replicaOfNow();
     const created = await createSet(owner, db);
     const written = accountBookmark(owner.accountId)!;
     expect(written).toBe(log.bookmarks.at(-1));
@@ -138,8 +143,7 @@ describe('read-your-writes in one isolate: calls after a write carry its bookmar
 describe('read-your-writes across isolates: a lagging replica is caught by the primary', () => {
   it('the replica seam lags: a write on the primary is not on the replica until replicated', async () => {
     const owner = await newAccount();
-    await replicate(env.DB, env.TEST_REPLICA, ACCOUNT_TABLES);
-    const created = await createSet(owner, laggingD1(env.DB, env.TEST_REPLICA, newSessionLog()));
+    const created = await createSet(owner, (await replicaOfNow()).db);
     const setId = created.body.context!.resourceId!;
     const query = 'SELECT state FROM resources WHERE id = ?';
     const onReplica = await laggingD1(env.DB, env.TEST_REPLICA, newSessionLog()).withSession('first-unconstrained').prepare(query).bind(setId).first();
@@ -149,9 +153,7 @@ describe('read-your-writes across isolates: a lagging replica is caught by the p
 
   it('create-then-add through another isolate answers 200, not 404/2001 (one extra read, on the primary)', async () => {
     const owner = await newAccount();
-    await replicate(env.DB, env.TEST_REPLICA, ACCOUNT_TABLES);
-    const log = newSessionLog();
-    const db = laggingD1(env.DB, env.TEST_REPLICA, log);
+    const { log, db } = await replicaOfNow();
     const created = await createSet(owner, db);
     expect(created.status).toBe(200);
 
@@ -171,8 +173,7 @@ describe('read-your-writes across isolates: a lagging replica is caught by the p
 
   it('prepare-then-apply through another isolate answers 200, not 400011', async () => {
     const owner = await newAccount();
-    await replicate(env.DB, env.TEST_REPLICA, ACCOUNT_TABLES);
-    const db = laggingD1(env.DB, env.TEST_REPLICA, newSessionLog());
+    const { db } = await replicaOfNow();
     const prepared = await prepareTask(owner, db);
     expect(prepared.status).toBe(200);
     clearHotPathCaches();
@@ -183,9 +184,8 @@ describe('read-your-writes across isolates: a lagging replica is caught by the p
 
   it('an id that exists nowhere is still refused (404/2001) after asking the primary', async () => {
     const owner = await newAccount();
-    await replicate(env.DB, env.TEST_REPLICA, ACCOUNT_TABLES);
-    const log = newSessionLog();
-    const missing = await addImage(owner, 'doesnotexist0000', laggingD1(env.DB, env.TEST_REPLICA, log));
+    const { log, db } = await replicaOfNow();
+    const missing = await addImage(owner, 'doesnotexist0000', db);
     expect(missing.status).toBe(404);
     expect(missing.body.error_code).toBe(2001);
     expect(log.opened).toEqual(['first-unconstrained', 'first-primary']);
@@ -193,9 +193,9 @@ describe('read-your-writes across isolates: a lagging replica is caught by the p
   });
 
   it('a key just issued through the admin API works at once, though the replica has not seen it', async () => {
-    await replicate(env.DB, env.TEST_REPLICA, ACCOUNT_TABLES);
+    const { db } = await replicaOfNow();
     const owner = await newAccount();
-    const res = await callJson<BackendEcho>('/get_image_sets/_0000014', { headers: keyHeaders(owner), env: { ...counted, DB: laggingD1(env.DB, env.TEST_REPLICA, newSessionLog()) } });
+    const res = await callJson<BackendEcho>('/get_image_sets/_0000014', { headers: keyHeaders(owner), env: { ...counted, DB: db } });
     expect(res.status).toBe(200);
     expect(res.body.account).toBe(owner.accountId);
     expect(queries(res.res)).toBe(2); // the key on the replica (absent), then on the primary
