@@ -59,7 +59,7 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
   app.server.headersTimeout = Math.min(app.server.headersTimeout, config.requestTimeoutMs);
   app.decorate('config', config);
   registerBodyHandling(app);
-  registerErrorHandling(app);
+  registerErrorHandling(app, { strictContract: config.strictContract });
   registerContract(app);
   registerInternalAuth(app, config.internalSecret);
   await app.register(loopWatchdogPlugin, { thresholdMs: config.watchdogMs });

@@ -50,6 +50,8 @@ const schema = z.object({
   /** Key of signed result links; unset: derived from INTERNAL_SECRET (a different key, same secret to keep). */
   IRIS_LINK_SECRET: z.string().min(16, 'IRIS_LINK_SECRET must be at least 16 characters').optional(),
   IRIS_DB_CONNECT_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3600).default(30),
+  /** Refuse (500) any answer with an error code its contract operation does not declare, instead of logging it: tests. */
+  IRIS_STRICT_CONTRACT: z.enum(['0', '1']).default('0'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   IRIS_VECTOR_STORE: z.enum(['hnsw', 'pgvector']).default('hnsw'),
   IRIS_VECTOR_DATABASE_URL: z.string().url().optional(),
@@ -99,6 +101,8 @@ export interface BackendConfig {
   /** Listen on HTTPS with these PEM files (both set), else plain HTTP. */
   tls: { certFile: string; keyFile: string } | undefined;
   logLevel: string;
+  /** An undeclared error code answers 500 (tests) instead of being logged and counted. */
+  strictContract: boolean;
   /** The `/metrics` listener (IRIS_METRICS_HOST, loopback by default; IRIS_METRICS_PORT, none when unset). */
   metrics: { host: string; port: number | null };
   /** How long the first connection to PostgreSQL is retried at boot. */
@@ -172,6 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig 
     tls: tlsFiles(e.IRIS_TLS_CERT_FILE, e.IRIS_TLS_KEY_FILE),
     linkSecret: e.IRIS_LINK_SECRET ?? createHmac('sha256', e.INTERNAL_SECRET).update('iris batch result links').digest('hex'),
     logLevel: e.LOG_LEVEL,
+    strictContract: e.IRIS_STRICT_CONTRACT === '1',
     metrics: { host: e.IRIS_METRICS_HOST, port: metricsPort(e.IRIS_METRICS_PORT) },
     dbConnectTimeoutMs: e.IRIS_DB_CONNECT_TIMEOUT_SECONDS * 1000,
     images: loadImageConfig(env, sharedDir, e.IRIS_ALLOW_PRIVATE_URLS),

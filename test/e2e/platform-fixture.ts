@@ -23,7 +23,7 @@ export interface PlatformFixture extends Platform {
 export async function checkedAnswer(method: string, pathAndQuery: string, res: Response): Promise<Response> {
   const operation = findOperation(method, pathAndQuery);
   if (!operation || res.status === 304) return res;
-  checkAnswer(operation, res.status, answerBody(await res.clone().text()));
+  checkAnswer(operation, res.status, answerBody(await res.clone().text()), { exact: true });
   return res;
 }
 
@@ -65,7 +65,7 @@ export async function startPlatformFixture(
     backendPorts: { 'cn-east': await freePort(), 'ap-southeast': await freePort() },
     allowPrivateUrls: true,
     stdio: 'logs',
-    env: { IRIS_INFERENCE_THREADS: '1', LOG_LEVEL: 'warn', ...options.env },
+    env: { IRIS_INFERENCE_THREADS: '1', LOG_LEVEL: 'warn', IRIS_STRICT_CONTRACT: '1', ...options.env },
     externalBackends: options.externalBackends,
   }).catch((err: unknown) => {
     rmSync(dataDir, { recursive: true, force: true });
@@ -74,7 +74,7 @@ export async function startPlatformFixture(
   return {
     ...platform,
     dataDir,
-    api: createApiClient({ baseUrl: platform.edgeUrl, headers: () => ({ 'x-ca-accesskeyid': platform.devAccount.key_id, 'x-ca-version': '1' }) }),
+    api: createApiClient({ baseUrl: platform.edgeUrl, exact: true, headers: () => ({ 'x-ca-accesskeyid': platform.devAccount.key_id, 'x-ca-version': '1' }) }),
     call: async (pathAndQuery, init = {}) => {
       const { host, keyId, ...rest } = init;
       const headers = new Headers(rest.headers);
@@ -95,7 +95,7 @@ export async function startPlatformFixture(
       const text = await res.text();
       const operation = findOperation(method, url);
       if (!operation) throw new Error(`admin ${method} ${url} is not an operation of the contract`);
-      checkAnswer(operation, res.status, answerBody(text));
+      checkAnswer(operation, res.status, answerBody(text), { exact: true });
       if (!res.ok) throw new Error(`admin ${method} ${url}: ${res.status} ${text}`);
       return JSON.parse(text) as Record<string, unknown>;
     },

@@ -18,6 +18,7 @@ export function createMetrics(region: string, build: BuildInfo) {
     registry,
     requests: new Counter({ name: 'iris_http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['route', 'method', 'status'], registers: [registry] }),
     requestSeconds: new Histogram({ name: 'iris_http_request_duration_seconds', help: 'HTTP request latency by route and method', labelNames: ['route', 'method'], buckets: SECONDS, registers: [registry] }),
+    undeclaredErrors: new Counter({ name: 'iris_undeclared_error_codes_total', help: 'Refusals with an error code their contract operation does not declare (a contract defect)', labelNames: ['operation', 'code'], registers: [registry] }),
     errors: new Counter({ name: 'iris_http_errors_total', help: 'HTTP answers with status >= 400 by route and status', labelNames: ['route', 'status'], registers: [registry] }),
     queueDepth: new Gauge({ name: 'iris_queue_depth', help: 'Jobs waiting (created or retry) per job type', labelNames: ['queue'], registers: [registry] }),
     queueActive: new Gauge({ name: 'iris_queue_active', help: 'Jobs running per job type', labelNames: ['queue'], registers: [registry] }),

@@ -53,6 +53,8 @@ export async function startTestBackend(env: Record<string, string> = {}, options
     IRIS_METRICS_PORT: 'off',
     // No supervisor restarts a test runner: the watchdog is tested on its own process (loop-watchdog.test.ts).
     IRIS_WATCHDOG_MS: '0',
+    // A refusal with a code its operation does not declare fails the test that meets it.
+    IRIS_STRICT_CONTRACT: '1',
     ...env,
   });
   const app = await buildApp(config, { workers: options.workers ?? true, logger: false });

@@ -10,6 +10,7 @@ import type { z } from 'zod';
 import { serviceById } from '../catalogue.js';
 import { errorFamilyForPath } from '../errors.js';
 import type { Operation } from './common.js';
+import { isDeclaredError } from './declared-errors.js';
 import { ERROR_SHAPES } from './error-shapes.js';
 import { ADMIN_OPERATIONS, OPERATIONS, operationById, type OperationId, type OperationOf, type ResponseOf } from './index.js';
 
@@ -33,6 +34,8 @@ export interface ClientOptions {
   /** Headers of every call: the access key (`x-ca-accesskeyid`, `x-ca-version`), or the admin bearer token. */
   headers?: () => Record<string, string>;
   fetch?: typeof fetch;
+  /** Check every answer exactly (`CheckOptions.exact`): the test suites. */
+  exact?: boolean;
 }
 
 /** The platform refused the call; `code` is the specification's error code when the answer carries one. */
@@ -98,15 +101,27 @@ export function findOperation(method: string, pathAndQuery: string): Operation |
   return OPERATIONS.find((o) => o.route === found.route && o.method === found.method && o.id === family) ?? found;
 }
 
+export interface CheckOptions {
+  /**
+   * Exactly the contract: a success answer holds no key its schema would drop, and a refusal's code is one the
+   * operation declares (or a platform code every call can meet). The test suites check every answer so.
+   */
+  exact?: boolean;
+}
+
 /**
  * Checks an answer against the contract: a success against the operation's response schema, a refusal
  * against the error shape of the path's family. Returns the parsed success answer; throws ContractViolation.
  */
-export function checkAnswer(operation: Operation, status: number, body: unknown): unknown {
+export function checkAnswer(operation: Operation, status: number, body: unknown, options: CheckOptions = {}): unknown {
   if (status >= 400) {
     const shape = ERROR_SHAPES[operation.admin ? 'resource' : errorFamilyForPath(operation.path)];
     const result = shape.safeParse(body);
     if (!result.success) throw new ContractViolation(operation.id, status, result.error.issues, body);
+    const { code } = errorSummary(body);
+    if (options.exact && code !== undefined && !isDeclaredError(operation, status, code)) {
+      throw new ContractViolation(operation.id, status, [{ code: 'custom', path: [], message: `error code ${status}/${code} is not one the operation declares` }], body);
+    }
     return body;
   }
   if (status === 204) {
@@ -116,8 +131,21 @@ export function checkAnswer(operation: Operation, status: number, body: unknown)
   if (operation.response === null || operation.responseMediaType) return body;
   const result = operation.response.safeParse(body);
   if (!result.success) throw new ContractViolation(operation.id, status, result.error.issues, body);
+  if (options.exact) {
+    const dropped = droppedKeys(body, result.data, []);
+    if (dropped.length) throw new ContractViolation(operation.id, status, dropped.map((path) => ({ code: 'custom', path, message: 'a key the contract does not have' })), body);
+  }
   return result.data;
 }
+
+/** Paths of the keys of `answer` that parsing dropped (keys the schema does not name). */
+function droppedKeys(answer: unknown, parsed: unknown, at: (string | number)[]): (string | number)[][] {
+  if (Array.isArray(answer) && Array.isArray(parsed)) return answer.flatMap((item, i) => droppedKeys(item, parsed[i], [...at, i]));
+  if (!isPlainObject(answer) || !isPlainObject(parsed)) return [];
+  return Object.keys(answer).flatMap((key) => (key in parsed ? droppedKeys(answer[key], parsed[key], [...at, key]) : [[...at, key]]));
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const noContentIssue: z.ZodIssue = { code: 'custom', path: [], message: 'answered 204 No Content where the contract has an answer' };
 
@@ -163,7 +191,7 @@ export function createApiClient(options: ClientOptions) {
     }
     const res = await doFetch(url, { method: operation.method.toUpperCase(), headers, ...(body === undefined ? {} : { body }) });
     const answer = answerBody(await res.text());
-    const parsed = checkAnswer(operation, res.status, answer);
+    const parsed = checkAnswer(operation, res.status, answer, { exact: options.exact === true });
     if (!res.ok) throw new ApiCallError(res.status, answer, operation);
     return parsed as ResponseOf<Id>;
   }

@@ -32,6 +32,7 @@ export * from './platform.js';
 export * from './set-records.js';
 export * from './input.js';
 export * from './admin.js';
+export * from './declared-errors.js';
 
 export const OPERATIONS: readonly Operation[] = [
   ...imageSetOperations,
