@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { adminRoutes } from './admin/admin.routes.js';
 import type { AppEnv } from './env.js';
 import { accessLog } from './http/access-log.middleware.js';
+import { serverTiming } from './http/server-timing.middleware.js';
 import { handleError, handleNotFound } from './http/error-handler.js';
 import { edgeConfig, requestContext } from './http/request-context.middleware.js';
 import { openApiRoutes } from './routes/openapi.routes.js';
@@ -20,7 +21,7 @@ function routingPath(request: Request): string {
 
 export function createApp() {
   return new Hono<AppEnv>({ getPath: routingPath })
-    .use(requestContext(), edgeConfig(), accessLog())
+    .use(requestContext(), edgeConfig(), accessLog(), serverTiming())
     .route('/admin', adminRoutes)
     .route('/', openApiRoutes)
     .route('/', publicRoutes)

@@ -112,7 +112,8 @@ async function respond(region: keyof typeof SECRETS, req: IncomingMessage, res: 
   const [action, arg] = colon === -1 ? [mode, undefined] : [mode.slice(0, colon), mode.slice(colon + 1)];
   if (action === 'slow') await new Promise((r) => setTimeout(r, Number(arg)));
   const send = (status: number, payload: unknown, extra: Record<string, string> = {}) => {
-    res.writeHead(status, { 'content-type': 'application/json', ...extra });
+    // Like a real backend: its own stages in Server-Timing, which the edge extends with its total.
+    res.writeHead(status, { 'content-type': 'application/json', 'server-timing': 'backend;dur=1.0', ...extra });
     res.end(JSON.stringify(payload));
   };
   switch (action) {

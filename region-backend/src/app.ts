@@ -5,6 +5,7 @@ import { DOMAINS } from './domains/index.js';
 import { BulkWriteTurns } from './domains/data-sets/bulk-write-turns.js';
 import { registerContract } from './http/contract.hook.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { registerServerTiming } from './http/server-timing.js';
 import { registerAccountCalls } from './http/account-calls.hook.js';
 import { registerAccountUploadLimit } from './http/account-uploads.hook.js';
 import { registerInternalAuth } from './http/internal-auth.hook.js';
@@ -60,6 +61,7 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
   app.decorate('config', config);
   registerBodyHandling(app);
   registerErrorHandling(app, { strictContract: config.strictContract });
+  registerServerTiming(app);
   registerContract(app);
   registerInternalAuth(app, config.internalSecret);
   await app.register(loopWatchdogPlugin, { thresholdMs: config.watchdogMs });

@@ -48,6 +48,8 @@ export interface CallResult {
   ms: number;
   body: string;
   error?: string;
+  /** The answer's `Server-Timing` (the backend's stages and the edge's total). */
+  serverTiming?: string;
 }
 
 const CALL_TIMEOUT_MS = 120_000;
@@ -127,12 +129,15 @@ export async function callEdge(edgeUrl: string, request: CallRequest): Promise<C
   if (contentType) headers['content-type'] = contentType;
   if (body && !request.chunked) headers['content-length'] = String(body.length);
   const started = performance.now();
-  const done = (status: number, text: string, error?: string): CallResult => ({ status, code: errorCode(text), ms: performance.now() - started, body: text, ...(error ? { error } : {}) });
+  const done = (status: number, text: string, error?: string, serverTiming?: string): CallResult => ({
+    status, code: errorCode(text), ms: performance.now() - started, body: text, ...(error ? { error } : {}), ...(serverTiming ? { serverTiming } : {}),
+  });
   return new Promise<CallResult>((resolve) => {
     const req = http.request(url, { method: request.method, headers, timeout: CALL_TIMEOUT_MS }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve(done(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'))));
+      const timing = res.headers['server-timing'];
+      res.on('end', () => resolve(done(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'), undefined, Array.isArray(timing) ? timing.join(', ') : timing)));
       res.on('error', (err) => resolve(done(0, '', err.message)));
     });
     req.on('timeout', () => req.destroy(new Error('timed out')));

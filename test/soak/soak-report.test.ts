@@ -1,11 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import type { CallResult } from './edge-caller.js';
-import { seriesVerdicts, slopePerHour, unexpectedFailures } from './soak-report.js';
+import { callStages, parseServerTiming, seriesVerdicts, slopePerHour, unexpectedFailures } from './soak-report.js';
 import type { Outcome } from './soak-traffic.js';
 
 const outcome = (action: string, result: Partial<CallResult>): Outcome => ({ action, account: 'a', result: { status: 200, code: undefined, ms: 1, body: '', ...result } });
 
 describe('the soak verdict', () => {
+  it('places a call\'s time by its Server-Timing stages: the backend\'s, the edge\'s own share, the way to the edge', () => {
+    expect([...parseServerTiming('body;dur=1.5, decode;dur=2, desc;desc="x", backend;dur=10.25, edge;dur=14')]).toEqual([
+      ['body', 1.5], ['decode', 2], ['backend', 10.25], ['edge', 14],
+    ]);
+    expect(Object.fromEntries(callStages({ ms: 20, serverTiming: 'queue;dur=3, backend;dur=10, edge;dur=14' }))).toEqual({
+      queue: 3, backend: 10, 'edge only': 4, 'client ↔ edge': 6, total: 20,
+    });
+    expect(Object.fromEntries(callStages({ ms: 7 }))).toEqual({ total: 7 });
+  });
+
   it('fits the slope per hour by least squares', () => {
     expect(slopePerHour([[0, 10], [1800, 20], [3600, 30]])).toBeCloseTo(20);
     expect(slopePerHour([[0, 5], [60, 7], [120, 5], [180, 7]])).toBeCloseTo(24);

@@ -112,6 +112,48 @@ const round = (n: number) => Math.round(n * 10) / 10;
 export interface Latency {
   idle: number[];
   soak: number[];
+  /** Each call's total and `Server-Timing`, to place the time by stage. */
+  stages?: { idle: TimedCall[]; soak: TimedCall[] };
+}
+
+export interface TimedCall {
+  ms: number;
+  serverTiming?: string;
+}
+
+/** `name;dur=1.5, other;dur=2` → stage → ms (entries without a duration are left out). */
+export function parseServerTiming(header: string | undefined): Map<string, number> {
+  const stages = new Map<string, number>();
+  for (const entry of (header ?? '').split(',')) {
+    const [name, ...params] = entry.split(';').map((p) => p.trim());
+    const dur = params.find((p) => p.startsWith('dur='));
+    if (name && dur) stages.set(name, Number(dur.slice(4)));
+  }
+  return stages;
+}
+
+/**
+ * A call's time by stage: the backend's own stages, `backend` (its whole time), `edge only` (the edge's total
+ * less the backend's) and `client ↔ edge` (the caller's wait less the edge's total).
+ */
+export function callStages(call: TimedCall): Map<string, number> {
+  const stages = parseServerTiming(call.serverTiming);
+  const edge = stages.get('edge');
+  const backend = stages.get('backend');
+  stages.delete('edge');
+  if (edge !== undefined && backend !== undefined) stages.set('edge only', edge - backend);
+  if (edge !== undefined) stages.set('client ↔ edge', call.ms - edge);
+  stages.set('total', call.ms);
+  return stages;
+}
+
+function printStages(stages: { idle: TimedCall[]; soak: TimedCall[] }): void {
+  const idle = stages.idle.map(callStages);
+  const soak = stages.soak.map(callStages);
+  const names = [...new Set([...idle, ...soak].flatMap((m) => [...m.keys()]))];
+  const at = (calls: Map<string, number>[], name: string, p: number) => round(percentile(calls.map((m) => m.get(name) ?? 0), p));
+  console.log('Where the ordinary call\'s time went (Server-Timing; a stage a call did not meet counts 0):\n');
+  printTable(['stage', 'idle p50 ms', 'idle p99 ms', 'soak p50 ms', 'soak p99 ms'], names.map((n) => [n, at(idle, n, 50), at(idle, n, 99), at(soak, n, 50), at(soak, n, 99)]));
 }
 
 export interface Verdict {
@@ -168,6 +210,7 @@ export function report(samples: TimedSample[], warmUpSeconds: number, outcomes: 
       ['under the soak', latency.soak.length, round(percentile(latency.soak, 50)), round(soakP99)],
     ],
   );
+  if (latency.stages) printStages(latency.stages);
   if (!(soakP99 <= LATENCY_FACTOR * idleP99)) reasons.push(`the ordinary call's p99 under the soak (${round(soakP99)} ms) is over ${LATENCY_FACTOR}× idle (${round(idleP99)} ms)`);
   return { pass: reasons.length === 0, reasons };
 }

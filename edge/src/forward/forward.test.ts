@@ -26,6 +26,8 @@ describe('forwarding', () => {
       expect(res.body.verified).toBe(true);
       expect(res.body.url).toBe('/get_image_sets/_0000014?x=1');
       expect(res.body.request_id).toBe(res.res.headers.get('x-request-id'));
+      // The backend's stages, then the edge's own total.
+      expect(res.res.headers.get('server-timing')).toMatch(/^backend;dur=1\.0, edge;dur=\d+$/);
     }
     const configured = await callJson<BackendEcho>('/get_image_sets/_0000014', {
       headers: keyHeaders(account),

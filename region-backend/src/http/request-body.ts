@@ -109,7 +109,7 @@ export function registerBodyHandling(app: FastifyInstance): void {
 }
 
 export function readBody(request: FastifyRequest, options: BodyOptions): Promise<RequestBody> {
-  request.irisBody ??= parseBody(request, options);
+  request.irisBody ??= request.ctx ? request.ctx.timings.time('body', () => parseBody(request, options)) : parseBody(request, options);
   return request.irisBody;
 }
 

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ServerTimings } from './server-timing.js';
 import { INTERNAL_HEADERS, newResourceId, withDefaultQuotas, type ForwardContext, type Lang, type Quotas, type RegistryChanges } from '@iris/shared';
 
 /** Who is calling and how, as established by the edge (see internal-auth.hook.ts). */
@@ -10,6 +11,8 @@ export interface RequestContext {
   /** The account's quotas (defaults for any the edge did not send). */
   quotas: Quotas;
   startedAt: number;
+  /** Time spent per stage, answered as Server-Timing. */
+  timings: ServerTimings;
   /** The whole signed context (checked fields, granted services, public base, body binding). */
   forward: ForwardContext;
 }
@@ -28,6 +31,7 @@ export function contextFrom(accountId: number, forward: ForwardContext): Request
     resourceId: forward.resourceId,
     quotas: withDefaultQuotas(forward.quotas),
     startedAt: performance.now(),
+    timings: new ServerTimings(),
     forward,
   };
 }

@@ -21,6 +21,12 @@ export interface RunOptions {
    * arriving then waits at most for that one short task.
    */
   mayBorrow?: boolean;
+  /** Told the task's wait for a thread (`queue`) and its time on it (`thread`): the call's Server-Timing. */
+  timings?: StageTimings;
+}
+
+export interface StageTimings {
+  add(stage: string, ms: number): void;
 }
 
 /** Per-account fairness and time limits (README "Quotas and limits"). */
@@ -97,6 +103,7 @@ interface Job {
   request: TaskRequest;
   queuedAt: number;
   startedAt?: number;
+  timings: StageTimings | undefined;
   transfer: TransferListItem[];
   priority: Priority;
   account: string;
@@ -187,7 +194,7 @@ export class InferencePool {
     const timeoutMs = options.timeoutMs ?? (priority === 'interactive' ? this.limits.interactiveTimeoutMs : this.limits.backgroundTimeoutMs);
     if (priority === 'interactive') this.lastInteractive = performance.now();
     return new Promise<TaskResult<K>>((resolve, reject) => {
-      const job: Job = { request: { id: this.nextId++, task, payload }, transfer: options.transfer ?? [], priority, account, timeoutMs, mayBorrow: priority === 'interactive' && options.mayBorrow === true, queuedAt: performance.now(), resolve: resolve as (v: unknown) => void, reject };
+      const job: Job = { request: { id: this.nextId++, task, payload }, transfer: options.transfer ?? [], priority, account, timeoutMs, mayBorrow: priority === 'interactive' && options.mayBorrow === true, queuedAt: performance.now(), timings: options.timings, resolve: resolve as (v: unknown) => void, reject };
       this.queues[priority].push(account, job);
       // A job waiting for threads that are still loading keeps the process alive (a bench or script with
       // nothing else pending would otherwise exit before the first answer).
@@ -197,9 +204,9 @@ export class InferencePool {
   }
 
   /** A view of the pool whose jobs are all for one account (analysis handlers take a pool, not an account). */
-  forAccount(accountId: number): InferencePool {
+  forAccount(accountId: number, timings?: StageTimings): InferencePool {
     const view = Object.create(this) as InferencePool;
-    const run: InferencePool['run'] = (task, payload, options = {}) => this.run(task, payload, { accountId, ...options });
+    const run: InferencePool['run'] = (task, payload, options = {}) => this.run(task, payload, { accountId, timings, ...options });
     Object.defineProperty(view, 'run', { value: run });
     return view;
   }
@@ -261,7 +268,9 @@ export class InferencePool {
       const job = this.finish(slot);
       worker.unref();
       if (job && job.request.id === response.id) {
-        this.observer?.finished(job.request.task, performance.now() - (job.startedAt ?? job.queuedAt), response.ok);
+        const ranMs = performance.now() - (job.startedAt ?? job.queuedAt);
+        this.observer?.finished(job.request.task, ranMs, response.ok);
+        job.timings?.add('thread', ranMs);
         if (response.ok) job.resolve(response.result);
         else job.reject(new InferenceTaskError(response.error.message, response.error.name, response.error.code));
       }
@@ -363,6 +372,7 @@ export class InferencePool {
       slot.job = job;
       job.startedAt = performance.now();
       this.observer?.started(job.request.task, job.priority, job.startedAt - job.queuedAt);
+      job.timings?.add('queue', job.startedAt - job.queuedAt);
       if (job.account !== NO_ACCOUNT) this.running.set(job.account, (this.running.get(job.account) ?? 0) + 1);
       if (job.timeoutMs > 0) {
         slot.timer = setTimeout(() => {

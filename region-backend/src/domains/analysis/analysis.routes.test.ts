@@ -53,6 +53,9 @@ describe('analysis routes', () => {
     const res = await backend.call({ method: 'POST', url: '/color/_0000072', payload: mp.payload, headers: mp.headers });
     expect(res.statusCode).toBe(200);
     expect(res.json().results[0]).toHaveProperty('w3c');
+    // Where the call's time went: body, decode, the wait for a thread and the time on it, the whole.
+    const stages = String(res.headers['server-timing']).split(', ').map((s) => s.split(';dur=')[0]);
+    expect(stages).toEqual(['body', 'decode', 'queue', 'thread', 'backend']);
   });
 
   it('answers image problems with each family’s codes', async () => {

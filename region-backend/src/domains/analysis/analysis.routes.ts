@@ -12,6 +12,7 @@ import type { Domain } from '../domain.js';
 import { analysisError } from './analysis-errors.js';
 import { boxesToFullImage, buildEnvelope } from './analysis-envelope.js';
 import { requireGrantedService } from '../../http/edge-checks.js';
+import type { ServerTimings } from '../../http/server-timing.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { serve, serveAs } from '../../http/serve.js';
 
@@ -34,6 +35,8 @@ export async function runAnalysis<E extends Envelope>(
     accountId?: number;
     /** Pool for model code (default `app.inference`); batch tasks pass a background-priority view of it. */
     pool?: AnalysisContext['pool'];
+    /** The call's Server-Timing stages (decode, queue, thread). */
+    timings?: ServerTimings;
   },
 ): Promise<EnvelopeAnswers[E]> {
   const env = handler.envelope;
@@ -47,7 +50,8 @@ export async function runAnalysis<E extends Envelope>(
   }
   let rgb: RgbImage;
   try {
-    rgb = await app.decoder.rgb(input.bytes, { maxSide: ANALYSIS_MAX_SIDE, ...(loc ? { crop: loc } : {}) }, input.pool ? 'background' : 'interactive', input.accountId);
+    const decoding = () => app.decoder.rgb(input.bytes, { maxSide: ANALYSIS_MAX_SIDE, ...(loc ? { crop: loc } : {}) }, input.pool ? 'background' : 'interactive', input.accountId);
+    rgb = await (input.timings ? input.timings.time('decode', decoding) : decoding());
   } catch (err) {
     if (err instanceof ImageDecodeError) throw analysisError(env, err.kind === 'bad-crop' ? 'bad-loc' : 'undecodable', `image cannot be decoded: ${err.message}`);
     throw err;
@@ -58,7 +62,7 @@ export async function runAnalysis<E extends Envelope>(
   const analysisStarted = performance.now();
   let fields: EnvelopeFields[E];
   try {
-    const pool = input.pool ?? (input.accountId === undefined ? app.inference : app.inference.forAccount(input.accountId));
+    const pool = input.pool ?? (input.accountId === undefined ? app.inference : app.inference.forAccount(input.accountId, input.timings));
     fields = await handler.run({ pool, db: app.db.pool }, { rgb, encoded: input.bytes, params: input.params, lang: input.lang });
   } catch (err) {
     if (isApiError(err)) throw err;
@@ -117,6 +121,7 @@ async function handleAnalysis<E extends Envelope>(
     requestId: ctx.requestId,
     startedAt: ctx.startedAt,
     accountId: ctx.accountId,
+    timings: ctx.timings,
   });
 }
 
