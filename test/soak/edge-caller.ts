@@ -50,6 +50,8 @@ export interface CallResult {
   error?: string;
   /** The answer's `Server-Timing` (the backend's stages and the edge's total). */
   serverTiming?: string;
+  /** Sent again once: the first attempt went out on a kept-alive connection the server had just closed. */
+  staleConnectionRetry?: boolean;
 }
 
 const CALL_TIMEOUT_MS = 120_000;
@@ -117,7 +119,18 @@ function errorCode(text: string): number | undefined {
   }
 }
 
+/**
+ * One call. A call that went out on a kept-alive connection the server closed at the same moment fails before
+ * any answer (`req.reusedSocket`, Node's documented case); it never reached the edge, so it is sent once more on
+ * a new connection, as HTTP clients do, and marked.
+ */
 export async function callEdge(edgeUrl: string, request: CallRequest): Promise<CallResult> {
+  const first = await callOnce(edgeUrl, request);
+  if (!first.reusedSocketFailure || request.abortAfterBytes !== undefined) return first;
+  return { ...(await callOnce(edgeUrl, request)), staleConnectionRetry: true };
+}
+
+async function callOnce(edgeUrl: string, request: CallRequest): Promise<CallResult & { reusedSocketFailure?: boolean }> {
   const url = new URL(request.path, edgeUrl);
   const { body, contentType, jsonText } = encodeBody(request);
   const headers: Record<string, string> = request.bare
@@ -133,7 +146,9 @@ export async function callEdge(edgeUrl: string, request: CallRequest): Promise<C
     status, code: errorCode(text), ms: performance.now() - started, body: text, ...(error ? { error } : {}), ...(serverTiming ? { serverTiming } : {}),
   });
   return new Promise<CallResult>((resolve) => {
+    let answered = false;
     const req = http.request(url, { method: request.method, headers, timeout: CALL_TIMEOUT_MS }, (res) => {
+      answered = true;
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       const timing = res.headers['server-timing'];
@@ -141,7 +156,7 @@ export async function callEdge(edgeUrl: string, request: CallRequest): Promise<C
       res.on('error', (err) => resolve(done(0, '', err.message)));
     });
     req.on('timeout', () => req.destroy(new Error('timed out')));
-    req.on('error', (err) => resolve(done(0, '', err.message)));
+    req.on('error', (err) => resolve({ ...done(0, '', err.message), ...(req.reusedSocket && !answered ? { reusedSocketFailure: true } : {}) }));
     if (!body) return void req.end();
     const limit = request.abortAfterBytes ?? body.length;
     void (async () => {

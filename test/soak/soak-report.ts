@@ -191,7 +191,8 @@ export function report(samples: TimedSample[], warmUpSeconds: number, outcomes: 
   );
   const documented = outcomes.filter(isDocumentedRefusal);
   const failures = unexpectedFailures(outcomes);
-  console.log(`${outcomes.length} answers; ${documented.length} documented 5xx refusals (${DOCUMENTED_5XX.map((d) => d.join('/')).join(', ')}); ${failures.length} unexpected failures (any other 5xx, or no answer where one was due).\n`);
+  const retried = outcomes.filter((o) => o.result.staleConnectionRetry).length;
+  console.log(`${outcomes.length} answers (${retried} sent twice: the first went out on a kept-alive connection the edge had just closed); ${documented.length} documented 5xx refusals (${DOCUMENTED_5XX.map((d) => d.join('/')).join(', ')}); ${failures.length} unexpected failures (any other 5xx, or no answer where one was due).\n`);
   if (documented.length) printGroups('Documented 5xx refusals', documented);
   const refusedOrdinary = outcomes.filter((o) => o.result.status >= 400 && o.result.status < 500 && !REFUSALS_SENT.test(o.action));
   if (refusedOrdinary.length) printGroups('4xx answers to calls meant to succeed (not part of the verdict)', refusedOrdinary);
