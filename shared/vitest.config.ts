@@ -1,2 +1,3 @@
 import { defineConfig } from 'vitest/config';
-export default defineConfig({ test: { include: ['src/**/*.test.ts'] } });
+// A generous per-test limit: on a loaded machine, validating the whole OpenAPI document alone takes seconds.
+export default defineConfig({ test: { include: ['src/**/*.test.ts'], testTimeout: 60_000 } });

@@ -100,7 +100,7 @@ export const customTrainingOperations = [
   op({ id: 'getCustomService', method: 'get', path: `${BASE}/services/{service_id}`, servedBy: 'backend', tag, summary: 'Get a classifier service (message when failed)', errors: 'resource', errorCodes: ['serviceNotFound'], params: byService, response: CustomServiceResponse }),
   op({
     id: 'renameCustomService', method: 'put', path: `${BASE}/services/{service_id}`, servedBy: 'backend', tag, summary: 'Rename a classifier service', extension: 'clients', errors: 'resource',
-    errorCodes: ['serviceNotFound'], params: byService, body: { schema: RenameCustomService, forms: ANY_FORM, required: true }, response: CustomServiceResponse,
+    errorCodes: ['serviceNotFound', 'invalidData'], params: byService, body: { schema: RenameCustomService, forms: ANY_FORM, required: true }, response: CustomServiceResponse,
   }),
   op({
     id: 'patchCustomService', method: 'patch', path: `${BASE}/services/{service_id}`, servedBy: 'backend', tag, summary: 'Rename a classifier service', extension: 'clients', errors: 'resource',

@@ -6,9 +6,12 @@
 import { ERROR, type ErrorKey } from '../errors.js';
 import type { Operation } from './common.js';
 
-/** Codes no operation declares because every call can meet them. */
+/**
+ * Codes no operation declares because every call can meet them (`badRequest`: a malformed request the
+ * operation's own schema cannot even read, such as a path parameter of the wrong form).
+ */
 export const PLATFORM_ERROR_KEYS: readonly ErrorKey[] = [
-  'accessKeyMissing', 'accessKeyUnknown', 'accessKeyDisabled', 'signatureInvalid', 'signatureExpired', 'signatureReplayed',
+  'badRequest', 'accessKeyMissing', 'accessKeyUnknown', 'accessKeyDisabled', 'signatureInvalid', 'signatureExpired', 'signatureReplayed',
   'versionUnsupported', 'methodNotAllowed', 'payloadTooLarge', 'rateLimited', 'internal', 'backendUnavailable',
   'backendTimeout', 'busy', 'taskTimeout', 'unauthorizedInternal', 'notReady',
 ];

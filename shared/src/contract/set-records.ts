@@ -41,20 +41,23 @@ export const SetKind = z.enum(['image_sets', 'product_sets', 'training_sets']);
 const kind = SetKind;
 const setParams = z.object({ kind, id: z.string().min(1).max(128) });
 const tag = 'Iris extensions';
+/** What a set's record paths answer: a bad parameter, a set that is not there or not the caller's. */
+const recordErrors = ['invalidData', 'setNotFound', 'productSetNotFound', 'imageSetForbidden', 'productSetForbidden'] as const;
+
 export const setRecordOperations = [
   op({
     id: 'listSetRecords', method: 'get', path: '/iris/{kind}/{id}/records', route: '/iris/:kind/:id/records', servedBy: 'backend', tag, extension: 'iris', errors: 'resource',
     summary: "A set's records page by page with download state and failure reason (status=failed lists the failed downloads)",
-    errorCodes: ['invalidData', 'setNotFound', 'productSetNotFound', 'imageSetForbidden', 'productSetForbidden'], params: setParams,
+    errorCodes: recordErrors, params: setParams,
     query: z.object({ page: intText.optional(), count: intText.optional().describe('1..100, default 24'), status: RecordStatus.optional() }), response: SetRecordPage,
   }),
   op({
     id: 'getRecordThumbnail', method: 'get', path: '/iris/{kind}/{id}/records/{record_id}/thumbnail', route: '/iris/:kind/:id/records/:record_id/thumbnail', servedBy: 'backend', tag, extension: 'iris', errors: 'resource',
-    summary: 'Thumbnail of a stored picture', params: setParams.extend(pathParams('record_id').shape), query: z.object({ size: z.enum(['64', '128', '256', '512']).optional() }),
+    summary: 'Thumbnail of a stored picture', errorCodes: recordErrors, params: setParams.extend(pathParams('record_id').shape), query: z.object({ size: z.enum(['64', '128', '256', '512']).optional() }),
     response: z.string().describe('JPEG'), responseMediaType: 'image/jpeg',
   }),
   op({
     id: 'getSetLabels', method: 'get', path: '/iris/{kind}/{id}/labels', route: '/iris/:kind/:id/labels', servedBy: 'backend', tag, extension: 'iris', errors: 'resource',
-    summary: 'Records per label (training sets)', params: setParams, response: LabelCounts,
+    summary: 'Records per label (training sets)', errorCodes: recordErrors, params: setParams, response: LabelCounts,
   }),
 ];
