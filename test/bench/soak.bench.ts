@@ -50,7 +50,8 @@ export default async function run(): Promise<void> {
   log('starting the platform');
   const soak = await startSoakPlatform(log);
   try {
-    const probe = await ordinaryCall(soak);
+    const prober = ordinaryCall(soak);
+    const probe = prober.probe;
     const outcomes: Outcome[] = [];
     for (let i = 0; i < 3; i++) await probe();
     const idle: number[] = [];
@@ -71,7 +72,7 @@ export default async function run(): Promise<void> {
     const warmUpSeconds = (MINUTES * 60) / 3;
     const soakLatency: number[] = [];
     let probing = true;
-    const prober = (async () => {
+    const probeLoop = (async () => {
       while (probing) {
         const o = await probe();
         outcomes.push(o);
@@ -95,7 +96,8 @@ export default async function run(): Promise<void> {
     stopTraffic();
     probing = false;
     const { skippedTicks } = await traffic;
-    await prober;
+    await probeLoop;
+    await prober.close();
 
     const calls = outcomes.length;
     console.log(`${calls} answers in ${MINUTES} min from ${soak.accounts.length} accounts (${TRAFFIC.callsPerSecond} actions/s, at most ${TRAFFIC.inFlightPerAccount} in flight per account; ${skippedTicks} ticks skipped with all in flight), ${samples.length} samples every ${SAMPLE_SECONDS} s.\n`);
