@@ -19,6 +19,6 @@ export const BadCase = z.object({
 export const badCaseOperations = [
   op({
     id: 'reportBadCase', method: 'post', path: '/bad_cases/_0000204', servedBy: 'backend', tag: 'Bad cases', summary: 'Report a bad result', extension: 'clients', errors: 'resource',
-    errorCodes: ['invalidData'], body: { schema: ReportBadCase, forms: ANY_FORM, required: true }, response: BadCase,
+    errorCodes: ['invalidData', 'badCaseQuota'], body: { schema: ReportBadCase, forms: ANY_FORM, required: true }, response: BadCase,
   }),
 ];

@@ -82,7 +82,7 @@ export const customTrainingOperations = [
   }),
   op({
     id: 'addTrainingData', method: 'post', path: `${BASE}/training_sets/{training_set_id}/images`, servedBy: 'backend', tag, summary: 'Add training data (CSV url,label)', errors: 'resource',
-    errorCodes: ['invalidData', 'setNotFound'], params: bySet, body: { schema: AddTrainingData, forms: ['multipart'], required: true }, response: DataSetResponse,
+    errorCodes: ['invalidData', 'setNotFound', 'setRecordQuota', 'accountRecordQuota', 'storedBytesQuota'], params: bySet, body: { schema: AddTrainingData, forms: ['multipart'], required: true }, response: DataSetResponse,
   }),
   op({
     id: 'deleteTrainingData', method: 'delete', path: `${BASE}/training_sets/{training_set_id}/images`, servedBy: 'backend', tag, summary: 'Delete training data (CSV of URLs)', errors: 'resource',

@@ -77,7 +77,7 @@ export const imageSetOperations = [
   op({
     id: 'postImageSet', method: 'post', path: `${BASE}/{image_set_id}`, servedBy: 'backend', tag: 'Image sets',
     summary: 'Add one image (image_url), add many (urls_to_add), delete many (urls_to_delete), or delete the set (no body, 204)', errors: 'resource',
-    errorCodes: ['invalidData', 'imageSetForbidden', 'setNotFound', 'imageDownloadFailed', 'inUse'], params: byId,
+    errorCodes: ['invalidData', 'imageSetForbidden', 'setNotFound', 'imageDownloadFailed', 'inUse', 'setRecordQuota', 'accountRecordQuota', 'storedBytesQuota'], params: byId,
     body: { schema: ImageSetPost, forms: ANY_FORM }, response: DataSetResponse, alsoNoContent: true,
   }),
 ];

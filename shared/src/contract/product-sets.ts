@@ -89,12 +89,12 @@ export const productSetOperations = [
   }),
   op({
     id: 'deleteProductSet', method: 'delete', path: `${BASE}/{product_set_id}`, servedBy: 'backend', tag, summary: 'Delete a product set', errors: 'resource',
-    errorCodes: ['productSetForbidden', 'productSetNotFound', 'productSetDeleteFailed'], params: byId, response: null, status: 204,
+    errorCodes: ['productSetForbidden', 'productSetNotFound', 'productSetDeleteFailed', 'inUse'], params: byId, response: null, status: 204,
   }),
   op({
     id: 'postProducts', method: 'post', path: `${BASE}/{product_set_id}/products`, servedBy: 'backend', tag,
     summary: 'Add one product (JSON), add or update many (products_to_add), delete many (products_to_delete)', errors: 'resource',
-    errorCodes: ['invalidData', 'productSetForbidden', 'productSetNotFound'], params: byId, body: { schema: ProductsPost, forms: ANY_FORM, required: true }, response: OkResponse,
+    errorCodes: ['invalidData', 'productSetForbidden', 'productSetNotFound', 'setRecordQuota', 'accountRecordQuota', 'storedBytesQuota'], params: byId, body: { schema: ProductsPost, forms: ANY_FORM, required: true }, response: OkResponse,
   }),
   op({
     id: 'listProducts', method: 'get', path: `${BASE}/{product_set_id}/products`, servedBy: 'backend', tag, summary: 'List products (page, count) or get products by id (ids)', extension: 'clients', errors: 'resource',

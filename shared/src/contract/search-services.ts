@@ -46,11 +46,11 @@ function manage<P extends string>(base: string, label: string, idPrefix: P) {
 export const searchServiceOperations = [
   op({
     id: 'createImageSetService', method: 'post', path: '/image_sets/_0000014/{image_set_id}/services', servedBy: 'backend', tag, summary: 'Create a search service on an image set', errors: 'resource',
-    errorCodes: ['scenarioUnknown', 'imageSetForbidden', 'setNotFound', 'invalidData'], params: pathParams('image_set_id'), body: { schema: CreateSearchService, forms: ANY_FORM, required: true }, fieldErrors: { scenario: 'scenarioUnknown' }, response: SearchServiceResponse,
+    errorCodes: ['scenarioUnknown', 'imageSetForbidden', 'setNotFound', 'invalidData', 'setServiceQuota'], params: pathParams('image_set_id'), body: { schema: CreateSearchService, forms: ANY_FORM, required: true }, fieldErrors: { scenario: 'scenarioUnknown' }, response: SearchServiceResponse,
   }),
   op({
     id: 'createProductSetService', method: 'post', path: '/product_sets/_0000178/{product_set_id}/services', servedBy: 'backend', tag, summary: 'Create a search service on a product set', errors: 'resource',
-    errorCodes: ['scenarioUnknown', 'productSetForbidden', 'productSetNotFound', 'invalidData'], params: pathParams('product_set_id'), body: { schema: CreateSearchService, forms: ANY_FORM, required: true }, fieldErrors: { scenario: 'scenarioUnknown' }, response: SearchServiceResponse,
+    errorCodes: ['scenarioUnknown', 'productSetForbidden', 'productSetNotFound', 'invalidData', 'setServiceQuota'], params: pathParams('product_set_id'), body: { schema: CreateSearchService, forms: ANY_FORM, required: true }, fieldErrors: { scenario: 'scenarioUnknown' }, response: SearchServiceResponse,
   }),
   ...manage('/customer_services/_0000172', 'search services', 'SearchServices'),
   ...manage('/product_sets/_0000178/services', 'product-set search services', 'ProductSetServices'),

@@ -58,7 +58,10 @@ export const SPECIFICATION: readonly SpecifiedOperation[] = [
   { id: 'listProductSets', method: 'get', path: PRODUCT_SETS, serviceIds: ['_0000178'], errors: [] },
   { id: 'getProductSet', method: 'get', path: `${PRODUCT_SETS}/{product_set_id}`, serviceIds: ['_0000178'], errors: ['productSetForbidden', 'productSetNotFound'] },
   { id: 'modifyProductSet', method: 'post', path: `${PRODUCT_SETS}/{product_set_id}`, serviceIds: ['_0000178'], errors: ['productSetNameMissing', 'productSetForbidden', 'productSetNotFound'] },
-  { id: 'deleteProductSet', method: 'delete', path: `${PRODUCT_SETS}/{product_set_id}`, serviceIds: ['_0000178'], errors: ['productSetForbidden', 'productSetNotFound', 'productSetDeleteFailed'] },
+  {
+    id: 'deleteProductSet', method: 'delete', path: `${PRODUCT_SETS}/{product_set_id}`, serviceIds: ['_0000178'], errors: ['productSetForbidden', 'productSetNotFound', 'productSetDeleteFailed'],
+    extends: { codes: ['inUse'], why: 'a product set a search service still uses cannot be deleted, as the image set rule says (403/3001)' },
+  },
   {
     id: 'postProducts', method: 'post', path: `${PRODUCT_SETS}/{product_set_id}/products`, serviceIds: ['_0000178'], errors: ['productSetNotFound'],
     extends: { codes: ['productSetForbidden', 'invalidData'], why: 'rule 2 of Authentication (403/1005), 400/5001 for a bad record or file' },
