@@ -6,6 +6,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { ApiError, serviceById, type ErrorKey } from '@iris/shared';
+import { unreadableBody } from './unreadable-body.js';
 
 /** Refuses the request when a field the edge checked reads differently here (absent reads as ''). */
 export function requireEdgeReading(request: FastifyRequest, fields: Record<string, string | undefined>): void {
@@ -14,7 +15,7 @@ export function requireEdgeReading(request: FastifyRequest, fields: Record<strin
   for (const [name, value] of Object.entries(checked)) {
     if ((fields[name]?.trim() ?? '') !== value) {
       request.log.warn({ field: name }, 'edge and backend read the body differently');
-      throw new ApiError('invalidData', `the request body is ambiguous: field ${name} reads differently`);
+      throw unreadableBody(request, `the request body is ambiguous: field ${name} reads differently`);
     }
   }
 }

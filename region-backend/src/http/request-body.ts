@@ -17,6 +17,7 @@ import { ApiError, LIMITS, type FilePart } from '@iris/shared';
 import { requireEdgeReading } from './edge-checks.js';
 import { JsonTooDeepError, MAX_BODY_FILES, MAX_BODY_PARTS, MAX_MULTIPART_BYTES, MAX_MULTIPART_TEXT_BYTES, cutTruncatedParams, overlongParam, parseBoundedJson } from './input-limits.js';
 import { releaseWhenAnswered } from './when-answered.js';
+import { unreadableBody } from './unreadable-body.js';
 
 export type UploadedFile = FilePart;
 
@@ -153,8 +154,8 @@ async function parseBody(request: FastifyRequest, options: BodyOptions): Promise
         try {
           json = parseBoundedJson(text);
         } catch (err) {
-          if (err instanceof JsonTooDeepError) throw new ApiError('invalidData', `request body: ${err.message}`);
-          throw new ApiError('invalidData', 'request body is not valid JSON');
+          if (err instanceof JsonTooDeepError) throw unreadableBody(request, `request body: ${err.message}`);
+          throw unreadableBody(request, 'request body is not valid JSON');
         }
         if (json && typeof json === 'object' && !Array.isArray(json)) {
           for (const [key, value] of Object.entries(json)) {
@@ -166,14 +167,14 @@ async function parseBody(request: FastifyRequest, options: BodyOptions): Promise
       }
     } else if (text.length) {
       for (const [key, value] of new URLSearchParams(text)) {
-        if (++bodyFieldCount > MAX_BODY_PARTS) throw new ApiError('invalidData', `a form body may hold at most ${MAX_BODY_PARTS} fields`);
+        if (++bodyFieldCount > MAX_BODY_PARTS) throw unreadableBody(request, `a form body may hold at most ${MAX_BODY_PARTS} fields`);
         fields[key] = value;
       }
     }
   }
   cutTruncatedParams(fields);
   const overlong = overlongParam(fields);
-  if (overlong) throw options.paramError?.(overlong) ?? new ApiError('invalidData', overlong);
+  if (overlong) throw options.paramError?.(overlong) ?? unreadableBody(request, overlong);
 
   requireEdgeReading(request, fields);
   const byField = new Map(files.map((f) => [f.field, f]));
@@ -258,7 +259,7 @@ function readMultipart(request: FastifyRequest, stream: Readable, spillDir: () =
         limits: { fileSize: maxFileBytes - 1, fieldSize: LIMITS.plainBodyBytes, files: MAX_BODY_FILES, fields: MAX_BODY_PARTS, parts: MAX_BODY_PARTS },
       });
     } catch (err) {
-      reject(new ApiError('invalidData', `malformed multipart body: ${(err as Error).message}`));
+      reject(unreadableBody(request, `malformed multipart body: ${(err as Error).message}`));
       return;
     }
     // A part stream is never ended by its source failing: it is ended here, so its reader's `finally` runs.
@@ -274,7 +275,7 @@ function readMultipart(request: FastifyRequest, stream: Readable, spillDir: () =
         .finally(() => reject(failure ?? err));
     };
     const tooMany = (what: string, max: number) => () => {
-      failure ??= new ApiError('invalidData', `a multipart body may hold at most ${max} ${what}`);
+      failure ??= unreadableBody(request, `a multipart body may hold at most ${max} ${what}`);
     };
     busboy.on('partsLimit', tooMany('parts', MAX_BODY_PARTS));
     busboy.on('filesLimit', tooMany('files', MAX_BODY_FILES));
@@ -303,7 +304,7 @@ function readMultipart(request: FastifyRequest, stream: Readable, spillDir: () =
       stored.catch(() => {});
       writes.push(stored);
     });
-    busboy.on('error', (err: Error) => fail(new ApiError('invalidData', `malformed multipart body: ${err.message}`)));
+    busboy.on('error', (err: Error) => fail(unreadableBody(request, `malformed multipart body: ${err.message}`)));
     // The body is accepted only once it ended whole: a streamed upload is bound by its signed length, which
     // is checked at its end, whatever the parser has seen by then (a closing delimiter, then an epilogue).
     const ended = new Promise<void>((resolveEnd) => stream.once('end', resolveEnd));
@@ -321,7 +322,7 @@ function readMultipart(request: FastifyRequest, stream: Readable, spillDir: () =
     });
     // Refused before it was read (internal-auth.hook.ts binds it to the signed length), or gone.
     if (stream.errored || stream.destroyed) {
-      fail(stream.errored ?? new ApiError('invalidData', 'the request body was aborted'));
+      fail(stream.errored ?? unreadableBody(request, 'the request body was aborted'));
       return;
     }
     stream.on('error', fail);
@@ -332,7 +333,7 @@ function readMultipart(request: FastifyRequest, stream: Readable, spillDir: () =
     });
     // A client gone mid-body: the raw request closes, with or without an error on the body stream.
     stream.on('close', () => {
-      if (!stream.readableEnded) fail(new ApiError('invalidData', 'the request body was aborted'));
+      if (!stream.readableEnded) fail(unreadableBody(request, 'the request body was aborted'));
     });
     stream.pipe(busboy);
   });

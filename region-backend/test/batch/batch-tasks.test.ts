@@ -294,11 +294,11 @@ describe('batch tasks', () => {
     expect(fallback.csv.startsWith(`${queued.config.publicEdgeUrl.replace(/\/+$/, '')}/batch/_1000001/results/`)).toBe(true);
   });
 
-  it('refuses a prepare the edge read differently, and a ready-made service the signed grants do not list', async () => {
+  it('refuses a prepare the edge read differently (400/1111: the batch table has no such code), and a ready-made service the signed grants do not list', async () => {
     const form = multipart({ service_id: '_0000072', urls: { filename: 'urls.txt', content: twoUrls() } });
     const differs = await queued.call({ method: 'POST', url: '/batch/_1000001/task/prepare', resourceId: newResourceId(), fields: { service_id: '_0000049' }, ...form });
     expect(differs.statusCode).toBe(400);
-    expect(differs.json()).toMatchObject({ is_error: 1, data: { error_code: 5001 } });
+    expect(differs.json()).toMatchObject({ is_error: 1, data: { error_code: 1111 } });
     const notGranted = await queued.call({ method: 'POST', url: '/batch/_1000001/task/prepare', resourceId: newResourceId(), services: ['_0000049'], ...form });
     expect(notGranted.statusCode).toBe(400);
     expect(notGranted.json()).toMatchObject({ is_error: 1, data: { error_code: 400008 } });
