@@ -1,10 +1,10 @@
 /** `/admin/accounts`: accounts, their keys, quotas and service grants. */
 import { Hono, type Context } from 'hono';
-import { ApiError, CreateAccountBody, CreateKeyBody, QUOTA_FIELDS, QuotasBody, SERVICES, serviceById } from '@iris/shared';
-import { findKeyRow, insertKeyRow, listKeyRows } from '../accounts/access-key.repo.js';
-import { convertLegacyKeys, sealedKeyRow } from '../accounts/key-store.service.js';
-import { keyHash } from '../accounts/secret-box.js';
-import { findAccount, insertAccount, listAccounts, setAccountDisabled } from '../accounts/account.repo.js';
+import { AdminAccountBody, ApiError, CreateAccountBody, CreateKeyBody, QUOTA_FIELDS, QuotasBody, SERVICES, serviceById } from '@iris/shared';
+import { listKeyRows } from '../accounts/access-key.repo.js';
+import { createKey } from '../accounts/account-keys.service.js';
+import { convertLegacyKeys } from '../accounts/key-store.service.js';
+import { findAccount, insertAccount, listAccounts, setAccountDisabled, setAccountSignatureRequired } from '../accounts/account.repo.js';
 import { listExplicitGrants, setGrant } from '../accounts/grant.repo.js';
 import { getQuotas, setQuotas } from '../accounts/quota.repo.js';
 import { forgetAccount, forgetKey } from '../cache/hot-path.cache.js';
@@ -95,21 +95,26 @@ export const accountAdminRoutes = new Hono<AppEnv>()
     const db = database(c.env.DB);
     const account = await requireAccount(db, c);
     const body = await parseBody(c.req.raw, CreateKeyBody);
-    const master = c.env.SECRETS_MASTER_KEY;
-    if (body.key_id) await convertLegacyKeys(db, master, { keyId: body.key_id });
-    // A secret is shown once, in the answer that created its key: a known id is a conflict, never an echo.
-    if (body.key_id && (await findKeyRow(db, await keyHash(body.key_id)))) {
-      throw new ApiError([409, 1111], `access key ${body.key_id} already exists (its secret is shown only when it is created)`);
-    }
-    const keyId = body.key_id ?? generateKeyId();
-    const secret = body.secret ?? generateSecret();
-    const row = await sealedKeyRow(master, { keyId, secret, accountId: account.id, enabled: true, signatureRequired: body.signature_required ?? false, createdAt: Date.now() });
-    const key = await insertKeyRow(db, row).catch((err: unknown) => {
-      if (/UNIQUE/i.test(String(err))) throw new ApiError([409, 1111], `access key ${keyId} already exists (its secret is shown only when it is created)`);
-      throw err;
-    });
-    forgetKey(keyId);
-    return json(keyJson(key, { keyId, secret }), 201);
+    const created = await createKey(
+      db,
+      c.env.SECRETS_MASTER_KEY,
+      account.id,
+      { keyId: body.key_id, secret: body.secret, name: body.name, scopes: body.scopes, expiresAt: body.expires_at, signatureRequired: body.signature_required },
+      { keyId: generateKeyId, secret: generateSecret },
+    );
+    forgetKey(created.keyId);
+    c.set('auditTarget', created.row.keyRef ?? undefined);
+    c.set('auditDetail', { created: true, name: body.name ?? null, scopes: body.scopes ?? null, signature_required: created.row.signatureRequired });
+    return json(keyJson(created.row, { keyId: created.keyId, secret: created.secret }), 201);
+  })
+  .patch('/:id', async function updateAccount(c) {
+    const db = database(c.env.DB);
+    const account = await requireAccount(db, c);
+    const body = await parseBody(c.req.raw, AdminAccountBody);
+    const updated = body.signature_required === undefined ? account : await setAccountSignatureRequired(db, account.id, body.signature_required);
+    forgetAccount(account.id);
+    c.set('auditDetail', body);
+    return json(accountJson(updated!));
   })
   .get('/:id/quotas', async (c) => {
     const db = database(c.env.DB);
