@@ -25,7 +25,7 @@ export function jsonBody<T extends z.ZodTypeAny>(c: Context<AppEnv>, schema: T):
   const body = c.get('body');
   if ((body.bytes?.length ?? 0) > MAX_BODY_BYTES) throw new ApiError('badRequest', `body must be at most ${MAX_BODY_BYTES} bytes`);
   const json = body.json;
-  if (body.bytes?.length && !json) throw new ApiError('badRequest', 'body must be JSON');
+  if (body.bytes?.length && json?.value === undefined) throw new ApiError('badRequest', 'body must be JSON');
   const result = schema.safeParse(json?.value ?? {});
   if (!result.success) throw new ApiError('badRequest', result.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ').slice(0, 500));
   return result.data;
