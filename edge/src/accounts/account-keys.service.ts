@@ -4,7 +4,7 @@
  * isolates see it within EDGE_CACHE_TTL_MS, and an expiry (a rotation's end too) is checked on every call.
  */
 import { ApiError, type KeyScope } from '@iris/shared';
-import { forgetKeyHash } from '../cache/hot-path.cache.js';
+import { forgetKey, forgetKeyHash } from '../cache/hot-path.cache.js';
 import type { Database } from '../db/database.js';
 import type { AccessKey } from '../db/schema.js';
 import { deleteKeyRow, findKeyRow, findKeyRowByRef, insertKeyRow, insertRotatedKey, updateKeyRow, type KeyChanges } from './access-key.repo.js';
@@ -57,7 +57,7 @@ export async function createKey(db: Database, master: string | undefined, accoun
     if (/UNIQUE/i.test(String(err))) throw conflict(keyId);
     throw err;
   });
-  forgetKeyHash(inserted.keyHash);
+  forgetKey(keyId); // an id tried before it existed is no longer "unknown" here
   return { row: inserted, keyId, secret };
 }
 
@@ -113,6 +113,5 @@ export async function rotateKey(
   const until = old.expiresAt === null ? oldValidUntil : Math.min(old.expiresAt, oldValidUntil);
   const [inserted, previous] = await insertRotatedKey(db, row, old, until);
   forgetKeyHash(old.keyHash);
-  forgetKeyHash(inserted.keyHash);
   return { created: { row: inserted, keyId, secret }, previous };
 }

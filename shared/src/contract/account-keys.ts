@@ -4,11 +4,9 @@
  * every call needs a key with the `admin-of-account` scope (docs/tenants.md, "Access keys").
  */
 import { z } from 'zod';
+import { KEY_SCOPES } from '../key-scopes.js';
 import { op, pathParams, requestId, timestamp } from './common.js';
 
-/** What a key may do; a key without a scope list may do everything (keys made before scopes existed). */
-export const KEY_SCOPES = ['read', 'data', 'search', 'analysis', 'batch', 'admin-of-account'] as const;
-export type KeyScope = (typeof KEY_SCOPES)[number];
 export const KeyScopeName = z.enum(KEY_SCOPES);
 
 /** The longest a key may live, and the longest a rotated key keeps working beside its successor. */
