@@ -54,6 +54,8 @@ interface Actor {
 async function record(c: Context<AppEnv>, who: Actor, status: number): Promise<void> {
   const path = c.get('forwardPath');
   const detail = c.get('auditDetail');
+  const counter = c.get('d1');
+  if (counter) counter.roundTrips++; // reported with x-iris-d1-queries like the call's own
   try {
     await insertAuditEntry(
       database(c.env.DB),

@@ -188,8 +188,12 @@ describe('audit log', () => {
     expect(before.body.results).toMatchObject([{ actor: 'operator', method: 'POST', path: `/admin/accounts/${owner.accountId}/keys`, key_ref: null }]);
     const created = await callJson<KeyAnswer>('/iris/keys', json(owner, 'POST', { name: 'audited' }));
     const setId = await seedResource('image_set', owner.accountId);
-    const deleted = await call(`/image_sets/_0000014/${setId}`, { method: 'DELETE', headers: keyHeaders(owner) });
-    await list(owner); // an ordinary call leaves no entry
+    const counted = { EDGE_REPORT_D1_QUERIES: '1', EDGE_CACHE_TTL_MS: '600000' };
+    const deleted = await call(`/image_sets/_0000014/${setId}`, { method: 'DELETE', headers: keyHeaders(owner), env: counted });
+    expect(Number(deleted.headers.get('x-iris-d1-queries'))).toBeGreaterThanOrEqual(1);
+    // An ordinary call leaves no entry and, warm, still makes no D1 round trip.
+    await list(owner, counted);
+    expect((await list(owner, counted)).res.headers.get('x-iris-d1-queries')).toBe('0');
 
     const page = await callJson<AuditPage>('/iris/audit', json(owner, 'GET'));
     expect(page.body.results).toHaveLength(3);
