@@ -223,6 +223,14 @@ describe('audit log', () => {
     expect(all.body.results.every((e) => e.actor === 'operator')).toBe(true);
     expect(JSON.stringify(all.body)).not.toContain(owner.keyId);
 
+    // The operator deletes a key: gone, and in the log under its reference.
+    const spare = await createKey(owner);
+    expect((await call(`/admin/keys/${spare.keyId}`, { method: 'DELETE', headers: { authorization: 'Bearer test-admin-token-0123456789abcdef' } })).status).toBe(204);
+    expect((await list(spare)).body.error_code).toBe(1102);
+    const latest = await admin<AuditPage>('GET', `/audit?account_id=${owner.accountId}&limit=1`);
+    expect(latest.body.results[0]).toMatchObject({ method: 'DELETE', path: '/admin/keys/{key_id}', target_id: spare.keyRef, actor: 'operator' });
+
+    const pages = await admin<AuditPage>('GET', `/audit?account_id=${owner.accountId}`);
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
@@ -231,7 +239,7 @@ describe('audit log', () => {
       seen.push(...res.body.results.map((e) => e.id));
       cursor = res.body.next_cursor;
     } while (cursor);
-    expect(seen).toEqual(all.body.results.map((e) => e.id));
+    expect(seen).toEqual(pages.body.results.map((e) => e.id));
   });
 
   it('forgets entries older than AUDIT_RETENTION_DAYS: not shown, and pruned as new entries are written', async () => {
@@ -274,6 +282,35 @@ describe('hostile inputs', () => {
         },
       ),
       { numRuns: 40 },
+    );
+  });
+
+  it('property: any change or rotation body is applied or refused 400/1111, never more', async () => {
+    const owner = await newAccount();
+    const target = await createKey(owner);
+    const time = fc.oneof(fc.string({ maxLength: 50 }), fc.constant(null), fc.integer().map((n) => formatTime(Date.now() + (n % 100_000) * 60_000)));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('PATCH', 'rotate'),
+        fc.record(
+          {
+            name: fc.oneof(fc.string({ maxLength: 120 }), fc.constant(null)),
+            scopes: fc.oneof(fc.array(fc.string({ maxLength: 20 }), { maxLength: 8 }), fc.constant(null), fc.constant(['batch'])),
+            expires_at: time,
+            old_key_valid_until: time,
+            enabled: fc.oneof(fc.boolean(), fc.string({ maxLength: 5 })),
+          },
+          { requiredKeys: [] },
+        ),
+        async (kind, body) => {
+          const path = kind === 'PATCH' ? `/iris/keys/${target.keyRef}` : `/iris/keys/${target.keyRef}/rotate`;
+          const res = await callJson<Record<string, unknown>>(path, json(owner, kind === 'PATCH' ? 'PATCH' : 'POST', body));
+          expect(refusedOrDone(res.status, res.body), JSON.stringify(res.body)).toBe(true);
+          if (res.status === 201) await call(`/iris/keys/${(res.body.key as KeyAnswer).key_ref}`, json(owner, 'DELETE'));
+          if (res.status === 200 && body.enabled === false) await call(`/iris/keys/${target.keyRef}/enable`, json(owner, 'POST'));
+        },
+      ),
+      { numRuns: 30 },
     );
   });
 
