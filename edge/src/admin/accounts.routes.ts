@@ -51,6 +51,7 @@ function setDisabled(disabled: boolean) {
     const account = await requireAccount(db, c);
     const response = json(accountJson((await setAccountDisabled(db, account.id, disabled))!));
     forgetAccount(account.id);
+    c.set('auditDetail', { disabled });
     if (disabled) response.headers.set(REVOCATION_HEADER, await revokeQueuedWork(c, { accountId: account.id }));
     return response;
   };
@@ -64,6 +65,7 @@ function grant(granted: boolean) {
     if (!serviceById(serviceId)) throw new ApiError('notFound', `service ${serviceId} is not in the catalogue`);
     await setGrant(db, account.id, serviceId, granted);
     forgetAccount(account.id);
+    c.set('auditDetail', { service_id: serviceId, granted });
     const response = json(await grantsJson(db, c, account.id));
     if (!granted) response.headers.set(REVOCATION_HEADER, await revokeQueuedWork(c, { accountId: account.id, serviceId }));
     return response;
@@ -76,7 +78,10 @@ export const accountAdminRoutes = new Hono<AppEnv>()
     const db = database(c.env.DB);
     const body = await parseBody(c.req.raw, CreateAccountBody);
     if (body.id !== undefined && (await findAccount(db, body.id))) throw new ApiError([409, 1111], `account ${body.id} already exists`);
-    return json(accountJson(await insertAccount(db, body)), 201);
+    const created = await insertAccount(db, body);
+    c.set('auditAccountId', created.id);
+    c.set('auditDetail', { created: true, name: created.name });
+    return json(accountJson(created), 201);
   })
   .get('/:id', async function getAccount(c) {
     const db = database(c.env.DB);
@@ -128,6 +133,7 @@ export const accountAdminRoutes = new Hono<AppEnv>()
     const changes = Object.fromEntries(QUOTA_FIELDS.filter((f) => body[f.api] !== undefined).map((f) => [f.key, body[f.api]]));
     const quotas = await setQuotas(db, account.id, changes);
     forgetAccount(account.id);
+    c.set('auditDetail', Object.fromEntries(QUOTA_FIELDS.filter((f) => body[f.api] !== undefined).map((f) => [f.api, body[f.api]])));
     return json(quotasJson(quotas));
   })
   .get('/:id/grants', async (c) => {

@@ -183,9 +183,12 @@ interface AuditPage {
 describe('audit log', () => {
   it('records key changes and deletes with key, request id, target and outcome; each account reads only its own', async () => {
     const owner = await newAccount();
-    // The operator made the account's first key: that is the account's first entry.
+    // The operator made the account and its first key: those are the account's first entries.
     const before = await callJson<AuditPage>('/iris/audit', json(owner, 'GET'));
-    expect(before.body.results).toMatchObject([{ actor: 'operator', method: 'POST', path: `/admin/accounts/${owner.accountId}/keys`, key_ref: null }]);
+    expect(before.body.results).toMatchObject([
+      { actor: 'operator', method: 'POST', path: `/admin/accounts/${owner.accountId}/keys`, key_ref: null },
+      { actor: 'operator', method: 'POST', path: '/admin/accounts', detail: { created: true } },
+    ]);
     const created = await callJson<KeyAnswer>('/iris/keys', json(owner, 'POST', { name: 'audited' }));
     const setId = await seedResource('image_set', owner.accountId);
     const counted = { EDGE_REPORT_D1_QUERIES: '1', EDGE_CACHE_TTL_MS: '600000' };
@@ -196,7 +199,7 @@ describe('audit log', () => {
     expect((await list(owner, counted)).res.headers.get('x-iris-d1-queries')).toBe('0');
 
     const page = await callJson<AuditPage>('/iris/audit', json(owner, 'GET'));
-    expect(page.body.results).toHaveLength(3);
+    expect(page.body.results).toHaveLength(4);
     const [del, create] = page.body.results;
     expect(del).toMatchObject({ method: 'DELETE', target_id: setId, request_id: deleted.headers.get('x-request-id'), outcome: 'ok', actor: 'key', account_id: owner.accountId });
     expect(create).toMatchObject({ method: 'POST', path: '/iris/keys', target_id: created.body.key_ref, request_id: created.res.headers.get('x-request-id'), status: 201 });
@@ -207,7 +210,7 @@ describe('audit log', () => {
 
     const stranger = await newAccount();
     const theirs = (await callJson<AuditPage>('/iris/audit', json(stranger, 'GET'))).body.results;
-    expect(theirs.map((e) => e.account_id)).toEqual([stranger.accountId]);
+    expect(theirs.map((e) => e.account_id)).toEqual([stranger.accountId, stranger.accountId]);
 
     const operator = await admin<AuditPage>('GET', `/audit?account_id=${owner.accountId}`);
     expect(operator.body.results.map((e) => e.request_id)).toEqual(page.body.results.map((e) => e.request_id));
@@ -219,7 +222,7 @@ describe('audit log', () => {
     await admin('POST', `/keys/${owner.keyId}/enable`);
     await admin('PATCH', `/accounts/${owner.accountId}`, { signature_required: false });
     const all = await admin<AuditPage>('GET', `/audit?account_id=${owner.accountId}`);
-    expect(all.body.results.map((e) => e.path)).toEqual([`/admin/accounts/${owner.accountId}`, '/admin/keys/{key_id}/enable', '/admin/keys/{key_id}/disable', `/admin/accounts/${owner.accountId}/keys`]);
+    expect(all.body.results.map((e) => e.path)).toEqual([`/admin/accounts/${owner.accountId}`, '/admin/keys/{key_id}/enable', '/admin/keys/{key_id}/disable', `/admin/accounts/${owner.accountId}/keys`, '/admin/accounts']);
     expect(all.body.results.every((e) => e.actor === 'operator')).toBe(true);
     expect(JSON.stringify(all.body)).not.toContain(owner.keyId);
 
@@ -249,7 +252,7 @@ describe('audit log', () => {
     const retention = { AUDIT_RETENTION_DAYS: '2' };
     const shown = (await callJson<AuditPage>('/iris/audit', { headers: keyHeaders(owner), env: retention })).body.results;
     expect(shown.map((e) => e.request_id)).not.toContain('old');
-    expect(shown).toHaveLength(1);
+    expect(shown).toHaveLength(2);
     await callJson('/iris/account', { ...json(owner, 'PUT', { signature_required: false }), env: retention });
     const left = await env.DB.prepare('SELECT count(*) AS n FROM audit_log WHERE at < ?').bind(Date.now() - 2 * 86_400_000).first<{ n: number }>();
     expect(left!.n).toBe(0);
