@@ -4,8 +4,10 @@ import { setApiLang } from './api/client.js';
 import { I18nContext, makeI18n } from './i18n/i18n.js';
 import type { MessageKey } from './i18n/messages.js';
 import { AnalysisPage } from './pages/analysis.js';
+import { AuditPage } from './pages/audit.js';
 import { BatchPage } from './pages/batch.js';
 import { DataSetsPage } from './pages/data-sets.js';
+import { KeysPage } from './pages/keys.js';
 import { OperatorPage } from './pages/operator.js';
 import { SearchPage } from './pages/search.js';
 import { ServicesPage } from './pages/services.js';
@@ -22,6 +24,8 @@ const NAV: [string, MessageKey][] = [
   ['training', 'navTraining'],
   ['batch', 'navBatch'],
   ['services', 'navServices'],
+  ['keys', 'navKeys'],
+  ['audit', 'navAudit'],
   ['operator', 'navOperator'],
 ];
 
@@ -38,6 +42,10 @@ function Page({ route }: { route: string[] }) {
       return <BatchPage />;
     case 'services':
       return <ServicesPage />;
+    case 'keys':
+      return <KeysPage />;
+    case 'audit':
+      return <AuditPage />;
     case 'sets':
       return rest.length === 2 ? <SetDetailPage kind={rest[0] as never} id={rest[1]!} /> : <DataSetsPage />;
     default:

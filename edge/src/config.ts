@@ -37,6 +37,8 @@ export interface EdgeConfig {
   streamMinBytes: number;
   /** Request-body bytes the isolate holds at once, over all its calls (then 503/9006). */
   bodyMemoryBytes: number;
+  /** How long the audit log keeps an entry. */
+  auditRetentionMs: number;
 }
 
 export const DEFAULT_MAX_SKEW_SECONDS = 900;
@@ -47,6 +49,7 @@ export const DEFAULT_BACKEND_TIMEOUT_MS = 120_000;
 export const DEFAULT_STREAM_MIN_BYTES = 1024 * 1024;
 /** Of an isolate's 128 MB: the largest body (52 MB) beside smaller ones, 32 MB left for everything else. */
 export const DEFAULT_BODY_MEMORY_MB = 96;
+export const DEFAULT_AUDIT_RETENTION_DAYS = 90;
 
 const regionId = z.enum(REGIONS as [RegionId, ...RegionId[]]);
 const regionLists = z.record(regionId, z.array(z.string().min(1)));
@@ -163,6 +166,7 @@ function parseConfig(env: Bindings): EdgeConfig {
     reportD1Queries: ['1', 'true', 'yes'].includes(String(env.EDGE_REPORT_D1_QUERIES ?? '').toLowerCase()),
     streamMinBytes: nonNegativeNumber('EDGE_STREAM_MIN_BYTES', env.EDGE_STREAM_MIN_BYTES, DEFAULT_STREAM_MIN_BYTES),
     bodyMemoryBytes: 1024 * 1024 * positiveNumber('EDGE_BODY_MEMORY_MB', env.EDGE_BODY_MEMORY_MB, DEFAULT_BODY_MEMORY_MB),
+    auditRetentionMs: 86_400_000 * positiveNumber('AUDIT_RETENTION_DAYS', env.AUDIT_RETENTION_DAYS, DEFAULT_AUDIT_RETENTION_DAYS),
   };
 }
 

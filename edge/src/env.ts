@@ -1,4 +1,4 @@
-import type { Lang, Quotas, RegionId } from '@iris/shared';
+import type { KeyScope, Lang, Quotas, RegionId } from '@iris/shared';
 import type { EdgeConfig } from './config.js';
 import type { CallSession } from './db/call-session.js';
 import type { D1Counter, Database } from './db/database.js';
@@ -42,6 +42,8 @@ export interface Bindings {
   EDGE_UNKNOWN_KEY_TTL_MS?: string | number;
   /** Request-body megabytes an isolate holds at once over all its calls; beyond, 503/9006 (default 96). */
   EDGE_BODY_MEMORY_MB?: string | number;
+  /** Days the audit log keeps an entry (default 90); older entries are pruned as new ones are written. */
+  AUDIT_RETENTION_DAYS?: string | number;
   /** `1`: answer with `x-iris-d1-queries` (D1 round trips of the call). */
   EDGE_REPORT_D1_QUERIES?: string;
 }
@@ -50,6 +52,11 @@ export interface Bindings {
 export interface Caller {
   accountId: number;
   keyId: string;
+  keyHash: string;
+  /** The key's public name (audit log, `current` in /iris/keys). */
+  keyRef: string | null;
+  /** null: every scope. */
+  scopes: readonly KeyScope[] | null;
   quotas: Quotas;
 }
 
@@ -61,6 +68,8 @@ export interface Credential {
   accountId: number;
   signatureRequired: boolean;
   quotas: Quotas;
+  keyRef: string | null;
+  scopes: readonly KeyScope[] | null;
 }
 
 export interface Variables {
@@ -78,6 +87,10 @@ export interface Variables {
   session: CallSession;
   db: Database;
   d1: D1Counter;
+  /** Set by a handler whose call is audited: what changed, the target and account when the path does not say. */
+  auditDetail?: Record<string, unknown>;
+  auditTarget?: string;
+  auditAccountId?: number;
 }
 
 export interface AppEnv {

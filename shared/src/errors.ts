@@ -77,6 +77,8 @@ export const ERROR = {
   payloadTooLarge: [413, 1110],
   badRequest: [400, 1111],
   rateLimited: [429, 1112],
+  /** The access key's scopes do not cover the call (docs/tenants.md, "Scopes"). */
+  scopeForbidden: [403, 1113],
   internal: [500, 9001],
   backendUnavailable: [502, 9002],
   backendTimeout: [504, 9003],

@@ -5,6 +5,7 @@ export * from './errors.js';
 export * from './catalogue.js';
 export * from './internal-auth.js';
 export * from './ids.js';
+export * from './key-scopes.js';
 export * from './labels/colors.js';
 export * from './labels/iscc-nbs-colors.js';
 export * from './labels/fashion.js';

@@ -6,13 +6,14 @@ import { accessKeys, accountQuotas, accounts, legacyAccessKeys, type AccessKey, 
 export interface KeyRowWithAccount {
   key: AccessKey;
   accountDisabled: boolean;
+  accountSignatureRequired: boolean;
   quotaOverrides: typeof accountQuotas.$inferSelect | null;
 }
 
 /** One query for authentication: the key, its account's state and its quota overrides. */
 export async function findKeyRowForAuth(db: Database, keyHash: string): Promise<KeyRowWithAccount | undefined> {
   const [row] = await db
-    .select({ key: accessKeys, accountDisabled: accounts.disabled, quotaOverrides: accountQuotas })
+    .select({ key: accessKeys, accountDisabled: accounts.disabled, accountSignatureRequired: accounts.signatureRequired, quotaOverrides: accountQuotas })
     .from(accessKeys)
     .innerJoin(accounts, eq(accounts.id, accessKeys.accountId))
     .leftJoin(accountQuotas, eq(accountQuotas.accountId, accessKeys.accountId))
@@ -35,10 +36,31 @@ export async function insertKeyRow(db: Database, key: Omit<AccessKey, 'createdAt
   return row!;
 }
 
+export type KeyChanges = Partial<Pick<AccessKey, 'enabled' | 'signatureRequired' | 'name' | 'scopes' | 'expiresAt'>>;
+
+export async function findKeyRowByRef(db: Database, accountId: number, keyRef: string): Promise<AccessKey | undefined> {
+  const [row] = await db.select().from(accessKeys).where(and(eq(accessKeys.keyRef, keyRef), eq(accessKeys.accountId, accountId))).limit(1);
+  return row;
+}
+
+export async function deleteKeyRow(db: Database, keyHash: string): Promise<AccessKey | undefined> {
+  const [row] = await db.delete(accessKeys).where(eq(accessKeys.keyHash, keyHash)).returning();
+  return row;
+}
+
+/** A rotation in one batch: the new key, and the old one's expiry moved to the end of the overlap. */
+export async function insertRotatedKey(db: Database, next: AccessKey, old: AccessKey, oldExpiresAt: number): Promise<[AccessKey, AccessKey]> {
+  const [inserted, updated] = await db.batch([
+    db.insert(accessKeys).values(next).returning(),
+    db.update(accessKeys).set({ expiresAt: oldExpiresAt }).where(eq(accessKeys.keyHash, old.keyHash)).returning(),
+  ]);
+  return [inserted[0]!, updated[0] ?? { ...old, expiresAt: oldExpiresAt }];
+}
+
 export async function updateKeyRow(
   db: Database,
   keyHash: string,
-  changes: Partial<Pick<AccessKey, 'enabled' | 'signatureRequired'>>,
+  changes: KeyChanges,
   accountId?: number,
 ): Promise<AccessKey | undefined> {
   const where = accountId === undefined ? eq(accessKeys.keyHash, keyHash) : and(eq(accessKeys.keyHash, keyHash), eq(accessKeys.accountId, accountId));

@@ -21,3 +21,8 @@ export async function setAccountDisabled(db: Database, id: number, disabled: boo
   const [row] = await db.update(accounts).set({ disabled }).where(eq(accounts.id, id)).returning();
   return row;
 }
+
+export async function setAccountSignatureRequired(db: Database, id: number, required: boolean): Promise<Account | undefined> {
+  const [row] = await db.update(accounts).set({ signatureRequired: required }).where(eq(accounts.id, id)).returning();
+  return row;
+}

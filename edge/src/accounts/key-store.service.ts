@@ -4,7 +4,7 @@
  * 0002 are converted on first use.
  */
 import { effectiveQuotas } from './quota.repo.js';
-import type { Quotas } from '@iris/shared';
+import { KEY_SCOPES, type KeyScope, type Quotas } from '@iris/shared';
 import type { CallSession } from '../db/call-session.js';
 import type { Database } from '../db/database.js';
 import type { AccessKey } from '../db/schema.js';
@@ -18,12 +18,48 @@ export interface AuthKey {
   secret: string;
   accountId: number;
   enabled: boolean;
+  /** The key's own flag or its account's. */
   signatureRequired: boolean;
   accountDisabled: boolean;
   quotas: Quotas;
+  keyRef: string | null;
+  /** null: every scope. */
+  scopes: readonly KeyScope[] | null;
+  expiresAt: number | null;
 }
 
-export async function sealedKeyRow(master: string | undefined, input: { keyId: string; secret: string; accountId: number; enabled: boolean; signatureRequired: boolean; createdAt: number }): Promise<AccessKey> {
+/** The public name of a key (`kr` + 20 hex digits, as migration 0004 gives existing keys). */
+export function newKeyRef(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(10));
+  return `kr${[...bytes].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
+}
+
+export const SCOPE_SEPARATOR = ',';
+
+export function scopesText(scopes: readonly KeyScope[] | null | undefined): string | null {
+  return scopes ? scopes.join(SCOPE_SEPARATOR) : null;
+}
+
+/** Stored scopes; an unknown name (written by a newer edge) grants nothing. */
+export function parseScopes(text: string | null): KeyScope[] | null {
+  if (text === null) return null;
+  return text.split(SCOPE_SEPARATOR).filter((s): s is KeyScope => (KEY_SCOPES as readonly string[]).includes(s));
+}
+
+export interface NewKey {
+  keyId: string;
+  secret: string;
+  accountId: number;
+  enabled: boolean;
+  signatureRequired: boolean;
+  createdAt: number;
+  name?: string | null;
+  scopes?: readonly KeyScope[] | null;
+  expiresAt?: number | null;
+  rotatedFrom?: string | null;
+}
+
+export async function sealedKeyRow(master: string | undefined, input: NewKey): Promise<AccessKey> {
   const hash = await keyHash(input.keyId);
   return {
     keyHash: hash,
@@ -33,6 +69,11 @@ export async function sealedKeyRow(master: string | undefined, input: { keyId: s
     enabled: input.enabled,
     signatureRequired: input.signatureRequired,
     createdAt: input.createdAt,
+    keyRef: newKeyRef(),
+    name: input.name ?? null,
+    scopes: scopesText(input.scopes),
+    expiresAt: input.expiresAt ?? null,
+    rotatedFrom: input.rotatedFrom ?? null,
   };
 }
 
@@ -61,8 +102,11 @@ export async function findKeyForAuth(db: Database, master: string | undefined, k
     secret: await openSecret(master, hash, found.key.secretEnc),
     accountId: found.key.accountId,
     enabled: found.key.enabled,
-    signatureRequired: found.key.signatureRequired,
+    signatureRequired: found.key.signatureRequired || found.accountSignatureRequired,
     accountDisabled: found.accountDisabled,
     quotas: effectiveQuotas(found.quotaOverrides),
+    keyRef: found.key.keyRef,
+    scopes: parseScopes(found.key.scopes),
+    expiresAt: found.key.expiresAt,
   };
 }

@@ -1,10 +1,10 @@
 /** `/admin/accounts`: accounts, their keys, quotas and service grants. */
 import { Hono, type Context } from 'hono';
-import { ApiError, CreateAccountBody, CreateKeyBody, QUOTA_FIELDS, QuotasBody, SERVICES, serviceById } from '@iris/shared';
-import { findKeyRow, insertKeyRow, listKeyRows } from '../accounts/access-key.repo.js';
-import { convertLegacyKeys, sealedKeyRow } from '../accounts/key-store.service.js';
-import { keyHash } from '../accounts/secret-box.js';
-import { findAccount, insertAccount, listAccounts, setAccountDisabled } from '../accounts/account.repo.js';
+import { AdminAccountBody, ApiError, CreateAccountBody, CreateKeyBody, QUOTA_FIELDS, QuotasBody, SERVICES, serviceById } from '@iris/shared';
+import { listKeyRows } from '../accounts/access-key.repo.js';
+import { createKey } from '../accounts/account-keys.service.js';
+import { convertLegacyKeys } from '../accounts/key-store.service.js';
+import { findAccount, insertAccount, listAccounts, setAccountDisabled, setAccountSignatureRequired } from '../accounts/account.repo.js';
 import { listExplicitGrants, setGrant } from '../accounts/grant.repo.js';
 import { getQuotas, setQuotas } from '../accounts/quota.repo.js';
 import { forgetAccount, forgetKey } from '../cache/hot-path.cache.js';
@@ -51,6 +51,7 @@ function setDisabled(disabled: boolean) {
     const account = await requireAccount(db, c);
     const response = json(accountJson((await setAccountDisabled(db, account.id, disabled))!));
     forgetAccount(account.id);
+    c.set('auditDetail', { disabled });
     if (disabled) response.headers.set(REVOCATION_HEADER, await revokeQueuedWork(c, { accountId: account.id }));
     return response;
   };
@@ -64,6 +65,7 @@ function grant(granted: boolean) {
     if (!serviceById(serviceId)) throw new ApiError('notFound', `service ${serviceId} is not in the catalogue`);
     await setGrant(db, account.id, serviceId, granted);
     forgetAccount(account.id);
+    c.set('auditDetail', { service_id: serviceId, granted });
     const response = json(await grantsJson(db, c, account.id));
     if (!granted) response.headers.set(REVOCATION_HEADER, await revokeQueuedWork(c, { accountId: account.id, serviceId }));
     return response;
@@ -76,7 +78,10 @@ export const accountAdminRoutes = new Hono<AppEnv>()
     const db = database(c.env.DB);
     const body = await parseBody(c.req.raw, CreateAccountBody);
     if (body.id !== undefined && (await findAccount(db, body.id))) throw new ApiError([409, 1111], `account ${body.id} already exists`);
-    return json(accountJson(await insertAccount(db, body)), 201);
+    const created = await insertAccount(db, body);
+    c.set('auditAccountId', created.id);
+    c.set('auditDetail', { created: true, name: created.name });
+    return json(accountJson(created), 201);
   })
   .get('/:id', async function getAccount(c) {
     const db = database(c.env.DB);
@@ -95,21 +100,26 @@ export const accountAdminRoutes = new Hono<AppEnv>()
     const db = database(c.env.DB);
     const account = await requireAccount(db, c);
     const body = await parseBody(c.req.raw, CreateKeyBody);
-    const master = c.env.SECRETS_MASTER_KEY;
-    if (body.key_id) await convertLegacyKeys(db, master, { keyId: body.key_id });
-    // A secret is shown once, in the answer that created its key: a known id is a conflict, never an echo.
-    if (body.key_id && (await findKeyRow(db, await keyHash(body.key_id)))) {
-      throw new ApiError([409, 1111], `access key ${body.key_id} already exists (its secret is shown only when it is created)`);
-    }
-    const keyId = body.key_id ?? generateKeyId();
-    const secret = body.secret ?? generateSecret();
-    const row = await sealedKeyRow(master, { keyId, secret, accountId: account.id, enabled: true, signatureRequired: body.signature_required ?? false, createdAt: Date.now() });
-    const key = await insertKeyRow(db, row).catch((err: unknown) => {
-      if (/UNIQUE/i.test(String(err))) throw new ApiError([409, 1111], `access key ${keyId} already exists (its secret is shown only when it is created)`);
-      throw err;
-    });
-    forgetKey(keyId);
-    return json(keyJson(key, { keyId, secret }), 201);
+    const created = await createKey(
+      db,
+      c.env.SECRETS_MASTER_KEY,
+      account.id,
+      { keyId: body.key_id, secret: body.secret, name: body.name, scopes: body.scopes, expiresAt: body.expires_at, signatureRequired: body.signature_required },
+      { keyId: generateKeyId, secret: generateSecret },
+    );
+    forgetKey(created.keyId);
+    c.set('auditTarget', created.row.keyRef ?? undefined);
+    c.set('auditDetail', { created: true, name: body.name ?? null, scopes: body.scopes ?? null, signature_required: created.row.signatureRequired });
+    return json(keyJson(created.row, { keyId: created.keyId, secret: created.secret }), 201);
+  })
+  .patch('/:id', async function updateAccount(c) {
+    const db = database(c.env.DB);
+    const account = await requireAccount(db, c);
+    const body = await parseBody(c.req.raw, AdminAccountBody);
+    const updated = body.signature_required === undefined ? account : await setAccountSignatureRequired(db, account.id, body.signature_required);
+    forgetAccount(account.id);
+    c.set('auditDetail', body);
+    return json(accountJson(updated!));
   })
   .get('/:id/quotas', async (c) => {
     const db = database(c.env.DB);
@@ -123,6 +133,7 @@ export const accountAdminRoutes = new Hono<AppEnv>()
     const changes = Object.fromEntries(QUOTA_FIELDS.filter((f) => body[f.api] !== undefined).map((f) => [f.key, body[f.api]]));
     const quotas = await setQuotas(db, account.id, changes);
     forgetAccount(account.id);
+    c.set('auditDetail', Object.fromEntries(QUOTA_FIELDS.filter((f) => body[f.api] !== undefined).map((f) => [f.api, body[f.api]])));
     return json(quotasJson(quotas));
   })
   .get('/:id/grants', async (c) => {

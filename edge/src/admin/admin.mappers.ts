@@ -1,9 +1,10 @@
 /** Admin API response bodies. */
-import { QUOTA_FIELDS, formatTime, type Quotas } from '@iris/shared';
+import { QUOTA_FIELDS, formatTime, formatTimeOrNull, type Quotas } from '@iris/shared';
+import { parseScopes } from '../accounts/key-store.service.js';
 import type { AccessKey, Account } from '../db/schema.js';
 
 export function accountJson(account: Account) {
-  return { id: account.id, name: account.name, disabled: account.disabled, created_at: formatTime(account.createdAt) };
+  return { id: account.id, name: account.name, disabled: account.disabled, signature_required: account.signatureRequired, created_at: formatTime(account.createdAt) };
 }
 
 /**
@@ -14,6 +15,10 @@ export function keyJson(key: AccessKey, known: { keyId?: string; secret?: string
   return {
     ...(known.keyId !== undefined ? { key_id: known.keyId } : {}),
     key_id_hint: key.keyHint,
+    key_ref: key.keyRef,
+    name: key.name,
+    scopes: parseScopes(key.scopes),
+    expires_at: formatTimeOrNull(key.expiresAt),
     account_id: key.accountId,
     enabled: key.enabled,
     signature_required: key.signatureRequired,

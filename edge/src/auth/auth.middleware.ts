@@ -92,6 +92,8 @@ export function accessKey(): MiddlewareHandler<AppEnv> {
     }
     if (!found.enabled) throw new ApiError('accessKeyDisabled', 'the access key is disabled');
     if (found.accountDisabled) throw new ApiError('accessKeyDisabled', 'the account is disabled');
+    // Expiry (and the end of a rotation's overlap) is checked on every call, cached or not.
+    if (found.expiresAt !== null && found.expiresAt <= Date.now()) throw new ApiError('accessKeyDisabled', 'the access key has expired');
     c.set('credential', {
       keyId: found.keyId,
       keyHash: found.keyHash,
@@ -99,10 +101,12 @@ export function accessKey(): MiddlewareHandler<AppEnv> {
       accountId: found.accountId,
       signatureRequired: found.signatureRequired,
       quotas: found.quotas,
+      keyRef: found.keyRef,
+      scopes: found.scopes,
     });
     // Refused before the body is read or any budget is spent.
     if (found.signatureRequired && c.req.header('x-ca-signature') === undefined) {
-      throw new ApiError('signatureInvalid', 'this access key requires signed requests (x-ca-signature)');
+      throw new ApiError('signatureInvalid', 'this access key (or its account) requires signed requests (x-ca-signature)');
     }
     await next();
   };
@@ -151,7 +155,14 @@ export function signature(): MiddlewareHandler<AppEnv> {
       if (body.streams) body.upload!.requireBeforeEnd(body.upload!.fields.then(verifyThenCharge));
       else await verifyThenCharge();
     }
-    c.set('caller', { accountId: credential.accountId, keyId: credential.keyId, quotas: credential.quotas });
+    c.set('caller', {
+      accountId: credential.accountId,
+      keyId: credential.keyId,
+      keyHash: credential.keyHash,
+      keyRef: credential.keyRef,
+      scopes: credential.scopes,
+      quotas: credential.quotas,
+    });
     if (!body.upload) return next();
     let failure: unknown;
     try {

@@ -24,6 +24,11 @@ export function forgetKey(keyId: string): void {
   unknownKeyCache.delete(keyId);
 }
 
+/** A key changed through a route that names it by reference (its id is not stored): found by hash. */
+export function forgetKeyHash(keyHash: string): void {
+  keyCache.deleteWhere((_, value) => value.keyHash === keyHash);
+}
+
 /** Account state, quotas or grants changed: every cached key of the account and its grants go. */
 export function forgetAccount(accountId: number): void {
   keyCache.deleteWhere((_, value) => value.accountId === accountId);

@@ -3,7 +3,7 @@ import { getTableConfig } from 'drizzle-orm/sqlite-core';
 import { describe, expect, it } from 'vitest';
 import * as schema from './schema.js';
 
-const tables = [schema.accounts, schema.accessKeys, schema.legacyAccessKeys, schema.accountQuotas, schema.serviceGrants, schema.resources, schema.signatureNonces];
+const tables = [schema.accounts, schema.accessKeys, schema.legacyAccessKeys, schema.accountQuotas, schema.serviceGrants, schema.resources, schema.signatureNonces, schema.auditLog];
 
 describe('drizzle schema', () => {
   it('matches the tables the migrations create', async () => {

@@ -1,5 +1,5 @@
 /** Drizzle view of the D1 tables created by edge/migrations (the SQL files are the source of truth). */
-import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { RESOURCE_KINDS } from '@iris/shared';
 
 export const RESOURCE_STATES = ['pending', 'live', 'deleted'] as const;
@@ -10,6 +10,8 @@ export const accounts = sqliteTable('accounts', {
   name: text('name').notNull(),
   disabled: integer('disabled', { mode: 'boolean' }).notNull().default(false),
   createdAt: integer('created_at').notNull(),
+  /** Every key of the account must sign its calls (migrations/0004_account_keys.sql). */
+  signatureRequired: integer('signature_required', { mode: 'boolean' }).notNull().default(false),
 });
 
 /** Access keys by the SHA-256 of their id; secrets AES-GCM encrypted (migrations/0002_secrets_at_rest.sql). */
@@ -23,8 +25,15 @@ export const accessKeys = sqliteTable(
     enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
     signatureRequired: integer('signature_required', { mode: 'boolean' }).notNull().default(false),
     createdAt: integer('created_at').notNull(),
+    /** Public name of the key for listings and the /iris/keys routes (0004; set on every row). */
+    keyRef: text('key_ref'),
+    name: text('name'),
+    /** Comma-separated scopes; NULL = every scope. */
+    scopes: text('scopes'),
+    expiresAt: integer('expires_at'),
+    rotatedFrom: text('rotated_from'),
   },
-  (t) => [index('access_keys_account').on(t.accountId)],
+  (t) => [index('access_keys_account').on(t.accountId), uniqueIndex('access_keys_ref').on(t.keyRef)],
 );
 
 /** Keys stored before 0002 (plain id and secret), converted one by one by the edge. */
@@ -92,7 +101,28 @@ export const signatureNonces = sqliteTable(
   (t) => [primaryKey({ columns: [t.keyId, t.nonce] }), index('signature_nonces_expiry').on(t.expiresAt)],
 );
 
+/** Admin actions, key changes and deletes (migrations/0004_account_keys.sql). */
+export const auditLog = sqliteTable(
+  'audit_log',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    at: integer('at').notNull(),
+    accountId: integer('account_id'),
+    actor: text('actor', { enum: ['key', 'operator'] }).notNull(),
+    keyRef: text('key_ref'),
+    requestId: text('request_id').notNull(),
+    method: text('method').notNull(),
+    path: text('path').notNull(),
+    targetId: text('target_id'),
+    status: integer('status').notNull(),
+    outcome: text('outcome', { enum: ['ok', 'refused', 'failed'] }).notNull(),
+    detail: text('detail'),
+  },
+  (t) => [index('audit_log_account').on(t.accountId, t.id), index('audit_log_at').on(t.at)],
+);
+
 export type Account = typeof accounts.$inferSelect;
 export type AccessKey = typeof accessKeys.$inferSelect;
 export type LegacyAccessKey = typeof legacyAccessKeys.$inferSelect;
 export type Resource = typeof resources.$inferSelect;
+export type AuditEntry = typeof auditLog.$inferSelect;

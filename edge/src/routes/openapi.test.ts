@@ -41,7 +41,8 @@ describe('edge routes and the contract', () => {
   it('every operation the edge answers itself is a route of the Worker, and the reverse', () => {
     const edgeOperations = OPERATIONS.filter((o) => o.servedBy === 'edge');
     for (const operation of edgeOperations) {
-      expect(routes.some((r) => r.method === operation.method.toUpperCase() && r.path === operation.path), `${operation.method} ${operation.path}`).toBe(true);
+      const path = operation.path.replace(/\{(\w+)\}/g, ':$1');
+      expect(routes.some((r) => r.method === operation.method.toUpperCase() && r.path === path), `${operation.method} ${operation.path}`).toBe(true);
     }
     // Routes that are neither admin, nor forwarded (wildcards, middleware), nor public proxies are edge operations.
     const own = routes.filter((r) => r.method === 'GET' && !r.path.startsWith('/admin') && !r.path.includes('*') && !r.path.includes(':'));

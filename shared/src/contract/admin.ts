@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { QUOTA_FIELDS } from '../limits.js';
 import { REGIONS, type RegionId } from '../catalogue.js';
+import { FutureTime, KeyName, KeyScopeName, KeyScopes, MAX_KEY_LIFETIME_DAYS } from './account-keys.js';
 import { op, requestId, timestamp, upload, type Operation } from './common.js';
 
 export const CreateAccountBody = z.object({
@@ -23,11 +24,17 @@ export const CreateKeyBody = z.object({
     .optional()
     .describe('default: generated'),
   signature_required: z.boolean().optional(),
+  name: KeyName.optional(),
+  scopes: KeyScopes.optional().describe('default: every scope'),
+  expires_at: FutureTime(MAX_KEY_LIFETIME_DAYS).optional().describe('default: never'),
 });
 
 export const UpdateKeyBody = z.object({
   enabled: z.boolean().optional(),
   signature_required: z.boolean().optional(),
+  name: KeyName.nullable().optional(),
+  scopes: KeyScopes.nullable().optional().describe('null: every scope'),
+  expires_at: FutureTime(MAX_KEY_LIFETIME_DAYS).nullable().optional().describe('null: never'),
 });
 
 const quota = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().optional();
@@ -36,10 +43,14 @@ type QuotaApiName = (typeof QUOTA_FIELDS)[number]['api'];
 export const QuotasBody = z.object(Object.fromEntries(QUOTA_FIELDS.map((f) => [f.api, quota])) as Record<QuotaApiName, typeof quota>).strict();
 export const QuotaValues = z.object(Object.fromEntries(QUOTA_FIELDS.map((f) => [f.api, z.number().int()])) as Record<QuotaApiName, z.ZodNumber>);
 
-export const Account = z.object({ id: z.number().int(), name: z.string(), disabled: z.boolean(), created_at: timestamp });
+export const Account = z.object({ id: z.number().int(), name: z.string(), disabled: z.boolean(), signature_required: z.boolean().describe('every key must sign'), created_at: timestamp });
 export const AccessKey = z.object({
   key_id: z.string().optional().describe('only when the caller named the key (by-id routes, creates)'),
   key_id_hint: z.string().describe('first characters of the key id (only its hash is stored)'),
+  key_ref: z.string().nullable().describe('names the key in /iris/keys and the audit log'),
+  name: z.string().nullable(),
+  scopes: z.array(KeyScopeName).nullable().describe('null: every scope'),
+  expires_at: timestamp.nullable(),
   account_id: z.number().int(),
   enabled: z.boolean(),
   signature_required: z.boolean(),

@@ -11,7 +11,7 @@ import type { Operation } from './common.js';
  * operation's own schema cannot even read, such as a path parameter of the wrong form).
  */
 export const PLATFORM_ERROR_KEYS: readonly ErrorKey[] = [
-  'badRequest', 'accessKeyMissing', 'accessKeyUnknown', 'accessKeyDisabled', 'signatureInvalid', 'signatureExpired', 'signatureReplayed',
+  'badRequest', 'scopeForbidden', 'accessKeyMissing', 'accessKeyUnknown', 'accessKeyDisabled', 'signatureInvalid', 'signatureExpired', 'signatureReplayed',
   'versionUnsupported', 'methodNotAllowed', 'payloadTooLarge', 'rateLimited', 'internal', 'backendUnavailable',
   'backendTimeout', 'busy', 'taskTimeout', 'unauthorizedInternal', 'notReady',
 ];

@@ -3,8 +3,10 @@
  * validates and serialises through it, the edge publishes `/openapi.json` from it, the CLI parses with it.
  */
 import type { z } from 'zod';
+import { accountKeyOperations, adminAccountKeyOperations } from './account-keys.js';
 import { adminOperations } from './admin.js';
 import { analysisOperations } from './analysis.js';
+import { adminAuditOperations, auditOperations } from './audit.js';
 import { badCaseOperations } from './bad-cases.js';
 import { batchOperations } from './batch.js';
 import type { Operation } from './common.js';
@@ -33,6 +35,8 @@ export * from './set-records.js';
 export * from './input.js';
 export * from './admin.js';
 export * from './declared-errors.js';
+export * from './account-keys.js';
+export * from './audit.js';
 
 export const OPERATIONS: readonly Operation[] = [
   ...imageSetOperations,
@@ -46,10 +50,12 @@ export const OPERATIONS: readonly Operation[] = [
   ...badCaseOperations,
   ...platformOperations,
   ...setRecordOperations,
+  ...accountKeyOperations,
+  ...auditOperations,
 ];
 
 /** The operator API (`/admin`, bearer token): published in the document, kept out of the backend's route table. */
-export const ADMIN_OPERATIONS: readonly Operation[] = adminOperations;
+export const ADMIN_OPERATIONS: readonly Operation[] = [...adminOperations, ...adminAccountKeyOperations, ...adminAuditOperations];
 
 /** Every operation with its literal id and schemas, for typed calls. */
 type AnyOperation =
@@ -64,7 +70,11 @@ type AnyOperation =
   | (typeof badCaseOperations)[number]
   | (typeof platformOperations)[number]
   | (typeof setRecordOperations)[number]
-  | (typeof adminOperations)[number];
+  | (typeof accountKeyOperations)[number]
+  | (typeof auditOperations)[number]
+  | (typeof adminOperations)[number]
+  | (typeof adminAccountKeyOperations)[number]
+  | (typeof adminAuditOperations)[number];
 export type OperationId = AnyOperation['id'];
 export type OperationOf<Id extends OperationId> = Extract<AnyOperation, { id: Id }>;
 /** The parsed success answer of an operation (void for 204 No Content). */

@@ -18,7 +18,8 @@ describe('the OpenAPI document', () => {
     const broken = structuredClone(document) as Record<string, any>;
     broken.paths['/search/{service_id}'].post.responses = { 200: { content: {} } };
     expect((await validate(broken as never)).valid).toBe(false);
-  });
+    // Two full validations of ~100 operations: seconds on a loaded two-core machine.
+  }, 60_000);
 
   it('has every operation of the contract, once, with its method', () => {
     const document = buildOpenApiDocument({ servers });
