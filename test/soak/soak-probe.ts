@@ -24,7 +24,7 @@ export interface ProbeSetup {
 
 export function ordinaryCall(soak: SoakPlatform): ProbeCaller {
   const setup: ProbeSetup = { edgeUrl: soak.platform.edgeUrl, request: { method: 'POST', path: '/color/_0000072', key: soak.probe.key, ...(soak.probe.host ? { host: soak.probe.host } : {}) } };
-  const thread = new Worker(new URL('./soak-probe.thread.ts', import.meta.url), { workerData: setup });
+  const thread = new Worker(new URL('./soak-probe.boot.mjs', import.meta.url), { workerData: setup });
   let pending: { resolve: (result: CallResult) => void; reject: (err: Error) => void } | undefined;
   thread.on('message', (result: CallResult) => pending?.resolve(result));
   thread.on('error', (err) => pending?.reject(err));
