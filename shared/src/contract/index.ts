@@ -16,6 +16,7 @@ import { searchEvaluationOperations } from './search-evaluation.js';
 import { searchServiceOperations } from './search-services.js';
 import { searchOperations } from './search.js';
 import { setRecordOperations } from './set-records.js';
+import { webhookOperations } from './webhooks.js';
 
 export * from './common.js';
 export * from './error-shapes.js';
@@ -32,6 +33,7 @@ export * from './platform.js';
 export * from './set-records.js';
 export * from './input.js';
 export * from './admin.js';
+export * from './webhooks.js';
 
 export const OPERATIONS: readonly Operation[] = [
   ...imageSetOperations,
@@ -45,6 +47,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...badCaseOperations,
   ...platformOperations,
   ...setRecordOperations,
+  ...webhookOperations,
 ];
 
 /** The operator API (`/admin`, bearer token): published in the document, kept out of the backend's route table. */
@@ -63,6 +66,7 @@ type AnyOperation =
   | (typeof badCaseOperations)[number]
   | (typeof platformOperations)[number]
   | (typeof setRecordOperations)[number]
+  | (typeof webhookOperations)[number]
   | (typeof adminOperations)[number];
 export type OperationId = AnyOperation['id'];
 export type OperationOf<Id extends OperationId> = Extract<AnyOperation, { id: Id }>;
