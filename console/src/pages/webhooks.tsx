@@ -91,6 +91,7 @@ export function WebhooksPage() {
                   <td>
                     <button
                       type="button"
+                      class="danger"
                       aria-label={`${t('delete')} ${e.url}`}
                       onClick={() => {
                         if (!confirm(t('confirmDelete'))) return;
