@@ -50,19 +50,20 @@ describe('webhooks end to end: edge → backend → outbox → receiver', () => 
     expect(((await (await platform.call('/iris/webhooks', { keyId: otherKey })).json()) as { results: unknown[] }).results).toEqual([]);
     expect((await platform.call(`/iris/webhooks/${endpoint.id}`, { method: 'DELETE', keyId: otherKey })).status).toBe(404);
 
-    // Lines whose downloads fail at once: the task still finishes.
+    // Two lines (a task needs two) whose downloads fail at once: the task still finishes.
     const body = new FormData();
     body.append('service_id', '_0000059');
-    body.append('urls', new Blob(['http://127.0.0.1:9/a.jpg\n']), 'urls.txt');
+    body.append('urls', new Blob(['http://127.0.0.1:9/a.jpg\nhttp://127.0.0.1:9/b.jpg\n'], { type: 'text/plain' }), 'urls.txt');
     const prepared = (await (await platform.call('/batch/_1000001/task/prepare', { method: 'POST', body })).json()) as { data: { task_id: string } };
     const taskId = prepared.data.task_id;
+    expect(taskId, JSON.stringify(prepared)).toBeTruthy();
     const applied = await platform.call('/batch/_1000001/task/apply', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `task_id=${taskId}` });
-    expect(applied.status).toBe(200);
+    expect(applied.status, await applied.clone().text()).toBe(200);
 
     await expect.poll(() => deliveries.length, { timeout: 180_000, interval: 250 }).toBeGreaterThan(0);
     const got = deliveries[0]!;
     const event = JSON.parse(got.body) as { id: string; type: string; data: { task_id: string; state: string; total: number } };
-    expect(event).toMatchObject({ type: 'batch_task.finished', data: { task_id: taskId, total: 1 } });
+    expect(event).toMatchObject({ type: 'batch_task.finished', data: { task_id: taskId, total: 2 } });
     expect(['SUCCESS', 'FAILURE']).toContain(event.data.state);
     const { t, v1 } = Object.fromEntries(String(got.headers['iris-signature']).split(',').map((kv) => kv.split('='))) as { t: string; v1: string };
     expect(v1).toBe(createHmac('sha256', endpoint.secret).update(`${t}.${got.body}`).digest('hex'));
