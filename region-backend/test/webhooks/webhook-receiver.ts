@@ -1,6 +1,7 @@
 /**
  * A real HTTP receiver on loopback for webhook tests: records every request it gets, and answers by path:
- * `/ok` 200; `/flaky` 500 until `openGate()`, then 200; `/slow` never (the request stays open until close).
+ * `/ok` 200; `/flaky` 500 until `openGate()`, then 200; `/slow` never (the request stays open until close);
+ * `/hang-once` never the first time, 200 afterwards.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -30,12 +31,12 @@ export async function startReceiver(): Promise<Receiver> {
     req.on('end', () => {
       const path = (req.url ?? '').split('?')[0]!;
       received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      if (path === '/slow') {
+      if (path === '/slow' || (path === '/hang-once' && received.filter((r) => r.path === path).length === 1)) {
         open.add(res);
         res.on('close', () => open.delete(res));
         return;
       }
-      const status = path === '/ok' || (path === '/flaky' && gate) ? 200 : 500;
+      const status = path === '/ok' || path === '/hang-once' || (path === '/flaky' && gate) ? 200 : 500;
       res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'thanks' : 'not now');
     });
   });

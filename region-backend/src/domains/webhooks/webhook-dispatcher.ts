@@ -14,8 +14,12 @@ import { claimDue, forgetFinished, markAttemptFailed, markDelivered, type Claime
 import { sendWebhook } from './webhook-sender.js';
 import { signatureHeader } from './webhook-signature.js';
 
-/** A claim outlives the attempt's own time limit by this much before another process may take the row. */
-const LEASE_MARGIN_MS = 30_000;
+/**
+ * A claim outlives the attempt's own time limit by this much before another process may take the row (a
+ * process that stalls longer than this between the answer and recording it may cause one repeat, which the
+ * claim token keeps from recording twice; deliveries are at least once).
+ */
+const LEASE_MARGIN_MS = 5_000;
 /** Finished deliveries are forgotten at most this often. */
 const FORGET_EVERY_MS = 10 * 60_000;
 
