@@ -180,6 +180,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         INTERNAL_SECRET: secrets.internal[region],
         IRIS_DATA_DIR: dataDir,
         IRIS_ALLOW_PRIVATE_URLS: options.allowPrivateUrls ? '1' : '0',
+        // Webhook endpoints on loopback over http, for local development and tests (private ranges stay refused).
+        IRIS_WEBHOOK_ALLOW_LOOPBACK: env.IRIS_WEBHOOK_ALLOW_LOOPBACK ?? (options.allowPrivateUrls ? '1' : '0'),
         IRIS_PUBLIC_EDGE_URL: `http://127.0.0.1:${options.edgePort}`,
         // glibc's malloc gives each busy thread an arena of its own; with inference, decoder and libvips threads
         // the freed memory stays scattered over them and resident memory creeps up (docs/configuration.md).

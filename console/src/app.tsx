@@ -14,6 +14,7 @@ import { ServicesPage } from './pages/services.js';
 import { SetDetailPage } from './pages/set-detail.js';
 import { SignInPage } from './pages/sign-in.js';
 import { TrainingPage } from './pages/training.js';
+import { WebhooksPage } from './pages/webhooks.js';
 import { href, useRoute } from './router.js';
 import { session, type Lang } from './session.js';
 
@@ -26,6 +27,7 @@ const NAV: [string, MessageKey][] = [
   ['services', 'navServices'],
   ['keys', 'navKeys'],
   ['audit', 'navAudit'],
+  ['webhooks', 'navWebhooks'],
   ['operator', 'navOperator'],
 ];
 
@@ -46,6 +48,8 @@ function Page({ route }: { route: string[] }) {
       return <KeysPage />;
     case 'audit':
       return <AuditPage />;
+    case 'webhooks':
+      return <WebhooksPage />;
     case 'sets':
       return rest.length === 2 ? <SetDetailPage kind={rest[0] as never} id={rest[1]!} /> : <DataSetsPage />;
     default:

@@ -9,6 +9,7 @@ import { loadBlobGcConfig, type BlobGcConfig } from './domains/blob-gc/blob-gc-c
 import { loadTrainingConfig, type TrainingConfig } from './domains/custom-training/training-config.js';
 import { loadDownloadConfig, type DownloadConfig } from './domains/downloads/download-config.js';
 import { loadSearchConfig, type SearchConfig } from './domains/search-services/search-config.js';
+import { loadWebhookConfig, type WebhookConfig } from './domains/webhooks/webhook-config.js';
 import { StartupError } from './util/startup-error.js';
 import { loadImageConfig, type ImageConfig } from './images/image-config.js';
 import { loadPoolLimits } from './inference/pool-config.js';
@@ -115,6 +116,8 @@ export interface BackendConfig {
   search: SearchConfig;
   batch: BatchConfig;
   training: TrainingConfig;
+  /** Webhook endpoints and deliveries (domains/webhooks/webhook-config.ts). */
+  webhooks: WebhookConfig;
   /** Where search indexes live: in each process's memory (hnsw) or in a pgvector database shared by all. */
   vectors: VectorConfig;
   /** Version, commit (IRIS_BUILD_COMMIT) and Node version, reported by /readyz and iris_build_info. */
@@ -185,6 +188,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig 
     search: loadSearchConfig(env),
     batch: loadBatchConfig(env),
     training: loadTrainingConfig(env),
+    webhooks: loadWebhookConfig(env),
     vectors: { store: e.IRIS_VECTOR_STORE, databaseUrl: e.IRIS_VECTOR_DATABASE_URL ?? e.DATABASE_URL, type: e.IRIS_VECTOR_TYPE },
     build: readBuildInfo(env),
   };

@@ -34,10 +34,13 @@ export const ERROR = {
   badCaseQuota: [403, 3011],
   /** A search service runs one self-evaluation at a time; an account at most a few at once. */
   evaluationRunning: [403, 3012],
+  /** The account has as many webhook endpoints in the region as it may. */
+  webhookQuota: [403, 3020],
   classifyServiceUnknown: [404, 1001],
   productSetNotFound: [404, 1004],
   setNotFound: [404, 2001],
   serviceNotFound: [404, 2002],
+  webhookNotFound: [404, 1120],
   productSetDeleteFailed: [500, 2002],
   imageDownloadFailed: [500, 4001],
 

@@ -346,6 +346,13 @@ describe('web console in a real browser', () => {
     await page.getByRole('heading', { name: 'Custom classifiers' }).waitFor();
     await shot('training');
 
+    // Webhooks: an endpoint registered here hears of the batch task below finishing.
+    images.set('/hook', 'ok', 'text/plain');
+    await page.goto(`${platform.edgeUrl}/console/#/webhooks`);
+    await page.getByLabel('Endpoint URL').fill(images.url('/hook'));
+    await page.getByRole('button', { name: 'Register' }).click();
+    await page.getByRole('status').filter({ hasText: 'whsec_' }).waitFor();
+
     // A batch task from a URL file: prepared, started, followed to SUCCESS, its result file downloaded.
     await page.goto(`${platform.edgeUrl}/console/#/batch`);
     await page.getByLabel('Service').selectOption('_0000024');
@@ -364,6 +371,14 @@ describe('web console in a real browser', () => {
       [1, 0],
     ]);
     await shot('batch');
+    await waitUntil(async () => images.hits('/hook'), (n) => n > 0, 60_000);
+    await page.goto(`${platform.edgeUrl}/console/#/webhooks`);
+    const hook = page.locator('tbody tr', { hasText: images.url('/hook') });
+    await hook.filter({ hasText: 'delivered (HTTP 200)' }).waitFor({ timeout: 60_000 });
+    await shot('webhooks');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await hook.getByRole('button', { name: /Delete/ }).click();
+    await hook.waitFor({ state: 'detached' });
     await page.goto(`${platform.edgeUrl}/console/#/sets`);
     await page.locator('#language').selectOption('zh');
     await page.getByRole('heading', { name: '数据集', level: 1 }).waitFor();

@@ -24,6 +24,7 @@ export const MESSAGES = {
     accounts: 'Accounts', keys: 'Access keys', quotas: 'Quotas', grants: 'Service grants', logos: 'Logo library', createAccount: 'Create account', createKey: 'Create key', secretOnce: 'Secret (shown once):', enabled: 'Enabled', disabled: 'Disabled', enable: 'Enable', disable: 'Disable', save: 'Save', saved: 'Saved.', granted: 'Granted', region: 'Region', brand: 'Brand', brandZh: 'Brand (Chinese)', images: 'Images', register: 'Register', account: 'Account',
     'not-downloaded': 'Not downloaded', downloading: 'Downloading', running: 'Running', preparing: 'Preparing', deleted: 'Deleted',
     image_sets_q: 'Image sets', training_sets_q: 'Training sets', custom_services_q: 'Custom services', daily_batch_tasks_q: 'Batch tasks per day', error: 'Error',
+    navWebhooks: 'Webhooks', registerWebhook: 'Register an endpoint', endpointUrl: 'Endpoint URL', events: 'Events', endpoints: 'Endpoints', lastDelivery: 'Last delivery', signingSecretOnce: 'Signing secret (shown once):',
   },
   zh: {
     appName: 'Iris 控制台', signIn: '登录', signOut: '退出', accessKey: '访问密钥 ID', signInHint: '密钥只保存在本浏览器标签页（会话存储）中。所有调用都通过公开 API 并携带此密钥。',
@@ -49,6 +50,7 @@ export const MESSAGES = {
     accounts: '账户', keys: '访问密钥', quotas: '配额', grants: '服务授权', logos: '商标库', createAccount: '创建账户', createKey: '创建密钥', secretOnce: '密钥（只显示一次）：', enabled: '已启用', disabled: '已停用', enable: '启用', disable: '停用', save: '保存', saved: '已保存。', granted: '已授权', region: '区域', brand: '品牌', brandZh: '品牌（中文）', images: '图片', register: '登记', account: '账户',
     'not-downloaded': '未下载', downloading: '下载中', running: '运行中', preparing: '准备中', deleted: '已删除',
     image_sets_q: '图片集', training_sets_q: '训练集', custom_services_q: '自定义服务', daily_batch_tasks_q: '每日批量任务', error: '错误',
+    navWebhooks: 'Webhook', registerWebhook: '登记接收地址', endpointUrl: '接收地址 URL', events: '事件', endpoints: '接收地址', lastDelivery: '最近投递', signingSecretOnce: '签名密钥（只显示一次）：',
   },
 } as const;
 

@@ -25,6 +25,10 @@ describe('scope of a call', () => {
       ['DELETE', '/iris/keys/kr00', 'admin-of-account'],
       ['PUT', '/iris/account', 'admin-of-account'],
       ['GET', '/iris/audit', 'admin-of-account'],
+      ['GET', '/iris/webhooks', 'read'],
+      ['POST', '/iris/webhooks', 'admin-of-account'],
+      ['DELETE', '/iris/webhooks/wh1', 'admin-of-account'],
+      ['POST', '/iris/image_sets/abc/files', 'data'],
     ];
     for (const [method, path, scope] of cases) expect(scopeForCall(method, path), `${method} ${path}`).toBe(scope);
   });

@@ -10,18 +10,22 @@ import type { AppEnv } from '../env.js';
 
 interface ScopeRule {
   path: RegExp;
+  /** Only these methods (all when absent). */
+  methods?: readonly string[];
   scope: KeyScope;
 }
 
 const SCOPE_RULES: readonly ScopeRule[] = [
   { path: /^\/iris\/(keys|account|audit)(\/|$)/, scope: 'admin-of-account' },
+  // Registering or removing an endpoint decides where the account's events go; listing them is a read.
+  { path: /^\/iris\/webhooks(\/|$)/, methods: ['POST', 'PUT', 'PATCH', 'DELETE'], scope: 'admin-of-account' },
   { path: /^\/batch(\/|$)/, scope: 'batch' },
   { path: /^\/(search|product_search)(\/|$)/, scope: 'search' },
   { path: /^\/get_/, scope: 'read' },
 ];
 
 export function scopeForCall(method: string, path: string): KeyScope {
-  const rule = SCOPE_RULES.find((r) => r.path.test(path));
+  const rule = SCOPE_RULES.find((r) => r.path.test(path) && (!r.methods || r.methods.includes(method)));
   if (rule) return rule.scope;
   if (errorFamilyForPath(path) === 'analysis') return 'analysis';
   return method === 'GET' || method === 'HEAD' ? 'read' : 'data';

@@ -15,5 +15,6 @@ import { logosDomain } from './logos/logo.routes.js';
 import { registryDomain } from './registry/registry.routes.js';
 import { revocationDomain } from './revocation/revocation.routes.js';
 import { setRecordsDomain } from './set-records/set-records.routes.js';
+import { webhooksDomain } from './webhooks/webhooks.domain.js';
 
-export const DOMAINS: Domain[] = [analysisDomain, badCasesDomain, blobGcDomain, downloadsDomain, imageSetsDomain, productSetsDomain, trainingSetsDomain, customTrainingDomain, ...SEARCH_DOMAINS, searchEvaluationDomain, batchDomain, logosDomain, registryDomain, revocationDomain, setRecordsDomain];
+export const DOMAINS: Domain[] = [analysisDomain, badCasesDomain, blobGcDomain, downloadsDomain, imageSetsDomain, productSetsDomain, trainingSetsDomain, customTrainingDomain, ...SEARCH_DOMAINS, searchEvaluationDomain, batchDomain, logosDomain, registryDomain, revocationDomain, setRecordsDomain, webhooksDomain];

@@ -18,6 +18,7 @@ import { searchEvaluationOperations } from './search-evaluation.js';
 import { searchServiceOperations } from './search-services.js';
 import { searchOperations } from './search.js';
 import { setRecordOperations } from './set-records.js';
+import { webhookOperations } from './webhooks.js';
 
 export * from './common.js';
 export * from './error-shapes.js';
@@ -37,6 +38,7 @@ export * from './admin.js';
 export * from './declared-errors.js';
 export * from './account-keys.js';
 export * from './audit.js';
+export * from './webhooks.js';
 
 export const OPERATIONS: readonly Operation[] = [
   ...imageSetOperations,
@@ -52,6 +54,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...setRecordOperations,
   ...accountKeyOperations,
   ...auditOperations,
+  ...webhookOperations,
 ];
 
 /** The operator API (`/admin`, bearer token): published in the document, kept out of the backend's route table. */
@@ -74,7 +77,8 @@ type AnyOperation =
   | (typeof auditOperations)[number]
   | (typeof adminOperations)[number]
   | (typeof adminAccountKeyOperations)[number]
-  | (typeof adminAuditOperations)[number];
+  | (typeof adminAuditOperations)[number]
+  | (typeof webhookOperations)[number];
 export type OperationId = AnyOperation['id'];
 export type OperationOf<Id extends OperationId> = Extract<AnyOperation, { id: Id }>;
 /** The parsed success answer of an operation (void for 204 No Content). */

@@ -1,5 +1,7 @@
 /** SQL of batch tasks: RECEIVED → PENDING → STARTED → SUCCESS | FAILURE, and PENDING → REVOKED. */
 import type pg from 'pg';
+import { formatTimeOrNull } from '@iris/shared';
+import { recordEvent, type WebhookEvent } from '../webhooks/webhook-event.repo.js';
 import type { Queryable } from '../data-sets/set.repo.js';
 import type { BatchLine } from './batch-urls.js';
 
@@ -127,13 +129,29 @@ export async function markStarted(db: Queryable, id: string): Promise<BatchTaskR
   return result.rows[0] ?? null;
 }
 
+/** STARTED → SUCCESS, and its `batch_task.finished` event: `db` must be inside the task's transaction. */
 export async function markSucceeded(db: Queryable, id: string, files: string[], bytes: number): Promise<void> {
-  await db.query(`UPDATE batch_tasks SET state = 'SUCCESS', finished_at = now(), result_files = $2, result_bytes = $3, success = total WHERE id = $1 AND state = 'STARTED'`, [id, files, bytes]);
+  const result = await db.query<BatchTaskRow>(
+    `UPDATE batch_tasks SET state = 'SUCCESS', finished_at = now(), result_files = $2, result_bytes = $3, success = total WHERE id = $1 AND state = 'STARTED' RETURNING *`,
+    [id, files, bytes],
+  );
+  if (result.rows[0]) await recordEvent(db, finishedEvent(result.rows[0]));
 }
 
+/** PENDING or STARTED → FAILURE, and its `batch_task.finished` event: `db` must be inside a transaction. */
 export async function markFailed(db: Queryable, id: string, message: string): Promise<boolean> {
-  const result = await db.query(`UPDATE batch_tasks SET state = 'FAILURE', finished_at = now(), message = $2 WHERE id = $1 AND state IN ('PENDING', 'STARTED')`, [id, message]);
-  return (result.rowCount ?? 0) > 0;
+  const result = await db.query<BatchTaskRow>(`UPDATE batch_tasks SET state = 'FAILURE', finished_at = now(), message = $2 WHERE id = $1 AND state IN ('PENDING', 'STARTED') RETURNING *`, [id, message]);
+  if (!result.rows[0]) return false;
+  await recordEvent(db, finishedEvent(result.rows[0]));
+  return true;
+}
+
+function finishedEvent(task: BatchTaskRow): WebhookEvent {
+  return {
+    accountId: Number(task.account_id),
+    type: 'batch_task.finished',
+    data: { task_id: task.id, service_id: task.service_id, state: task.state, total: task.total, success: task.success, message: task.message, finished_at: formatTimeOrNull(task.finished_at) },
+  };
 }
 
 export interface QueuedTask {

@@ -14,6 +14,7 @@ import type pg from 'pg';
 import { isApiError } from '@iris/shared';
 import { fetchImage, ImageFetchError, type FetchOptions } from '../../images/image-fetcher.js';
 import { RECENT_CALL_MS } from '../../http/account-calls.hook.js';
+import { inTransaction } from '../../db/transaction.js';
 import type { InferencePool } from '../../inference/inference-pool.js';
 import { Semaphore, YieldGate } from '../downloads/semaphore.js';
 import type { BatchConfig } from './batch-config.js';
@@ -272,7 +273,7 @@ export class BatchWorker {
   }
 
   private async fail(task: BatchTaskRow, message: string): Promise<void> {
-    if (await markFailed(this.deps.pool, task.id, message)) {
+    if (await inTransaction(this.deps.pool, (client) => markFailed(client, task.id, message))) {
       await deleteItems(this.deps.pool, task.id);
       this.deps.log.warn({ task: task.id, message }, 'batch task failed');
     }

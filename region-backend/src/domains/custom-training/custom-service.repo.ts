@@ -1,5 +1,9 @@
 /** SQL for custom_services and custom_service_models. */
+import type pg from 'pg';
+import { formatTime } from '@iris/shared';
+import { inTransaction } from '../../db/transaction.js';
 import type { Queryable } from '../data-sets/set.repo.js';
+import { recordEvent, type WebhookEvent } from '../webhooks/webhook-event.repo.js';
 
 export type CustomServiceStatus = 'pending' | 'preparing' | 'running' | 'failed' | 'deleted';
 export type TrainingStage = 'queued' | 'downloading' | 'embedding' | 'training' | 'done' | 'failed';
@@ -106,15 +110,31 @@ export async function saveLabelCounts(db: Queryable, id: string, counts: Record<
   await db.query(`UPDATE custom_services SET label_counts = $2 WHERE id = $1 AND status IN ('pending', 'preparing')`, [id, JSON.stringify(counts)]);
 }
 
-/** Ends an unfinished service as failed with the reason; false when it was no longer unfinished. */
-export async function failCustomService(db: Queryable, id: string, message: string, labelCounts?: Record<string, number>): Promise<boolean> {
-  const result = await db.query(
-    `UPDATE custom_services
-     SET status = 'failed', stage = 'failed', message = $2, label_counts = COALESCE($3::jsonb, label_counts), updated_at = now()
-     WHERE id = $1 AND status IN ('pending', 'preparing')`,
-    [id, message, labelCounts ? JSON.stringify(labelCounts) : null],
-  );
-  return (result.rowCount ?? 0) > 0;
+/**
+ * Ends an unfinished service as failed with the reason, and records its `custom_training.finished` event in
+ * the same transaction; false when it was no longer unfinished.
+ */
+export async function failCustomService(pool: pg.Pool, id: string, message: string, labelCounts?: Record<string, number>): Promise<boolean> {
+  return inTransaction(pool, async (client) => {
+    const result = await client.query<{ account_id: string; updated_at: Date }>(
+      `UPDATE custom_services
+       SET status = 'failed', stage = 'failed', message = $2, label_counts = COALESCE($3::jsonb, label_counts), updated_at = now()
+       WHERE id = $1 AND status IN ('pending', 'preparing') RETURNING account_id, updated_at`,
+      [id, message, labelCounts ? JSON.stringify(labelCounts) : null],
+    );
+    const row = result.rows[0];
+    if (!row) return false;
+    await recordEvent(client, trainingFinished(Number(row.account_id), id, 'failed', message, null, row.updated_at));
+    return true;
+  });
+}
+
+function trainingFinished(accountId: number, serviceId: string, status: 'running' | 'failed', message: string | null, validationAccuracy: number | null, at: Date): WebhookEvent {
+  return {
+    accountId,
+    type: 'custom_training.finished',
+    data: { service_id: serviceId, status, message, validation_accuracy: validationAccuracy, finished_at: formatTime(at) },
+  };
 }
 
 /** Counts an unexpected error of a run; returns how many happened in a row. */
@@ -163,14 +183,16 @@ export async function completeCustomService(
   model: Omit<StoredModel, 'trained_at'>,
   outcome: { validationAccuracy: number | null; labelCounts: Record<string, number>; confusion: ConfusionMatrix | null },
 ): Promise<boolean> {
-  const updated = await db.query(
+  const updated = await db.query<{ account_id: string; updated_at: Date }>(
     `UPDATE custom_services
      SET status = 'running', stage = 'done', progress = 1, message = NULL, run_failures = 0,
          validation_accuracy = $2, label_counts = $3, confusion_matrix = $4, updated_at = now()
-     WHERE id = $1 AND status IN ('pending', 'preparing')`,
+     WHERE id = $1 AND status IN ('pending', 'preparing') RETURNING account_id, updated_at`,
     [id, outcome.validationAccuracy, JSON.stringify(outcome.labelCounts), outcome.confusion ? JSON.stringify(outcome.confusion) : null],
   );
-  if (!updated.rowCount) return false;
+  const row = updated.rows[0];
+  if (!row) return false;
+  await recordEvent(db, trainingFinished(Number(row.account_id), id, 'running', null, outcome.validationAccuracy, row.updated_at));
   await db.query(
     `INSERT INTO custom_service_models (service_id, feature_pipeline, labels, dim, mean, scale, weights, bias, report)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)

@@ -5,8 +5,10 @@
  * never misses a change.
  */
 import type pg from 'pg';
+import { formatTime } from '@iris/shared';
 import { inTransaction } from '../../db/transaction.js';
 import type { Queryable } from '../data-sets/set.repo.js';
+import { recordEvent } from '../webhooks/webhook-event.repo.js';
 
 export interface ItemUpsert {
   record_id: number;
@@ -232,8 +234,27 @@ export async function orphanedItems(db: Queryable, serviceId: string): Promise<n
   return result.rows.map((r) => r.record_id);
 }
 
-export async function markCaughtUp(db: Queryable, serviceId: string): Promise<void> {
-  await db.query('UPDATE search_services SET caught_up_at = now() WHERE id = $1', [serviceId]);
+/**
+ * Notes that the index holds every change of its set. When items changed since the last time (or it never
+ * caught up), the `search_service.indexed` event is recorded in the same transaction.
+ */
+export async function markCaughtUp(pool: pg.Pool, serviceId: string): Promise<void> {
+  await inTransaction(pool, async (client) => {
+    const result = await client.query<{ account_id: string; n_indexed: number; caught_up_at: Date; changed: boolean }>(
+      `UPDATE search_services s SET caught_up_at = now()
+       FROM (SELECT id, caught_up_at IS NULL OR indexed_at > caught_up_at AS changed FROM search_services WHERE id = $1 FOR UPDATE) before
+       WHERE s.id = before.id
+       RETURNING s.account_id, s.n_indexed, s.caught_up_at, before.changed`,
+      [serviceId],
+    );
+    const row = result.rows[0];
+    if (!row?.changed) return;
+    await recordEvent(client, {
+      accountId: Number(row.account_id),
+      type: 'search_service.indexed',
+      data: { service_id: serviceId, n_indexed: Number(row.n_indexed), indexed_at: formatTime(row.caught_up_at) },
+    });
+  });
 }
 
 /** Drops item tombstones older than `before`, remembering the highest seq dropped. */
