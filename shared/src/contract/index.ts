@@ -16,6 +16,8 @@ import { searchEvaluationOperations } from './search-evaluation.js';
 import { searchServiceOperations } from './search-services.js';
 import { searchOperations } from './search.js';
 import { setRecordOperations } from './set-records.js';
+import { exportOperations } from './export.js';
+import { usageOperations } from './usage.js';
 
 export * from './common.js';
 export * from './error-shapes.js';
@@ -32,6 +34,8 @@ export * from './platform.js';
 export * from './set-records.js';
 export * from './input.js';
 export * from './admin.js';
+export * from './usage.js';
+export * from './export.js';
 
 export const OPERATIONS: readonly Operation[] = [
   ...imageSetOperations,
@@ -45,6 +49,8 @@ export const OPERATIONS: readonly Operation[] = [
   ...badCaseOperations,
   ...platformOperations,
   ...setRecordOperations,
+  ...usageOperations,
+  ...exportOperations,
 ];
 
 /** The operator API (`/admin`, bearer token): published in the document, kept out of the backend's route table. */
@@ -63,6 +69,8 @@ type AnyOperation =
   | (typeof badCaseOperations)[number]
   | (typeof platformOperations)[number]
   | (typeof setRecordOperations)[number]
+  | (typeof usageOperations)[number]
+  | (typeof exportOperations)[number]
   | (typeof adminOperations)[number];
 export type OperationId = AnyOperation['id'];
 export type OperationOf<Id extends OperationId> = Extract<AnyOperation, { id: Id }>;
