@@ -12,6 +12,7 @@ import { ServicesPage } from './pages/services.js';
 import { SetDetailPage } from './pages/set-detail.js';
 import { SignInPage } from './pages/sign-in.js';
 import { TrainingPage } from './pages/training.js';
+import { UsagePage } from './pages/usage.js';
 import { href, useRoute } from './router.js';
 import { session, type Lang } from './session.js';
 
@@ -22,6 +23,7 @@ const NAV: [string, MessageKey][] = [
   ['training', 'navTraining'],
   ['batch', 'navBatch'],
   ['services', 'navServices'],
+  ['usage', 'navUsage'],
   ['operator', 'navOperator'],
 ];
 
@@ -38,6 +40,8 @@ function Page({ route }: { route: string[] }) {
       return <BatchPage />;
     case 'services':
       return <ServicesPage />;
+    case 'usage':
+      return <UsagePage />;
     case 'sets':
       return rest.length === 2 ? <SetDetailPage kind={rest[0] as never} id={rest[1]!} /> : <DataSetsPage />;
     default:

@@ -17,6 +17,7 @@ import { productSetRoutes } from './product-sets.routes.js';
 import { resultLinks } from './result-links.handler.js';
 import { proxy } from './proxy.handler.js';
 import { searchRoutes } from './search.routes.js';
+import { usageRoutes } from './usage.routes.js';
 
 export const publicRoutes = new Hono<AppEnv>()
   .use(backendOnlyPaths(), callDatabase(), failedAuthLimit(), resultLinks(), accessKey(), readYourWrites(), keyRateLimit(), requestBody(), signature())
@@ -24,6 +25,7 @@ export const publicRoutes = new Hono<AppEnv>()
   .route('/product_sets/_0000178', productSetRoutes)
   .route('/custom_training', customTrainingRoutes)
   .route('/batch/_1000001', batchRoutes)
+  .route('/iris', usageRoutes)
   .route('/iris', irisExtensionRoutes)
   .route('/', searchRoutes)
   .route('/', analysisRoutes)
