@@ -34,7 +34,8 @@ export function callService(request: FastifyRequest, succeeded: boolean): string
   return family || 'unknown';
 }
 
-const counted = (request: FastifyRequest): boolean => request.ctx !== undefined && !(request.routeOptions.url ?? '').startsWith('/internal/');
+/** Calls of an account (the edge signed them), except the edge's own internal calls. */
+const counted = (request: FastifyRequest): boolean => Boolean(request.ctx) && !(request.routeOptions.url ?? '').startsWith('/internal/');
 
 const DAY_SUM_KEYS = ['calls', 'pictures_analysed', 'pictures_stored', 'bytes_stored', 'batch_lines'] as const;
 

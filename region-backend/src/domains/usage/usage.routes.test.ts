@@ -85,6 +85,11 @@ describe('usage per account, day and service', () => {
     expect(text).not.toMatch(/iris_usage_total\{[^}]*account/);
   });
 
+  it('leaves calls that name no account uncounted (health checks, unsigned calls)', async () => {
+    expect((await backend.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    expect((await backend.app.inject({ method: 'GET', url: '/iris/usage' })).statusCode).toBe(401);
+  });
+
   it('adds counts of later flushes to the day’s row and writes the last counts at shutdown', async () => {
     const before = (await usage(3)).totals.calls;
     expect(before).toBe(0);
