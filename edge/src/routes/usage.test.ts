@@ -38,4 +38,20 @@ describe('/iris/usage and /iris/{kind}/{id}/export', () => {
       expect([elsewhere.status, elsewhere.body.error_code]).toEqual(unknown);
     });
   }
+
+  for (const [kind, path, code] of [
+    ['batch_task', 'batch_tasks', [400, 400011]],
+    ['search_service', 'search_services', [404, 2002]],
+    ['custom_service', 'custom_services', [404, 2002]],
+  ] as const) {
+    it(`reads a ${kind}'s support document only for its owner`, async () => {
+      const id = await seedResource(kind, owner.accountId);
+      const mine = await callJson<BackendEcho>(`/iris/${path}/${id}/state`, { headers: keyHeaders(owner) });
+      expect(mine.status).toBe(200);
+      expect(mine.body.url).toBe(`/iris/${path}/${id}/state`);
+      for (const other of [await callJson(`/iris/${path}/${id}/state`, { headers: keyHeaders(stranger) }), await callJson(`/iris/${path}/nosuchid0000/state`, { headers: keyHeaders(owner) })]) {
+        expect([other.status, other.body.error_code]).toEqual(code);
+      }
+    });
+  }
 });

@@ -16,7 +16,7 @@ import { searchEvaluationOperations } from './search-evaluation.js';
 import { searchServiceOperations } from './search-services.js';
 import { searchOperations } from './search.js';
 import { setRecordOperations } from './set-records.js';
-import { exportOperations } from './export.js';
+import { exportOperations, supportOperations } from './export.js';
 import { usageOperations } from './usage.js';
 
 export * from './common.js';
@@ -51,6 +51,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...setRecordOperations,
   ...usageOperations,
   ...exportOperations,
+  ...supportOperations,
 ];
 
 /** The operator API (`/admin`, bearer token): published in the document, kept out of the backend's route table. */
@@ -71,6 +72,7 @@ type AnyOperation =
   | (typeof setRecordOperations)[number]
   | (typeof usageOperations)[number]
   | (typeof exportOperations)[number]
+  | (typeof supportOperations)[number]
   | (typeof adminOperations)[number];
 export type OperationId = AnyOperation['id'];
 export type OperationOf<Id extends OperationId> = Extract<AnyOperation, { id: Id }>;

@@ -2,17 +2,24 @@
  * Iris extension: every record of a set as JSON lines, streamed however many there are (docs/usage-and-export.md).
  *
  *   GET /iris/{image_sets|product_sets|training_sets}/{id}/export?status=failed
+ *   GET /iris/{batch_tasks|search_services|custom_services}/{id}/state   (one JSON document for support)
  *
  * Scoped to the calling account like the record browsing it extends (the edge checks ownership first).
  */
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
-import { operationById } from '@iris/shared';
+import { ApiError, formatTime, operationById } from '@iris/shared';
 import { serve } from '../../http/serve.js';
 import type { Domain } from '../domain.js';
 import { resolveRecordSet } from '../set-records/set-records.repo.js';
 import { notFound } from '../set-records/set-records.routes.js';
 import { exportLines } from './export-lines.js';
+import { batchTaskState, customServiceState, searchServiceState, type StateParts } from './support-state.repo.js';
+
+const STATE_READERS = { batch_tasks: batchTaskState, search_services: searchServiceState, custom_services: customServiceState };
+
+/** Times as the API writes them (`%Y-%m-%dT%H:%M:%SZ`). */
+const withTimes = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v instanceof Date ? formatTime(v) : v]));
 
 const routes: FastifyPluginAsync = async (app) => {
   app.get('/iris/:kind/:id/export', serve(operationById('exportSetRecords'), async ({ params, query, ctx, reply }) => {
@@ -29,6 +36,20 @@ const routes: FastifyPluginAsync = async (app) => {
       .header('cache-control', 'no-store')
       .header('content-disposition', `attachment; filename="${params.kind}-${params.id.replace(/[^A-Za-z0-9_-]/g, '_')}.jsonl"`)
       .send(lines);
+  }));
+
+  app.get('/iris/:kind/:id/state', serve(operationById('getSupportState'), async ({ params, ctx }) => {
+    const state: StateParts | null = await STATE_READERS[params.kind](app.db.pool, ctx.accountId, params.id);
+    if (!state) throw params.kind === 'batch_tasks' ? new ApiError('batchTaskUnknown', `task ${params.id} does not exist`) : new ApiError('serviceNotFound', `service ${params.id} does not exist`);
+    return {
+      request_id: ctx.requestId,
+      kind: params.kind,
+      id: params.id,
+      generated_at: formatTime(new Date()),
+      configuration: withTimes(state.configuration),
+      counters: state.counters,
+      recent_failures: state.recent_failures.map((f) => ({ ...f, at: f.at ? formatTime(f.at) : null })),
+    };
   }));
 };
 
