@@ -18,7 +18,9 @@ export interface UsageRow {
 /** Adds the rows' counts to their daily rows (created when missing): one statement, whatever the number of rows. */
 export async function addUsage(db: Queryable, rows: readonly UsageRow[]): Promise<void> {
   if (!rows.length) return;
-  const column = <K extends keyof UsageRow>(key: K) => rows.map((r) => r[key]);
+  // One order for every process: two flushes locking the same rows in different orders could deadlock.
+  const sorted = [...rows].sort((a, b) => a.accountId - b.accountId || (a.day < b.day ? -1 : a.day > b.day ? 1 : 0) || (a.service < b.service ? -1 : a.service > b.service ? 1 : 0));
+  const column = <K extends keyof UsageRow>(key: K) => sorted.map((r) => r[key]);
   await db.query(
     `INSERT INTO usage_daily AS u (account_id, day, service, calls, pictures_analysed, pictures_stored, bytes_stored, inference_ms, batch_lines)
      SELECT * FROM unnest($1::bigint[], $2::date[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[])
@@ -31,7 +33,7 @@ export async function addUsage(db: Queryable, rows: readonly UsageRow[]): Promis
        batch_lines = u.batch_lines + EXCLUDED.batch_lines`,
     [
       column('accountId'), column('day'), column('service'), column('calls'), column('picturesAnalysed'), column('picturesStored'),
-      column('bytesStored'), rows.map((r) => Math.round(r.inferenceMs)), column('batchLines'),
+      column('bytesStored'), sorted.map((r) => Math.round(r.inferenceMs)), column('batchLines'),
     ],
   );
 }

@@ -11,6 +11,7 @@ import { photoJpeg } from '../../../test/support/test-images.js';
 import { startImageServer, type ImageServer } from '../../../test/support/image-server.js';
 import { startTestBackend, type TestBackend } from '../../../test/support/test-app.js';
 import { waitUntil } from '../../../test/support/wait-for.js';
+import { UsageMeter } from './usage-meter.js';
 import { parseUsageRange } from './usage.params.js';
 
 interface Usage {
@@ -97,6 +98,19 @@ describe('usage per account, day and service', () => {
     expect(after.results.find((r) => r.service === 'image_sets')).toMatchObject({ calls: 7, bytes_stored: 7 });
     // The first usage call of account 3 is counted too (under `iris`).
     expect(after.totals.calls).toBe(8);
+  });
+
+  it('adds the concurrent flushes of several processes, rows met in opposite orders, without a deadlock or a lost count', async () => {
+    const ACCOUNTS = 2000;
+    const meters = [new UsageMeter(backend.app.db.pool), new UsageMeter(backend.app.db.pool)];
+    for (let round = 0; round < 5; round++) {
+      meters.forEach((meter, i) => {
+        for (let a = 0; a < ACCOUNTS; a++) meter.add({ accountId: 100 + (i === 0 ? a : ACCOUNTS - 1 - a), service: 'search' }, { calls: 1, inferenceMs: 2.5 });
+      });
+      await Promise.all(meters.map((meter) => meter.flush()));
+    }
+    const { rows } = await backend.app.db.pool.query(`SELECT sum(calls)::int AS calls, count(*)::int AS n FROM usage_daily WHERE account_id BETWEEN 100 AND ${100 + ACCOUNTS - 1}`);
+    expect(rows[0]).toEqual({ calls: 10 * ACCOUNTS, n: ACCOUNTS });
   });
 
   it('leaves calls that name no account uncounted (health checks, unsigned calls)', async () => {
