@@ -6,22 +6,30 @@
  *
  * Scoped to the calling account like the record browsing it extends (the edge checks ownership first).
  */
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import { ApiError, formatTime, operationById } from '@iris/shared';
 import { serve } from '../../http/serve.js';
+import { batchFilesDir } from '../batch/batch.domain.js';
+import type { Queryable } from '../data-sets/set.repo.js';
 import type { Domain } from '../domain.js';
 import { resolveRecordSet } from '../set-records/set-records.repo.js';
 import { notFound } from '../set-records/set-records.routes.js';
 import { exportLines } from './export-lines.js';
 import { batchTaskState, customServiceState, searchServiceState, type StateParts } from './support-state.repo.js';
 
-const STATE_READERS = { batch_tasks: batchTaskState, search_services: searchServiceState, custom_services: customServiceState };
 
 /** Times as the API writes them (`%Y-%m-%dT%H:%M:%SZ`). */
 const withTimes = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v instanceof Date ? formatTime(v) : v]));
 
 const routes: FastifyPluginAsync = async (app) => {
+  const filesDir = batchFilesDir(app.config);
+  const STATE_READERS = {
+    batch_tasks: (db: Queryable, accountId: number, id: string) => batchTaskState(db, accountId, id, (taskId) => path.join(filesDir, taskId)),
+    search_services: searchServiceState,
+    custom_services: customServiceState,
+  };
   app.get('/iris/:kind/:id/export', serve(operationById('exportSetRecords'), async ({ params, query, ctx, reply }) => {
     const setId = await resolveRecordSet(app.db.pool, ctx.accountId, params.kind, params.id);
     if (!setId) throw notFound(params.kind, params.id);

@@ -5,6 +5,7 @@
  */
 import { SUPPORT_MAX_FAILURES } from '@iris/shared';
 import type { Queryable } from '../data-sets/set.repo.js';
+import { ERROR_LINE, resultFileFailures, type ErrorLine } from './result-file-failures.js';
 
 /** Lines or records looked through for failures, latest first. */
 export const FAILURE_WINDOW = 10_000;
@@ -48,8 +49,12 @@ async function setCounters(db: Queryable, setId: string): Promise<Record<string,
   return { records: c.records, downloaded: c.downloaded, failed: c.failed, pending: c.records - c.downloaded - c.failed };
 }
 
-export async function batchTaskState(db: Queryable, accountId: number, taskId: string): Promise<StateParts | null> {
-  const { rows } = await db.query<Record<string, unknown> & { total: number; success: number; input_bytes: string; result_bytes: string; message: string | null }>(
+/**
+ * A task's row, its unfinished lines, and its latest error lines: from the lines while it runs, from the ends
+ * of its result files (in `taskDir`) once it finished and its lines were deleted.
+ */
+export async function batchTaskState(db: Queryable, accountId: number, taskId: string, taskDir: (taskId: string) => string): Promise<StateParts | null> {
+  const { rows } = await db.query<Record<string, unknown> & { total: number; success: number; input_bytes: string; result_bytes: string; message: string | null; result_files: string[] }>(
     `SELECT service_id, params, lang, state, message, result_files, received_at, applied_at, started_at, finished_at, total, success, input_bytes, result_bytes
      FROM batch_tasks WHERE id = $1 AND account_id = $2`,
     [taskId, accountId],
@@ -62,21 +67,25 @@ export async function batchTaskState(db: Queryable, accountId: number, taskId: s
      FROM batch_items WHERE task_id = $1 AND state <> 'done'`,
     [taskId],
   );
-  // An error line is `{"url":…,"line":n,"error":{…}}` (batch-worker.service.ts); a result line has "result" there.
-  const failed = await db.query<{ line: number; url: string; output: string }>(
-    `SELECT line, url, output FROM (
-       SELECT line, url, output FROM batch_items WHERE task_id = $1 AND state = 'done' ORDER BY line DESC LIMIT $2
-     ) latest WHERE output ~ '^\\{"url":"(?:[^"\\\\]|\\\\.)*","line":\\d+,"error":' ORDER BY line DESC LIMIT $3`,
-    [taskId, FAILURE_WINDOW, SUPPORT_MAX_FAILURES],
-  );
+  const failures = task.result_files.length
+    ? await resultFileFailures(taskDir(taskId), task.result_files, SUPPORT_MAX_FAILURES, FAILURE_WINDOW)
+    : await lineFailures(db, taskId);
   return {
     configuration: { ...configuration, message: cut(message) },
     counters: { total, answered: success, pending: work.rows[0]!.pending, running: work.rows[0]!.running, input_bytes: Number(input_bytes), result_bytes: Number(result_bytes) },
-    recent_failures: failed.rows.map((r) => {
-      const error = (JSON.parse(r.output) as { error?: { error_code?: number; message?: string } }).error;
-      return { at: null, ref: `line ${r.line}: ${r.url}`, message: cut(`${error?.error_code ?? ''} ${error?.message ?? ''}`.trim()) ?? '' };
-    }),
+    recent_failures: failures.map((f) => ({ at: null, ref: `line ${f.line}: ${f.url}`, message: cut(`${f.error.error_code ?? ''} ${f.error.message ?? ''}`.trim()) ?? '' })),
   };
+}
+
+/** The latest error lines among a running task's latest FAILURE_WINDOW answered lines (ERROR_LINE, in SQL). */
+async function lineFailures(db: Queryable, taskId: string): Promise<ErrorLine[]> {
+  const { rows } = await db.query<{ output: string }>(
+    `SELECT output FROM (
+       SELECT line, output FROM batch_items WHERE task_id = $1 AND state = 'done' ORDER BY line DESC LIMIT $2
+     ) latest WHERE output ~ $4 ORDER BY line DESC LIMIT $3`,
+    [taskId, FAILURE_WINDOW, SUPPORT_MAX_FAILURES, ERROR_LINE.source],
+  );
+  return rows.map((r) => JSON.parse(r.output) as ErrorLine);
 }
 
 export async function searchServiceState(db: Queryable, accountId: number, serviceId: string): Promise<StateParts | null> {

@@ -11,6 +11,7 @@ import { photoJpeg } from '../../../test/support/test-images.js';
 import { startImageServer, type ImageServer } from '../../../test/support/image-server.js';
 import { startTestBackend, type TestBackend } from '../../../test/support/test-app.js';
 import { waitUntil } from '../../../test/support/wait-for.js';
+import { apply, prepare, waitForState } from '../../../test/batch/batch-helpers.js';
 import { UsageMeter } from './usage-meter.js';
 import { parseUsageRange } from './usage.params.js';
 
@@ -85,6 +86,26 @@ describe('usage per account, day and service', () => {
     const text = await backend.app.metrics.registry.metrics();
     expect(text).toMatch(/iris_usage_total\{[^}]*measure="pictures_analysed"[^}]*\} 1\n/);
     expect(text).not.toMatch(/iris_usage_total\{[^}]*account/);
+  });
+
+  it('counts a batch task’s lines and analyses under its service, and its support document shows the failed line', async () => {
+    images.set('/b.jpg', await photoJpeg(300, 200, 5));
+    const prepared = await prepare(backend, '_0000072', [images.url('/a.jpg'), images.url('/b.jpg'), images.url('/gone.jpg')].join('\n'));
+    expect(prepared.statusCode, prepared.body).toBe(200);
+    expect((await apply(backend, prepared.taskId)).statusCode).toBe(200);
+    await waitForState(backend, prepared.taskId, ['SUCCESS']);
+    const seen = await waitUntil(
+      () => usage(1, `?from=${today}&to=${today}`),
+      (u) => u.results.some((r) => r.service === '_0000072' && r.batch_lines === 3),
+      30_000,
+    );
+    // One analysis call earlier, two pictures of the task now; the missing one is a line, not an analysis.
+    expect(seen.results.find((r) => r.service === '_0000072')).toMatchObject({ batch_lines: 3, pictures_analysed: 3 });
+
+    const state = await backend.call({ method: 'GET', url: `/iris/batch_tasks/${prepared.taskId}/state` });
+    expect(state.statusCode, state.body).toBe(200);
+    expect(state.json()).toMatchObject({ kind: 'batch_tasks', configuration: { state: 'SUCCESS', service_id: '_0000072' }, counters: { total: 3, answered: 3, pending: 0 } });
+    expect(state.json().recent_failures).toEqual([{ at: null, ref: `line 2: ${images.url('/gone.jpg')}`, message: expect.stringMatching(/404/) }]);
   });
 
   it('adds the counts of later flushes to the day’s row', async () => {
