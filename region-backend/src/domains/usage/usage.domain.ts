@@ -22,7 +22,8 @@ declare module 'fastify' {
 /**
  * The service a call is counted under: the service id it names once the call succeeded (an unknown id
  * answered with an error names nothing: it must not add a row per made-up id), else its API family, the
- * first word of its route (`image_sets`, `batch`, `search`), or the set kind of an `/iris/{kind}/...` call.
+ * first word of its route pattern (`image_sets`, `batch`, `search`; `analysis` for `/{word}/{service_id}`), or
+ * the set kind of a successful `/iris/{kind}/...` call. Every label is a fixed word or an id the account owns.
  */
 export function callService(request: FastifyRequest, succeeded: boolean): string {
   const params = (request.params ?? {}) as Record<string, unknown>;
@@ -30,7 +31,8 @@ export function callService(request: FastifyRequest, succeeded: boolean): string
   const route = request.routeOptions.url ?? '';
   const family = route.split('/')[1] ?? '';
   if (family === 'iris') return typeof params.kind === 'string' && succeeded ? params.kind : 'iris';
-  if (family.startsWith(':')) return typeof params.word === 'string' ? params.word.slice(0, 32) : 'analysis';
+  // `/{word}/{service_id}` matches any two words: the caller's word would name a row of its own.
+  if (family.startsWith(':')) return 'analysis';
   return family || 'unknown';
 }
 
