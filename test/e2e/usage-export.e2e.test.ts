@@ -115,4 +115,20 @@ describe('usage and export through the edge', () => {
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ error_code: 5001 });
   });
+
+  it('gives a batch task’s state for support through the edge, to its owner only', async () => {
+    const body = new FormData();
+    body.append('service_id', '_0000072');
+    body.append('urls', new Blob([`${images.url('/a.jpg')}\n${images.url('/b.jpg')}\n`], { type: 'text/plain' }), 'urls.txt');
+    const prepared = await platform.call('/batch/_1000001/task/prepare', { method: 'POST', body });
+    const summary = (await prepared.json()) as { data: { task_id: string } };
+    expect(prepared.status, JSON.stringify(summary)).toBe(200);
+    const res = await platform.call(`/iris/batch_tasks/${summary.data.task_id}/state`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ kind: 'batch_tasks', id: summary.data.task_id, configuration: { service_id: '_0000072', state: 'RECEIVED' }, counters: { total: 2 }, recent_failures: [] });
+    const other = await platform.admin('POST', '/admin/accounts', { name: 'support stranger' });
+    const key = await platform.admin('POST', `/admin/accounts/${other.id}/keys`, {});
+    const foreign = await platform.call(`/iris/batch_tasks/${summary.data.task_id}/state`, { keyId: String(key.key_id) });
+    expect([foreign.status, ((await foreign.json()) as { error_code: number }).error_code]).toEqual([400, 400011]);
+  });
 });
