@@ -15,6 +15,7 @@ import { SetDetailPage } from './pages/set-detail.js';
 import { SignInPage } from './pages/sign-in.js';
 import { TrainingPage } from './pages/training.js';
 import { WebhooksPage } from './pages/webhooks.js';
+import { UsagePage } from './pages/usage.js';
 import { href, useRoute } from './router.js';
 import { session, type Lang } from './session.js';
 
@@ -28,6 +29,7 @@ const NAV: [string, MessageKey][] = [
   ['keys', 'navKeys'],
   ['audit', 'navAudit'],
   ['webhooks', 'navWebhooks'],
+  ['usage', 'navUsage'],
   ['operator', 'navOperator'],
 ];
 
@@ -50,6 +52,8 @@ function Page({ route }: { route: string[] }) {
       return <AuditPage />;
     case 'webhooks':
       return <WebhooksPage />;
+    case 'usage':
+      return <UsagePage />;
     case 'sets':
       return rest.length === 2 ? <SetDetailPage kind={rest[0] as never} id={rest[1]!} /> : <DataSetsPage />;
     default:

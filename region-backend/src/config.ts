@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { REGIONS } from '@iris/shared';
 import { loadBatchConfig, type BatchConfig } from './domains/batch/batch-config.js';
 import { loadBlobGcConfig, type BlobGcConfig } from './domains/blob-gc/blob-gc-config.js';
+import { loadUsageConfig, type UsageConfig } from './domains/usage/usage-config.js';
 import { loadTrainingConfig, type TrainingConfig } from './domains/custom-training/training-config.js';
 import { loadDownloadConfig, type DownloadConfig } from './domains/downloads/download-config.js';
 import { loadSearchConfig, type SearchConfig } from './domains/search-services/search-config.js';
@@ -113,6 +114,7 @@ export interface BackendConfig {
   downloads: DownloadConfig;
   /** Blob garbage collection (domains/blob-gc/blob-gc-config.ts). */
   blobGc: BlobGcConfig;
+  usage: UsageConfig;
   search: SearchConfig;
   batch: BatchConfig;
   training: TrainingConfig;
@@ -185,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig 
     images: loadImageConfig(env, sharedDir, e.IRIS_ALLOW_PRIVATE_URLS),
     downloads: loadDownloadConfig(env),
     blobGc: loadBlobGcConfig(env),
+    usage: loadUsageConfig(env),
     search: loadSearchConfig(env),
     batch: loadBatchConfig(env),
     training: loadTrainingConfig(env),

@@ -139,6 +139,20 @@ describe('web console in a real browser', () => {
     expect(await failedRow.textContent()).toContain('/missing.jpg');
     expect(await failedRow.locator('td').nth(1).textContent()).toMatch(/404/);
 
+    // Export: every record as a JSON line, with its state and the failure's reason.
+    const exported = page.waitForEvent('download');
+    await page.locator('#export-records').click();
+    const records = readFileSync(await (await exported).path(), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { status: string; last_error: string | null });
+    expect(records.map((r) => r.status)).toEqual([...Array<string>(IN_SET).fill('downloaded'), 'failed']);
+    expect(records[IN_SET]!.last_error).toMatch(/404/);
+
+    // Usage beside the quotas: the stored pictures (counted within the flush interval) and the records held.
+    await page.goto(`${platform.edgeUrl}/console/#/usage`);
+    await page.locator('#usage-stored').waitFor();
+    expect(Number(await page.locator('#usage-stored').getAttribute('data-records'))).toBeGreaterThanOrEqual(IN_SET + 1);
+    await page.locator('#usage-days tr[data-service="downloads"]').waitFor({ timeout: 60_000 });
+    expect(await page.locator('#usage-days tr[data-service="downloads"] td[data-measure="pictures_stored"]').textContent()).toBe(String(IN_SET));
+
     await page.goto(`${platform.edgeUrl}/console/#/sets`);
     await page.locator(`tr[data-set-id="${setId}"] .set-status[data-status="downloaded"]`).waitFor();
     await shot('data-sets');

@@ -1,6 +1,6 @@
 /** One data set: live progress, its pictures as a paged thumbnail grid, failed records with reasons, adding, deleting. */
 import { useState } from 'preact/hooks';
-import { api, form } from '../api/client.js';
+import { api, apiBlobUrl, form } from '../api/client.js';
 import { BULK_UPLOAD, recordsPath, SET_PATHS } from '../api/sets.js';
 import type { DataSet, RecordPage, SetKind } from '../api/types.js';
 import { ErrorNote, Field, Pager, ProgressBar, Section } from '../components/bits.js';
@@ -15,6 +15,16 @@ interface Counts {
   total: number;
   downloaded: number;
   failed: number;
+}
+
+/** Every record of the set as JSON lines (streamed by the API; the browser keeps the file it saves). */
+async function exportRecords(kind: SetKind, id: string): Promise<void> {
+  const blobUrl = await apiBlobUrl(`/iris/${kind}/${encodeURIComponent(id)}/export`);
+  const a = document.createElement('a');
+  a.href = blobUrl;
+  a.download = `${kind}-${id}.jsonl`;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(blobUrl), 10_000);
 }
 
 async function counts(kind: SetKind, id: string): Promise<Counts> {
@@ -150,6 +160,7 @@ export function SetDetailPage({ kind, id }: { kind: SetKind; id: string }) {
   const set = useLoad(() => api<DataSet>(`${SET_PATHS[kind]}/${id}`).catch(() => undefined), [kind, id, version]);
   const progress = useLoad(() => counts(kind, id), [kind, id, version], 2000, (c) => c.downloaded + c.failed < c.total);
   const remove = useAction();
+  const exporting = useAction();
   const c = progress.data;
   // The specification's set status: an empty set, or one with nothing downloaded yet, is not-downloaded.
   const status = !c ? '' : c.downloaded === 0 ? 'not-downloaded' : c.downloaded + c.failed >= c.total ? 'downloaded' : 'downloading';
@@ -164,22 +175,27 @@ export function SetDetailPage({ kind, id }: { kind: SetKind; id: string }) {
       <Section
         title={t('progress')}
         actions={
-          <button
-            type="button"
-            class="danger"
-            onClick={() =>
-              confirm(t('confirmDelete')) &&
-              void remove.run(async () => {
-                await api(`${SET_PATHS[kind]}/${id}`, 'DELETE');
-                location.hash = href('sets');
-              })
-            }
-          >
-            {t('delete')}
-          </button>
+          <>
+            <button type="button" id="export-records" disabled={exporting.busy} onClick={() => void exporting.run(() => exportRecords(kind, id))}>
+              {t('exportRecords')}
+            </button>
+            <button
+              type="button"
+              class="danger"
+              onClick={() =>
+                confirm(t('confirmDelete')) &&
+                void remove.run(async () => {
+                  await api(`${SET_PATHS[kind]}/${id}`, 'DELETE');
+                  location.hash = href('sets');
+                })
+              }
+            >
+              {t('delete')}
+            </button>
+          </>
         }
       >
-        <ErrorNote error={remove.error ?? progress.error} />
+        <ErrorNote error={remove.error ?? exporting.error ?? progress.error} />
         {c && (
           <div id="set-progress" data-status={status} data-total={c.total} data-downloaded={c.downloaded} data-failed={c.failed}>
             <ProgressBar label={t('progress')} total={c.total} parts={[{ value: c.downloaded, kind: 'ok' }, { value: c.failed, kind: 'bad' }]} />

@@ -22,6 +22,7 @@ import { resultLinks } from './result-links.handler.js';
 import { proxy } from './proxy.handler.js';
 import { searchRoutes } from './search.routes.js';
 import { webhookRoutes } from './webhooks.routes.js';
+import { usageRoutes } from './usage.routes.js';
 
 export const publicRoutes = new Hono<AppEnv>()
   .use(backendOnlyPaths(), callDatabase(), failedAuthLimit(), resultLinks(), accessKey(), readYourWrites(), keyRateLimit(), requestBody(), signature(), publicAuditTrail(), requireScope())
@@ -32,6 +33,7 @@ export const publicRoutes = new Hono<AppEnv>()
   .route('/iris/webhooks', webhookRoutes)
   .route('/iris', accountKeyRoutes)
   .route('/iris', auditRoutes)
+  .route('/iris', usageRoutes)
   .route('/iris', irisExtensionRoutes)
   .route('/', searchRoutes)
   .route('/', analysisRoutes)

@@ -16,5 +16,8 @@ import { registryDomain } from './registry/registry.routes.js';
 import { revocationDomain } from './revocation/revocation.routes.js';
 import { setRecordsDomain } from './set-records/set-records.routes.js';
 import { webhooksDomain } from './webhooks/webhooks.domain.js';
+import { usageDomain } from './usage/usage.domain.js';
+import { exportDomain } from './export/export.routes.js';
 
-export const DOMAINS: Domain[] = [analysisDomain, badCasesDomain, blobGcDomain, downloadsDomain, imageSetsDomain, productSetsDomain, trainingSetsDomain, customTrainingDomain, ...SEARCH_DOMAINS, searchEvaluationDomain, batchDomain, logosDomain, registryDomain, revocationDomain, setRecordsDomain, webhooksDomain];
+// usage first: the others count into its meter.
+export const DOMAINS: Domain[] = [usageDomain, analysisDomain, badCasesDomain, blobGcDomain, downloadsDomain, imageSetsDomain, productSetsDomain, trainingSetsDomain, customTrainingDomain, ...SEARCH_DOMAINS, searchEvaluationDomain, batchDomain, logosDomain, registryDomain, revocationDomain, setRecordsDomain, webhooksDomain, exportDomain];

@@ -9,7 +9,7 @@ import type { DecodedReference } from '../vision/logo/reference-image.js';
 import type { DecodeOptions, StoredImage } from '../images/image-decoder.js';
 import { isApiError } from '@iris/shared';
 import { IMAGE_DECODE_ERROR_KINDS, ImageDecodeError, type ImageDecodeErrorKind } from '../images/image-errors.js';
-import { InferencePool, InferenceTaskError, InferenceTimeoutError, type Priority } from './inference-pool.js';
+import { InferencePool, InferenceTaskError, InferenceTimeoutError, type PoolObserver, type Priority } from './inference-pool.js';
 import type { ImageDecodePayload } from './tasks/image-decode.task.js';
 
 export interface DecoderLimits {
@@ -58,6 +58,14 @@ export class ImageDecoderPool {
       accountThreads: Math.max(1, Math.ceil(threads / 2)),
       ...(limits.firstTierBoost === undefined ? {} : { firstTierBoost: limits.firstTierBoost }),
     });
+  }
+
+  /** Told when a decode starts and ends (the usage counters' thread time). */
+  get observer(): PoolObserver | undefined {
+    return this.pool.observer;
+  }
+  set observer(observer: PoolObserver | undefined) {
+    this.pool.observer = observer;
   }
 
   private async run<T>(payload: ImageDecodePayload, priority: Priority, accountId?: number): Promise<T> {

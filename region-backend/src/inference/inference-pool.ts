@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { Worker, type TransferListItem } from 'node:worker_threads';
 import { ApiError } from '@iris/shared';
+import { currentUsageScope, type UsageScope } from '../util/usage-scope.js';
 import { AccountQueues } from './account-queues.js';
 import type { BatchItem, TaskRequest, TaskResponse } from './task-protocol.js';
 import { BATCHED_TASKS, isTaskName, type TaskName, type TaskPayload, type TaskResult } from './task-registry.js';
@@ -96,7 +97,8 @@ export class InferenceTaskError extends Error {
 /** Told when a task leaves the queue for a thread, and when it is done (metrics). */
 export interface PoolObserver {
   started(task: string, priority: Priority, waitedMs: number): void;
-  finished(task: string, ranMs: number, ok: boolean): void;
+  /** `usage`: the account and service the task ran for (the usage scope it was submitted in), if any. */
+  finished(task: string, ranMs: number, ok: boolean, usage: UsageScope | undefined): void;
 }
 
 interface Job {
@@ -107,6 +109,7 @@ interface Job {
   transfer: TransferListItem[];
   priority: Priority;
   account: string;
+  usage: UsageScope | undefined;
   timeoutMs: number;
   mayBorrow: boolean;
   resolve: (value: unknown) => void;
@@ -194,7 +197,7 @@ export class InferencePool {
     const timeoutMs = options.timeoutMs ?? (priority === 'interactive' ? this.limits.interactiveTimeoutMs : this.limits.backgroundTimeoutMs);
     if (priority === 'interactive') this.lastInteractive = performance.now();
     return new Promise<TaskResult<K>>((resolve, reject) => {
-      const job: Job = { request: { id: this.nextId++, task, payload }, transfer: options.transfer ?? [], priority, account, timeoutMs, mayBorrow: priority === 'interactive' && options.mayBorrow === true, queuedAt: performance.now(), timings: options.timings, resolve: resolve as (v: unknown) => void, reject };
+      const job: Job = { request: { id: this.nextId++, task, payload }, transfer: options.transfer ?? [], priority, account, timeoutMs, mayBorrow: priority === 'interactive' && options.mayBorrow === true, usage: currentUsageScope(), queuedAt: performance.now(), timings: options.timings, resolve: resolve as (v: unknown) => void, reject };
       this.queues[priority].push(account, job);
       // A job waiting for threads that are still loading keeps the process alive (a bench or script with
       // nothing else pending would otherwise exit before the first answer).
@@ -269,7 +272,7 @@ export class InferencePool {
       worker.unref();
       if (job && job.request.id === response.id) {
         const ranMs = performance.now() - (job.startedAt ?? job.queuedAt);
-        this.observer?.finished(job.request.task, ranMs, response.ok);
+        this.observer?.finished(job.request.task, ranMs, response.ok, job.usage);
         job.timings?.add('thread', ranMs);
         if (response.ok) job.resolve(response.result);
         else job.reject(new InferenceTaskError(response.error.message, response.error.name, response.error.code));

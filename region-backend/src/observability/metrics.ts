@@ -31,6 +31,9 @@ export function createMetrics(region: string, build: BuildInfo) {
     indexesLoaded: new Gauge({ name: 'iris_search_indexes_loaded', help: 'Search indexes held in memory', registers: [registry] }),
     indexVectors: new Gauge({ name: 'iris_search_index_vectors', help: 'Vectors per loaded search index', labelNames: ['service'], registers: [registry] }),
     indexLoads: new Counter({ name: 'iris_search_index_loads_total', help: 'Search indexes loaded into memory (from their file or rebuilt)', registers: [registry] }),
+    usage: new Counter({ name: 'iris_usage_total', help: 'Usage of all accounts in this region by measure (calls, pictures_analysed, pictures_stored, bytes_stored, inference_seconds, batch_lines); per account: GET /iris/usage', labelNames: ['measure'], registers: [registry] }),
+    exportsActive: new Gauge({ name: 'iris_exports_active', help: 'Record exports being streamed now', registers: [registry] }),
+    exportRecords: new Counter({ name: 'iris_export_records_total', help: 'Records read by record exports', registers: [registry] }),
     indexEvictions: new Counter({ name: 'iris_search_index_evictions_total', help: 'Search indexes evicted from memory under the index memory budget', registers: [registry] }),
   };
 }

@@ -19,6 +19,8 @@ import { searchServiceOperations } from './search-services.js';
 import { searchOperations } from './search.js';
 import { setRecordOperations } from './set-records.js';
 import { webhookOperations } from './webhooks.js';
+import { exportOperations, supportOperations } from './export.js';
+import { usageOperations } from './usage.js';
 
 export * from './common.js';
 export * from './error-shapes.js';
@@ -39,6 +41,8 @@ export * from './declared-errors.js';
 export * from './account-keys.js';
 export * from './audit.js';
 export * from './webhooks.js';
+export * from './usage.js';
+export * from './export.js';
 
 export const OPERATIONS: readonly Operation[] = [
   ...imageSetOperations,
@@ -55,6 +59,9 @@ export const OPERATIONS: readonly Operation[] = [
   ...accountKeyOperations,
   ...auditOperations,
   ...webhookOperations,
+  ...usageOperations,
+  ...exportOperations,
+  ...supportOperations,
 ];
 
 /** The operator API (`/admin`, bearer token): published in the document, kept out of the backend's route table. */
@@ -78,7 +85,10 @@ type AnyOperation =
   | (typeof adminOperations)[number]
   | (typeof adminAccountKeyOperations)[number]
   | (typeof adminAuditOperations)[number]
-  | (typeof webhookOperations)[number];
+  | (typeof webhookOperations)[number]
+  | (typeof usageOperations)[number]
+  | (typeof exportOperations)[number]
+  | (typeof supportOperations)[number];
 export type OperationId = AnyOperation['id'];
 export type OperationOf<Id extends OperationId> = Extract<AnyOperation, { id: Id }>;
 /** The parsed success answer of an operation (void for 204 No Content). */

@@ -15,6 +15,7 @@ import { requireGrantedService } from '../../http/edge-checks.js';
 import type { ServerTimings } from '../../http/server-timing.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { serve, serveAs } from '../../http/serve.js';
+import { currentUsageScope } from '../../util/usage-scope.js';
 
 type Loc = [number, number, number, number];
 /** Longest side handed to analysis pipelines; models work at ≤ 1024 px, boxes are normalised. */
@@ -70,6 +71,8 @@ export async function runAnalysis<E extends Envelope>(
     throw analysisError(env, 'failed', 'analysis failed');
   }
   const analysisMs = performance.now() - analysisStarted;
+  const usage = currentUsageScope();
+  if (usage) app.usage.add(usage, { picturesAnalysed: 1 });
   return buildEnvelope(env, boxesToFullImage(fields, loc), {
     requestId: input.requestId,
     version: serviceById(handler.serviceId)?.version ?? '1.0',

@@ -17,6 +17,8 @@ import { RECENT_CALL_MS } from '../../http/account-calls.hook.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { InferencePool } from '../../inference/inference-pool.js';
 import { Semaphore, YieldGate } from '../downloads/semaphore.js';
+import type { UsageMeter } from '../usage/usage-meter.js';
+import { withUsageScope } from '../../util/usage-scope.js';
 import type { BatchConfig } from './batch-config.js';
 import { claimItems, completeItem, deleteItems, releaseItem, renewLeases, unfinishedItems, type ClaimedItem } from './batch-item.repo.js';
 import { recordRate } from './batch-rate.repo.js';
@@ -46,6 +48,8 @@ export interface BatchWorkerDeps {
   fetch: Partial<FetchOptions>;
   config: BatchConfig;
   taskDir(taskId: string): string;
+  /** The usage counters (batch lines per account and service). */
+  usage?: Pick<UsageMeter, 'add'>;
 }
 
 /** Transient download failures are tried again after these pauses (then answered with an error line). */
@@ -183,14 +187,17 @@ export class BatchWorker {
         const error = lineError(service, 'failed', `the image could not be analysed in ${this.deps.config.maxAttempts} attempts`);
         line = { output: errorLine(item, error.code, error.message), failed: true };
       } else {
-        line = await this.analyse(task, service, item);
+        // The line's model work counts as the task's account's usage of the task's service.
+        line = await withUsageScope({ accountId: task.account_id, service: task.service_id }, () => this.analyse(task, service, item));
       }
       // A failure while stopping may come from the stopping itself (closed inference pool): give the line back.
       if (this.closed && line.failed) {
         await releaseItem(this.deps.pool, task.id, item.line, token);
         return false;
       }
-      return await completeItem(this.deps.pool, task.id, item.line, token, line.output);
+      const completed = await completeItem(this.deps.pool, task.id, item.line, token, line.output);
+      if (completed) this.deps.usage?.add({ accountId: task.account_id, service: task.service_id }, { batchLines: 1 });
+      return completed;
     } catch (err) {
       if (this.closed) {
         await releaseItem(this.deps.pool, task.id, item.line, token).catch(() => {});

@@ -41,6 +41,7 @@ const routes = fp(
       fetch: app.config.images.fetch,
       config,
       taskDir: (taskId) => path.join(filesDir, taskId),
+      usage: app.usage,
     });
     const tasks = new BatchTaskService({
       pool: app.db.pool,
@@ -77,7 +78,7 @@ const routes = fp(
       worker.close();
     });
   },
-  { name: 'batch', dependencies: ['database', 'queue', 'inference'] },
+  { name: 'batch', dependencies: ['database', 'queue', 'inference', 'usage'] },
 );
 
 /** One folder per task (its input and result files) in the region's shared store. */

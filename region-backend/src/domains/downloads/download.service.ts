@@ -51,6 +51,8 @@ export interface DownloadServiceDeps {
    * downloads then run one at a time, so background work leaves the cores to the other account's calls.
    */
   othersActive?: (account: string) => boolean;
+  /** Told each picture newly stored for an account (usage counters). */
+  stored?: (accountId: number, bytes: number) => void;
 }
 
 export class DownloadService {
@@ -144,7 +146,9 @@ export class DownloadService {
     const cached = await findCachedBlob(this.deps.pool, accountId, url);
     if (cached) return cached;
     await this.admit(accountId);
-    return this.deps.download(url, { admit: () => this.admit(accountId) });
+    const blob = await this.deps.download(url, { admit: () => this.admit(accountId) });
+    this.deps.stored?.(accountId, blob.bytes ?? 0);
+    return blob;
   }
 
   /** Refuses storing more once the account's stored images reach its stored-bytes quota. */

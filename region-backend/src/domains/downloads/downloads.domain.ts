@@ -9,6 +9,7 @@ import { downloadReason } from '../../observability/metrics.js';
 import type { Domain } from '../domain.js';
 import { DOWNLOAD_JOB, DownloadService, type DownloadJobData } from './download.service.js';
 import { imageDownloader } from './image-download.js';
+import { currentUsageScope } from '../../util/usage-scope.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -32,6 +33,11 @@ const routes = fp(
       config: app.config.downloads,
       observe: (outcome, err) => app.metrics.downloads.inc({ outcome, reason: outcome === 'ok' ? 'none' : downloadReason(err) }),
       othersActive: app.accountCalls.othersActive,
+      // Under the call's service when a call stores it (an add), else `downloads` (a set's queued records).
+      stored: (accountId, bytes) => {
+        const scope = currentUsageScope();
+        app.usage.add({ accountId, service: scope?.accountId === accountId ? scope.service : 'downloads' }, { picturesStored: 1, bytesStored: bytes });
+      },
     });
     app.decorate('downloads', service);
     app.addHook('onReady', async () => {
@@ -41,7 +47,7 @@ const routes = fp(
     });
     app.addHook('onClose', async () => service.close());
   },
-  { name: 'downloads', dependencies: ['database', 'queue', 'blob-store', 'blob-gc', 'metrics'] },
+  { name: 'downloads', dependencies: ['database', 'queue', 'blob-store', 'blob-gc', 'metrics', 'usage'] },
 );
 
 export const downloadsDomain: Domain = {

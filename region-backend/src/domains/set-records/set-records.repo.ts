@@ -19,7 +19,12 @@ export async function resolveRecordSet(db: Queryable, accountId: number, kind: B
 }
 
 // 'pending' covers the records being downloaded right now, as the set's counts do.
-const STATUS_FILTER = `($2::text IS NULL OR r.status = $2 OR ($2 = 'pending' AND r.status = 'downloading'))`;
+export const STATUS_FILTER = `($2::text IS NULL OR r.status = $2 OR ($2 = 'pending' AND r.status = 'downloading'))`;
+
+/** A record's columns as the contract's `SetRecord` names them (table alias `r`). */
+export const RECORD_COLUMNS = `r.id::text AS id, r.url, r.meta, r.tags, r.label, r.product_id, r.price, r.keywords,
+              CASE WHEN r.status = 'downloading' THEN 'pending' ELSE r.status END AS status,
+              r.last_error, r.width, r.height, r.updated_at`;
 
 export interface SetCounts {
   n_items: number;
@@ -40,9 +45,7 @@ export async function listRecords(db: Queryable, setId: string, query: BrowseQue
                   count(*) FILTER (WHERE r.status = 'failed')::int AS n_failed
            FROM data_set_records r WHERE r.set_id = $1 AND r.deleted_at IS NULL) c
      LEFT JOIN LATERAL (
-       SELECT r.id::text AS id, r.url, r.meta, r.tags, r.label, r.product_id, r.price, r.keywords,
-              CASE WHEN r.status = 'downloading' THEN 'pending' ELSE r.status END AS status,
-              r.last_error, r.width, r.height, r.updated_at
+       SELECT ${RECORD_COLUMNS}
        FROM data_set_records r
        WHERE r.set_id = $1 AND r.deleted_at IS NULL AND ${STATUS_FILTER}
        ORDER BY r.id LIMIT $3 OFFSET $4

@@ -21,7 +21,7 @@ function searchOf(request: FastifyRequest): URLSearchParams {
   return new URLSearchParams(at < 0 ? '' : request.url.slice(at + 1));
 }
 
-function notFound(kind: BrowseKind, id: string): ApiError {
+export function notFound(kind: BrowseKind, id: string): ApiError {
   const what = kind === 'product_sets' ? 'product set' : kind === 'image_sets' ? 'image set' : 'training set';
   return new ApiError(kind === 'product_sets' ? 'productSetNotFound' : 'setNotFound', `${what} ${id} does not exist`);
 }
