@@ -11,6 +11,7 @@ import { analysisRoutes } from './analysis.routes.js';
 import { backendOnlyPaths } from './backend-only-paths.middleware.js';
 import { batchRoutes } from './batch.routes.js';
 import { customTrainingRoutes } from './custom-training.routes.js';
+import { fileUploadRoutes } from './file-uploads.routes.js';
 import { imageSetRoutes } from './image-sets.routes.js';
 import { irisExtensionRoutes } from './iris-extension.routes.js';
 import { productSetRoutes } from './product-sets.routes.js';
@@ -24,6 +25,7 @@ export const publicRoutes = new Hono<AppEnv>()
   .route('/product_sets/_0000178', productSetRoutes)
   .route('/custom_training', customTrainingRoutes)
   .route('/batch/_1000001', batchRoutes)
+  .route('/iris', fileUploadRoutes)
   .route('/iris', irisExtensionRoutes)
   .route('/', searchRoutes)
   .route('/', analysisRoutes)

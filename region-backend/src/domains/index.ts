@@ -6,6 +6,7 @@ import { batchDomain } from './batch/batch.domain.js';
 import { blobGcDomain } from './blob-gc/blob-gc.domain.js';
 import { customTrainingDomain } from './custom-training/custom-training.domain.js';
 import { downloadsDomain } from './downloads/downloads.domain.js';
+import { fileUploadsDomain } from './file-uploads/file-upload.routes.js';
 import { imageSetsDomain } from './image-sets/image-set.routes.js';
 import { productSetsDomain } from './product-sets/product-set.routes.js';
 import { searchEvaluationDomain } from './search-evaluation/evaluation.domain.js';
@@ -16,4 +17,4 @@ import { registryDomain } from './registry/registry.routes.js';
 import { revocationDomain } from './revocation/revocation.routes.js';
 import { setRecordsDomain } from './set-records/set-records.routes.js';
 
-export const DOMAINS: Domain[] = [analysisDomain, badCasesDomain, blobGcDomain, downloadsDomain, imageSetsDomain, productSetsDomain, trainingSetsDomain, customTrainingDomain, ...SEARCH_DOMAINS, searchEvaluationDomain, batchDomain, logosDomain, registryDomain, revocationDomain, setRecordsDomain];
+export const DOMAINS: Domain[] = [analysisDomain, badCasesDomain, blobGcDomain, downloadsDomain, imageSetsDomain, productSetsDomain, trainingSetsDomain, customTrainingDomain, ...SEARCH_DOMAINS, searchEvaluationDomain, batchDomain, logosDomain, registryDomain, revocationDomain, setRecordsDomain, fileUploadsDomain];

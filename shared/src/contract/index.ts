@@ -9,6 +9,7 @@ import { badCaseOperations } from './bad-cases.js';
 import { batchOperations } from './batch.js';
 import type { Operation } from './common.js';
 import { customTrainingOperations } from './custom-training.js';
+import { fileUploadOperations } from './file-uploads.js';
 import { imageSetOperations } from './image-sets.js';
 import { platformOperations } from './platform.js';
 import { productSetOperations } from './product-sets.js';
@@ -32,6 +33,7 @@ export * from './platform.js';
 export * from './set-records.js';
 export * from './input.js';
 export * from './admin.js';
+export * from './file-uploads.js';
 
 export const OPERATIONS: readonly Operation[] = [
   ...imageSetOperations,
@@ -45,6 +47,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...badCaseOperations,
   ...platformOperations,
   ...setRecordOperations,
+  ...fileUploadOperations,
 ];
 
 /** The operator API (`/admin`, bearer token): published in the document, kept out of the backend's route table. */
@@ -63,6 +66,7 @@ type AnyOperation =
   | (typeof badCaseOperations)[number]
   | (typeof platformOperations)[number]
   | (typeof setRecordOperations)[number]
+  | (typeof fileUploadOperations)[number]
   | (typeof adminOperations)[number];
 export type OperationId = AnyOperation['id'];
 export type OperationOf<Id extends OperationId> = Extract<AnyOperation, { id: Id }>;
