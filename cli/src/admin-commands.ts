@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { QUOTA_FIELDS } from './shared.js';
-import { checkAnswer, ContractViolation, findOperation } from './shared.js';
+import { checkAnswer, findOperation } from './shared.js';
 import { SetupError, UsageError } from './errors.js';
 
 export const ADMIN_GROUPS = ['accounts', 'keys', 'quotas', 'grants', 'health', 'regions'] as const;

@@ -48,8 +48,8 @@ export function parseDataArgs(argv: readonly string[]): DataCommandLine {
     const { values, positionals } = parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: OPTIONS });
     return { positionals, options: values as DataCommandLine['options'] };
   } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (code?.startsWith('ERR_PARSE_ARGS')) throw new UsageError((err as Error).message, argv[0]);
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) throw new UsageError((err as Error).message, argv[0]);
     throw err;
   }
 }

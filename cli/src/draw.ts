@@ -1,5 +1,6 @@
 /** `--draw out.png`: the image with the answer's boxes (x-y-w-h ratios) and labels drawn over it. */
 import { readFile } from 'node:fs/promises';
+import type Sharp from 'sharp';
 import { SetupError } from './errors.js';
 
 export interface DrawnBox {
@@ -10,7 +11,7 @@ export interface DrawnBox {
 const escapeXml = (text: string) => text.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** sharp is an optional dependency of the CLI: only --draw needs it. */
-async function loadSharp(): Promise<typeof import('sharp')['default']> {
+async function loadSharp(): Promise<typeof Sharp> {
   try {
     return (await import('sharp')).default;
   } catch {

@@ -75,7 +75,8 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       console.error(`iris: ${err.message}\n\n${help ?? 'iris --help lists the commands'}`);
       return 2;
     }
-    if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
       console.error(`iris: ${(err as Error).message}`);
       return 2;
     }

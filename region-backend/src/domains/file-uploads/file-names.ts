@@ -5,7 +5,6 @@
 import { FILE_NAME_CHARS, LIMITS, charLength } from '@iris/shared';
 import { RecordFieldError } from '../data-sets/record-rules.js';
 
-const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /**
  * A client's file name as a relative path: `\` read as `/`, empty, `.` and `..` segments dropped (a name never
@@ -14,7 +13,7 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 export function fileName(raw: string | undefined): string {
   const text = (raw ?? '').trim();
   if (charLength(text) > FILE_NAME_CHARS * 4) throw new RecordFieldError(`name is longer than ${FILE_NAME_CHARS} characters`);
-  if (CONTROL.test(text)) throw new RecordFieldError('name holds control characters');
+  if ([...text].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)) throw new RecordFieldError('name holds control characters');
   const name = text
     .replace(/\\/g, '/')
     .split('/')
