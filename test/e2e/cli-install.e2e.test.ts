@@ -2,9 +2,11 @@
  * The installable CLI: packed from cli/ (`npm pack`), installed from the tarball into an empty prefix with no
  * registry (`npm install -g --prefix --offline`), run outside the repository against the whole platform:
  * `iris --version`, per-command help, `iris login` (config file of mode 600), `iris sets upload DIR` with its
- * progress bar twice (the second run skips what is stored), and signed requests with a key that requires them.
+ * progress bar twice (the second run skips what is stored), and signed requests (multipart and JSON, `iris api`)
+ * with a key that requires them.
  */
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -135,5 +137,10 @@ describe('the installed iris', () => {
     const listed = await iris(['sets', 'show', setId, '--json']);
     expect(listed.code, listed.stderr).toBe(0);
     expect(DataSetResponse.parse(JSON.parse(listed.stdout)).n_items).toBe(5);
+    // Any operation by its id, its JSON body signed too.
+    const sha256 = createHash('sha256').update(readFileSync(path.join(more, 'e.jpg'))).digest('hex');
+    const lookup = await iris(['api', 'lookupSetFiles', '--param', 'kind=image_sets', '--param', `id=${setId}`, '--body', JSON.stringify({ files: [{ name: 'e.jpg', sha256 }] })]);
+    expect(lookup.code, lookup.stderr).toBe(0);
+    expect(JSON.parse(lookup.stdout).results).toEqual([{ name: 'e.jpg', sha256, url: `${platform.edgeUrl}/iris/files/${sha256}/e.jpg`, status: 'downloaded' }]);
   });
 });
