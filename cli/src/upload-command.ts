@@ -104,13 +104,23 @@ export async function uploadFolder(client: IrisClient, options: UploadOptions): 
     if (options.progress) bar.increment(1, counts());
   };
   try {
+    // A file that cannot be read (gone since the listing, no permission) is reported, not fatal.
+    const unreadable = (p: Picture, err: unknown) => {
+      report.failed.push({ name: p.name, error: (err as Error).message });
+      tick();
+    };
     await eachLimited(pictures, options.concurrency, async (p) => {
-      p.sha256 = await sha256File(p.file);
+      try {
+        p.sha256 = await sha256File(p.file);
+      } catch (err) {
+        unreadable(p, err);
+      }
     });
     const params = { kind: options.kind, id: options.setId };
+    const readable = pictures.filter((p) => p.sha256);
     const missing: Picture[] = [];
-    for (let i = 0; i < pictures.length; i += LOOKUP_FILES) {
-      const chunk = pictures.slice(i, i + LOOKUP_FILES);
+    for (let i = 0; i < readable.length; i += LOOKUP_FILES) {
+      const chunk = readable.slice(i, i + LOOKUP_FILES);
       const found = await client.call('lookupSetFiles', { params, json: { files: chunk.map((p) => ({ name: p.name, sha256: p.sha256! })) } });
       chunk.forEach((p, j) => {
         const status = found.results[j]?.status;
@@ -139,9 +149,11 @@ export async function uploadFolder(client: IrisClient, options: UploadOptions): 
             await sleep(500 * 2 ** attempt);
             continue;
           }
-          if (!(err instanceof ApiCallError)) throw err;
-          report.failed.push({ name: p.name, error: err.message });
-          break;
+          if (err instanceof ApiCallError || typeof (err as { code?: unknown }).code === 'string') {
+            report.failed.push({ name: p.name, error: (err as Error).message });
+            break;
+          }
+          throw err;
         }
       }
       tick();
