@@ -13,8 +13,9 @@ COPY package.json package-lock.json .npmrc tsconfig.base.json ./
 COPY shared/package.json shared/
 COPY edge/package.json edge/
 COPY region-backend/package.json region-backend/
-# The console workspace's manifest keeps npm ci in step with the lock file (the console itself is not built here).
+# The console and CLI workspaces' manifests keep npm ci in step with the lock file (neither is built here).
 COPY console/package.json console/
+COPY cli/package.json cli/
 RUN npm ci
 COPY shared shared
 COPY region-backend region-backend

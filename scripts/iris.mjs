@@ -1,8 +1,7 @@
 #!/usr/bin/env node
-/* global process */
-// The installable `iris` command (package.json "bin"): runs the TypeScript CLI through tsx.
+// `iris` inside the repository (package.json "bin", tests): the CLI's TypeScript run through tsx. The
+// installable package is cli/ (`npm pack -w cli`), built to JavaScript.
 import { register } from 'tsx/esm/api';
 
 register();
-process.env.IRIS_CLI_BIN = '1';
-await import('./iris-cli.ts');
+await import('../cli/src/main.ts');

@@ -59,7 +59,7 @@ function raw(method: string, target: string, headers: Record<string, string>, bo
  */
 function cli(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number | null; json: Record<string, unknown> | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/iris-cli.ts', ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'cli/src/main.ts', ...args], {
       cwd: ROOT,
       env: { ...process.env, IRIS_EDGE_URL: `http://127.0.0.1:${port}`, IRIS_ADMIN_TOKEN: ADMIN, ...extraEnv },
       stdio: ['ignore', 'pipe', 'pipe'],

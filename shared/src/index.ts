@@ -12,3 +12,4 @@ export * from './labels/fashion.js';
 export * from './labels/vision.js';
 export * from './labels/receipt-fields.js';
 export * from './contract/index.js';
+export * from './signed-string.js';

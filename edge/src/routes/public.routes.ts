@@ -15,6 +15,7 @@ import { analysisRoutes } from './analysis.routes.js';
 import { backendOnlyPaths } from './backend-only-paths.middleware.js';
 import { batchRoutes } from './batch.routes.js';
 import { customTrainingRoutes } from './custom-training.routes.js';
+import { fileUploadRoutes } from './file-uploads.routes.js';
 import { imageSetRoutes } from './image-sets.routes.js';
 import { irisExtensionRoutes } from './iris-extension.routes.js';
 import { productSetRoutes } from './product-sets.routes.js';
@@ -34,6 +35,7 @@ export const publicRoutes = new Hono<AppEnv>()
   .route('/iris', accountKeyRoutes)
   .route('/iris', auditRoutes)
   .route('/iris', usageRoutes)
+  .route('/iris', fileUploadRoutes)
   .route('/iris', irisExtensionRoutes)
   .route('/', searchRoutes)
   .route('/', analysisRoutes)

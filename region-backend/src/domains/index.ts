@@ -6,6 +6,7 @@ import { batchDomain } from './batch/batch.domain.js';
 import { blobGcDomain } from './blob-gc/blob-gc.domain.js';
 import { customTrainingDomain } from './custom-training/custom-training.domain.js';
 import { downloadsDomain } from './downloads/downloads.domain.js';
+import { fileUploadsDomain } from './file-uploads/file-upload.routes.js';
 import { imageSetsDomain } from './image-sets/image-set.routes.js';
 import { productSetsDomain } from './product-sets/product-set.routes.js';
 import { searchEvaluationDomain } from './search-evaluation/evaluation.domain.js';
@@ -20,4 +21,4 @@ import { usageDomain } from './usage/usage.domain.js';
 import { exportDomain } from './export/export.routes.js';
 
 // usage first: the others count into its meter.
-export const DOMAINS: Domain[] = [usageDomain, analysisDomain, badCasesDomain, blobGcDomain, downloadsDomain, imageSetsDomain, productSetsDomain, trainingSetsDomain, customTrainingDomain, ...SEARCH_DOMAINS, searchEvaluationDomain, batchDomain, logosDomain, registryDomain, revocationDomain, setRecordsDomain, webhooksDomain, exportDomain];
+export const DOMAINS: Domain[] = [usageDomain, analysisDomain, badCasesDomain, blobGcDomain, downloadsDomain, imageSetsDomain, productSetsDomain, trainingSetsDomain, customTrainingDomain, ...SEARCH_DOMAINS, searchEvaluationDomain, batchDomain, logosDomain, registryDomain, revocationDomain, setRecordsDomain, webhooksDomain, exportDomain, fileUploadsDomain];

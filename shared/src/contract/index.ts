@@ -11,6 +11,7 @@ import { badCaseOperations } from './bad-cases.js';
 import { batchOperations } from './batch.js';
 import type { Operation } from './common.js';
 import { customTrainingOperations } from './custom-training.js';
+import { fileUploadOperations } from './file-uploads.js';
 import { imageSetOperations } from './image-sets.js';
 import { platformOperations } from './platform.js';
 import { productSetOperations } from './product-sets.js';
@@ -43,6 +44,7 @@ export * from './audit.js';
 export * from './webhooks.js';
 export * from './usage.js';
 export * from './export.js';
+export * from './file-uploads.js';
 
 export const OPERATIONS: readonly Operation[] = [
   ...imageSetOperations,
@@ -62,6 +64,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...usageOperations,
   ...exportOperations,
   ...supportOperations,
+  ...fileUploadOperations,
 ];
 
 /** The operator API (`/admin`, bearer token): published in the document, kept out of the backend's route table. */
@@ -88,7 +91,8 @@ type AnyOperation =
   | (typeof webhookOperations)[number]
   | (typeof usageOperations)[number]
   | (typeof exportOperations)[number]
-  | (typeof supportOperations)[number];
+  | (typeof supportOperations)[number]
+  | (typeof fileUploadOperations)[number];
 export type OperationId = AnyOperation['id'];
 export type OperationOf<Id extends OperationId> = Extract<AnyOperation, { id: Id }>;
 /** The parsed success answer of an operation (void for 204 No Content). */

@@ -59,12 +59,20 @@ export function imageDownloader(blobs: BlobWriter, config: ImageConfig, decoder:
   return async function downloadImage(url, options = {}) {
     try {
       const fetched = await fetchImage(url, config.fetch);
-      const stored = await decoder.forStorage(fetched.bytes, { maxSide: config.storedMaxSide });
-      await options.admit?.();
-      const blobKey = await blobs.put(stored.bytes);
-      return { blobKey, width: stored.width, height: stored.height, bytes: stored.bytes.byteLength };
+      return await storeImage(blobs, config, decoder, fetched.bytes, options);
     } catch (err) {
       throw classifyFailure(err);
     }
   };
+}
+
+/**
+ * Bytes already in hand (a fetched or an uploaded picture) decoded under the pixel and time limits, normalised
+ * and stored under their content key. Throws ImageDecodeError for what is not a picture.
+ */
+export async function storeImage(blobs: BlobWriter, config: Pick<ImageConfig, 'storedMaxSide'>, decoder: ImageDecoderPool, bytes: Uint8Array, options: DownloadOptions = {}): Promise<StoredBlob> {
+  const stored = await decoder.forStorage(bytes, { maxSide: config.storedMaxSide });
+  await options.admit?.();
+  const blobKey = await blobs.put(stored.bytes);
+  return { blobKey, width: stored.width, height: stored.height, bytes: stored.bytes.byteLength };
 }

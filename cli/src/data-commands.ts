@@ -2,14 +2,17 @@
  * The data-plane commands of `iris`: sets, products, services, search, analysis, batch and training.
  * Each answers a value (printed as JSON with --json) and a human summary.
  */
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, existsSync, statSync } from 'node:fs';
 import type { CallInput, IrisClient } from './client.js';
 import { drawBoxes, imageBytes, type DrawnBox } from './draw.js';
 import { evaluate, type EvaluateOptions } from './evaluate-command.js';
 import { t, type Lang } from './messages.js';
 import { watch } from './progress.js';
+import { UsageError } from './errors.js';
+import { uploadFolder } from './upload-command.js';
+import { runApi, type ApiOptions } from './api-command.js';
 
-export interface CommandOptions extends EvaluateOptions {
+export interface CommandOptions extends EvaluateOptions, ApiOptions {
   name?: string;
   description?: string;
   scenario?: string;
@@ -26,6 +29,26 @@ export interface CommandOptions extends EvaluateOptions {
   json?: boolean;
   'timeout-seconds'?: string;
   kind?: string;
+  concurrency?: string;
+  meta?: string;
+}
+
+/** `--concurrency`: uploads at once, 1 to 32 (default 4). */
+export function concurrencyOf(opts: CommandOptions): number {
+  if (opts.concurrency === undefined) return 4;
+  const n = Number(opts.concurrency);
+  if (!/^\d+$/.test(opts.concurrency) || n < 1 || n > 32) throw new UsageError('--concurrency must be a whole number from 1 to 32');
+  return n;
+}
+
+async function upload(client: IrisClient, kind: 'image_sets' | 'product_sets', args: string[], opts: CommandOptions): Promise<Outcome> {
+  const setId = need(args[0], kind === 'image_sets' ? '<image_set_id>' : '<product_set_id>');
+  const dir = need(args[1], '<dir>');
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`not a folder: ${dir}`);
+  const report = await uploadFolder(client, { kind, setId, dir, concurrency: concurrencyOf(opts), meta: opts.meta, tags: opts.tags, progress: !opts.json });
+  const failures = report.failed.map((f) => `  ${f.name}: ${f.error}`);
+  const text = [`${setId}: ${report.uploaded} uploaded, ${report.skipped} already stored, ${report.failed.length} failed (${report.files} pictures)`, ...failures].join('\n');
+  return { value: report, text, ...(report.failed.length ? { code: 1 } : {}) };
 }
 
 const SET_KINDS = ['image_sets', 'product_sets', 'training_sets'] as const;
@@ -39,6 +62,8 @@ function setKind(opts: CommandOptions): (typeof SET_KINDS)[number] {
 export interface Outcome {
   value: unknown;
   text: string;
+  /** Exit code when not 0 (some files of an upload were refused). */
+  code?: number;
 }
 
 const isUrl = (image: string) => /^https?:\/\//.test(image);
@@ -51,7 +76,7 @@ function need(value: string | undefined, what: string): string {
   return value;
 }
 
-export class UsageError extends Error {}
+
 
 const timeoutMs = (opts: CommandOptions) => (opts['timeout-seconds'] ? Number(opts['timeout-seconds']) * 1000 : undefined);
 
@@ -79,6 +104,22 @@ async function sets(client: IrisClient, lang: Lang, action: string | undefined, 
       );
       return { value: set, text: `${set.id}: ${set.n_downloaded} downloaded, ${set.n_failed} failed, ${set.n_items} images` };
     }
+    case 'show': {
+      const set = await client.call('getImageSet', { params: { image_set_id: need(args[0], '<image_set_id>') } });
+      return { value: set, text: `${set.id}  ${set.name}  ${set.status}  ${set.n_downloaded}/${set.n_items} (${set.n_failed} failed)` };
+    }
+    case 'upload':
+      return upload(client, 'image_sets', args, opts);
+    case 'remove-urls': {
+      const id = need(args[0], '<image_set_id>');
+      const set = await client.call('postImageSet', { params: { image_set_id: id }, multipart: { files: { urls_to_delete: need(args[1], '<urls.csv>') } } });
+      return { value: set, text: `${id}: ${set?.n_items ?? 0} images` };
+    }
+    case 'rm': {
+      const id = need(args[0], '<image_set_id>');
+      await client.call('deleteImageSet', { params: { image_set_id: id } });
+      return { value: { id, deleted: true }, text: `${id}: deleted` };
+    }
     case 'failures': {
       const id = need(args[0], '<set_id>');
       const page = await client.call('listSetRecords', { params: { kind: setKind(opts), id }, query: { status: 'failed', count: 100 } });
@@ -86,7 +127,7 @@ async function sets(client: IrisClient, lang: Lang, action: string | undefined, 
       return { value: page.results, text: page.results.length ? `${t(lang, 'failedDownloads')}: ${page.total}\n${rows.join('\n')}` : t(lang, 'noFailures') };
     }
     default:
-      throw new UsageError('sets create|add|failures|ls');
+      throw new UsageError('sets create|ls|show|upload|add|failures|remove-urls|rm', 'sets');
   }
 }
 
@@ -114,7 +155,7 @@ async function services(client: IrisClient, lang: Lang, action: string | undefin
       : await get();
     return { value: service, text: `${service.id}: ${service.status}, ${service.n_indexed} indexed (${Math.round(service.indexed_ratio * 100)}%)` };
   }
-  throw new UsageError('services create|status');
+  throw new UsageError('services create|status', 'services');
 }
 
 async function search(client: IrisClient, args: string[], opts: CommandOptions): Promise<Outcome> {
@@ -157,12 +198,29 @@ async function batch(client: IrisClient, lang: Lang, action: string | undefined,
     const list = await client.call('listBatchServices', {});
     return { value: list.data, text: list.data.join('\n') };
   }
-  if (action !== 'run') throw new UsageError('batch run <service_id> <urls.txt> [--wait] [--out results.jsonl] | batch services');
-  const [service, urls] = [need(args[0], '<service_id>'), need(args[1], '<urls.txt>')];
-  const prepared = await client.call('prepareBatchTask', { multipart: { fields: { service_id: service }, files: { urls } } });
-  const taskId = prepared.data.task_id;
-  await client.call('applyBatchTask', { form: { task_id: taskId } });
-  if (!opts.wait) return { value: prepared.data, text: `${t(lang, 'created')} ${taskId} (${prepared.data.total} images)` };
+  if (action === 'ls') {
+    const tasks = await client.call('listBatchTasks', {});
+    return { value: tasks.data, text: JSON.stringify(tasks.data, null, 2) };
+  }
+  if (action === 'cancel') {
+    const taskId = need(args[0], '<task_id>');
+    const revoked = await client.call('revokeBatchTask', { params: { task_id: taskId } });
+    return { value: revoked, text: `${taskId}: revoked` };
+  }
+  let taskId: string;
+  if (action === 'status') {
+    taskId = need(args[0], '<task_id>');
+    if (!opts.wait) {
+      const d = (await client.call('getBatchTask', { params: { task_id: taskId } })).data;
+      return { value: d, text: `${taskId}: ${d.state}, ${d.success ?? 0}/${d.total}` };
+    }
+  } else if (action === 'run') {
+    const [service, urls] = [need(args[0], '<service_id>'), need(args[1], '<urls.txt>')];
+    const prepared = await client.call('prepareBatchTask', { multipart: { fields: { service_id: service }, files: { urls } } });
+    taskId = prepared.data.task_id;
+    await client.call('applyBatchTask', { form: { task_id: taskId } });
+    if (!opts.wait) return { value: prepared.data, text: `${t(lang, 'created')} ${taskId} (${prepared.data.total} images)` };
+  } else throw new UsageError('batch run|status|ls|cancel|services', 'batch');
   const task = await watch(
     t(lang, 'batch'),
     async () => {
@@ -201,13 +259,23 @@ async function products(client: IrisClient, lang: Lang, action: string | undefin
     const set = await client.call('createProductSet', { json: { name: need(args[0], '<name>'), description: opts.description ?? '' } });
     return { value: set, text: `${t(lang, 'created')} ${set.id} (${set.name})` };
   }
-  if (action !== 'add') throw new UsageError('products create <name> | products add <product_set_id> <products.jsonl>');
+  if (action === 'ls') {
+    const list = await client.call('listProductSets', {});
+    return { value: list.results, text: list.results.map((p) => `${p.id}  ${p.name.padEnd(16)}  ${p.status}`).join('\n') };
+  }
+  if (action === 'upload') return upload(client, 'product_sets', args, opts);
+  if (action === 'rm') {
+    const id = need(args[0], '<product_set_id>');
+    await client.call('deleteProductSet', { params: { product_set_id: id } });
+    return { value: { id, deleted: true }, text: `${id}: deleted` };
+  }
+  if (action !== 'add') throw new UsageError('products create|ls|upload|add|rm', 'products');
   const id = need(args[0], '<product_set_id>');
   const answer = await client.call('postProducts', { params: { product_set_id: id }, multipart: { files: { products_to_add: need(args[1], '<jsonl>') } } });
   return { value: answer, text: `${id}: ${answer.ok ? t(lang, 'done') : 'refused'}` };
 }
 
-export const DATA_GROUPS = ['sets', 'products', 'services', 'search', 'detect', 'classify', 'color', 'batch', 'train', 'evaluate'] as const;
+export const DATA_GROUPS = ['sets', 'products', 'services', 'search', 'detect', 'classify', 'color', 'batch', 'train', 'evaluate', 'api'] as const;
 
 export async function runDataCommand(client: IrisClient, positionals: string[], opts: CommandOptions): Promise<Outcome> {
   const [group, action, ...rest] = positionals;
@@ -229,6 +297,8 @@ export async function runDataCommand(client: IrisClient, positionals: string[], 
       return batch(client, lang, action, rest, opts);
     case 'train':
       return train(client, lang, positionals.slice(1), opts);
+    case 'api':
+      return runApi(client, positionals.slice(1), opts);
     case 'evaluate':
       return evaluate(client, need(positionals[1], '<service_id>'), opts);
     default:

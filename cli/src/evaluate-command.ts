@@ -3,7 +3,7 @@
  * self-evaluation (or, with --status, only reads the latest one); --wait draws a progress bar until it ends
  * and prints the report as a table.
  */
-import type { SearchEvaluationObject } from '@iris/shared';
+import type { SearchEvaluationObject } from './shared.js';
 import type { IrisClient } from './client.js';
 import { t, type Lang } from './messages.js';
 import { watch } from './progress.js';

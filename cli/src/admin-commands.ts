@@ -1,61 +1,19 @@
 /**
- * Iris CLI (`iris`, or `npm run iris -- <command> ...`): the data commands (scripts/cli/) and the admin
- * commands, which talk to the edge's admin API and print JSON.
+ * The operator commands of `iris` (accounts, keys, quotas, grants, health, regions): they talk to the edge's
+ * admin API with the admin token and print JSON.
  *
  *   IRIS_EDGE_URL     edge address (default http://127.0.0.1:8787)
- *   IRIS_ADMIN_TOKEN  admin token (default: the contents of $IRIS_DATA_DIR/admin-token, IRIS_DATA_DIR = .iris)
- *
- * Exit codes: 0 done, 1 the edge refused the call, 2 usage error, 3 edge unreachable or no admin token, 4 an
- * answer off the contract.
+ *   IRIS_ADMIN_TOKEN  admin token (default: the contents of $IRIS_DATA_DIR/admin-token, IRIS_DATA_DIR = .iris,
+ *                     relative to the current folder)
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { QUOTA_FIELDS } from '@iris/shared';
-import { checkAnswer, ContractViolation, findOperation } from '@iris/shared/client';
-import { DATA_GROUPS } from './cli/data-commands.js';
-import { DATA_USAGE, runDataCli } from './cli/data-cli.js';
+import { QUOTA_FIELDS } from './shared.js';
+import { checkAnswer, findOperation } from './shared.js';
+import { SetupError, UsageError } from './errors.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
-
-const USAGE = `Usage: iris <command> [arguments] [options]   (or npm run iris -- ...)
-
-${DATA_USAGE}
-
-Admin commands
-
-Accounts
-  accounts create <name> [--id <n>]         create an account (its id is the API's creator_id)
-  accounts list                             list accounts
-  accounts show <account_id>                one account with its keys and quotas
-  accounts disable|enable <account_id>      refuse / allow every key of the account
-Access keys
-  keys create <account_id> [--key-id <id>] [--secret <s>] [--signature-required]
-                                            create a key (id and secret generated unless given;
-                                            an existing key with the same secret is returned)
-  keys list <account_id>                    list the account's keys (secrets are not shown)
-  keys disable|enable <key_id>              refuse / allow one key
-  keys signature <key_id> on|off            require signed requests for the key, or not
-Quotas
-  quotas show <account_id>
-  quotas set <account_id> [--image-sets <n>] [--training-sets <n>] [--custom-services <n>]
-             [--daily-batch-tasks <n>] [--product-sets <n>] [--search-services <n>]
-             [--search-services-per-set <n>] [--records-per-set <n>] [--records <n>]
-             [--stored-bytes <n>] [--daily-bad-cases <n>]
-                                            a value of "default" restores the platform default
-Ready-made service grants
-  grants list <account_id>
-  grants add|remove <account_id> <service_id>...
-Operator
-  health                                    edge health (D1, configured backends)
-  regions call <region> <METHOD> <path> [--data <json>]
-                                            call a backend's operator route /admin/<path>
-
-Environment: IRIS_EDGE_URL (default http://127.0.0.1:8787), IRIS_ADMIN_TOKEN (default: .iris/admin-token).
-Exit codes: 0 ok, 1 refused by the edge, 2 usage error, 3 edge unreachable or no admin token, 4 an answer off the contract.`;
-
-class UsageError extends Error {}
-class SetupError extends Error {}
+export const ADMIN_GROUPS = ['accounts', 'keys', 'quotas', 'grants', 'health', 'regions'] as const;
 
 interface Call {
   method: string;
@@ -168,17 +126,13 @@ export function planCalls(argv: string[]): Call[] {
 
 function adminToken(): string {
   if (process.env.IRIS_ADMIN_TOKEN) return process.env.IRIS_ADMIN_TOKEN.trim();
-  const file = path.join(path.resolve(ROOT, process.env.IRIS_DATA_DIR ?? '.iris'), 'admin-token');
+  const file = path.join(path.resolve(process.env.IRIS_DATA_DIR ?? '.iris'), 'admin-token');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   throw new SetupError(`no admin token: set IRIS_ADMIN_TOKEN or create ${file} (npm start writes it)`);
 }
 
-async function main(argv: string[]): Promise<number> {
-  if (!argv.length || argv.includes('--help') || argv.includes('-h')) {
-    console.log(USAGE);
-    return argv.length ? 0 : 2;
-  }
-  if ((DATA_GROUPS as readonly string[]).includes(argv[0]!)) return runDataCli(argv);
+/** Runs an operator command; prints the (last) answer as JSON. Exit codes as the data commands. */
+export async function runAdminCli(argv: string[]): Promise<number> {
   const calls = planCalls(argv);
   const edge = (process.env.IRIS_EDGE_URL ?? 'http://127.0.0.1:8787').replace(/\/+$/, '');
   const token = adminToken();
@@ -212,28 +166,4 @@ async function main(argv: string[]): Promise<number> {
   }
   console.log(JSON.stringify(last, null, 2));
   return 0;
-}
-
-const invokedDirectly = process.env.IRIS_CLI_BIN === '1' || (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename));
-if (invokedDirectly) {
-  main(process.argv.slice(2)).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (err: unknown) => {
-      if (err instanceof UsageError) {
-        console.error(`iris: ${err.message}\n\n${USAGE}`);
-        process.exitCode = 2;
-      } else if (err instanceof ContractViolation) {
-        console.error(`iris: the answer does not match the API contract (a platform defect): ${err.message}`);
-        process.exitCode = 4;
-      } else if (err instanceof SetupError || (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
-        console.error(`iris: ${(err as Error).message}`);
-        process.exitCode = err instanceof SetupError ? 3 : 2;
-      } else {
-        console.error(err);
-        process.exitCode = 1;
-      }
-    },
-  );
 }

@@ -1,6 +1,7 @@
 /** `--draw out.png`: the image with the answer's boxes (x-y-w-h ratios) and labels drawn over it. */
 import { readFile } from 'node:fs/promises';
-import sharp from 'sharp';
+import type Sharp from 'sharp';
+import { SetupError } from './errors.js';
 
 export interface DrawnBox {
   box: readonly number[];
@@ -9,7 +10,17 @@ export interface DrawnBox {
 
 const escapeXml = (text: string) => text.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
+/** sharp is an optional dependency of the CLI: only --draw needs it. */
+async function loadSharp(): Promise<typeof Sharp> {
+  try {
+    return (await import('sharp')).default;
+  } catch {
+    throw new SetupError('--draw needs the sharp package, which is not installed (npm install -g sharp)');
+  }
+}
+
 export async function drawBoxes(image: Buffer, boxes: readonly DrawnBox[], out: string): Promise<void> {
+  const sharp = await loadSharp();
   const oriented = sharp(image).rotate();
   const { info } = await sharp(image).rotate().toBuffer({ resolveWithObject: true });
   const { width, height } = info;
