@@ -77,7 +77,7 @@ export const productSetOperations = [
     errorCodes: ['productSetNameMissing'], body: { schema: CreateProductSet, forms: ANY_FORM, required: true }, fieldErrors: { name: 'productSetNameMissing' }, response: ProductSetResponse,
   }),
   op({ id: 'listProductSets', method: 'get', path: BASE, servedBy: 'backend', tag, summary: 'List product sets', errors: 'resource', response: listOf(ProductSet) }),
-  op({ id: 'deleteAllProductSets', method: 'delete', path: BASE, servedBy: 'backend', tag, summary: 'Delete every product set of the account', extension: 'clients', errors: 'resource', response: null, status: 204 }),
+  op({ id: 'deleteAllProductSets', method: 'delete', path: BASE, servedBy: 'backend', tag, summary: 'Delete every product set of the account', extension: 'clients', errors: 'resource', errorCodes: ['inUse'], response: null, status: 204 }),
   op({ id: 'getProductSet', method: 'get', path: `${BASE}/{product_set_id}`, servedBy: 'backend', tag, summary: 'Get a product set', errors: 'resource', errorCodes: ['productSetForbidden', 'productSetNotFound'], params: byId, response: ProductSetResponse }),
   op({
     id: 'modifyProductSet', method: 'post', path: `${BASE}/{product_set_id}`, servedBy: 'backend', tag, summary: 'Modify a product set', errors: 'resource',
