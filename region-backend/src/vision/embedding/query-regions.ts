@@ -34,6 +34,9 @@ export const QUERY_REGIONS = {
   hitsPerRegion: 2,
 };
 
+/** Quarter turns and windows of a query: the most a query may try. */
+export const MAX_QUERY_REGIONS = QUERY_REGIONS.turns.length + QUERY_REGIONS.scales.reduce((n, s) => n + s.at.length ** 2, 0);
+
 /** The windows and turns of a query, in the order they are embedded (turns first: they are the cheaper win). */
 export function queryRegions(): QueryRegion[] {
   const regions: QueryRegion[] = QUERY_REGIONS.turns.map((quarterTurns) => ({ box: [0, 0, 1, 1], quarterTurns }));
