@@ -59,8 +59,12 @@ export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): 
   const regions = regionsOf(input.maxRegions);
   if (!regions.length) return { verified: [], winner: null, groups: [] };
   const options = { priority: 'interactive' as const, accountId: deps.accountId };
-  const payload = { rgb: input.picture, scenario: input.scenario, regions, ...(input.embedder.manifestPath ? { embedder: input.embedder } : {}) };
-  const vectors = await deps.inference.run('search-query-regions', payload, options);
+  const payload = { rgb: input.picture, scenario: input.scenario, ...(input.embedder.manifestPath ? { embedder: input.embedder } : {}) };
+  // Split over the threads idle now (on a busy pool, one task): the regions are embedded side by side.
+  const parts = Math.max(1, Math.min(deps.inference.idleThreads, regions.length));
+  const chunks = Array.from({ length: parts }, (_, k) => regions.filter((_, i) => i % parts === k));
+  const answers = await Promise.all(chunks.map((chunk) => deps.inference.run('search-query-regions', { ...payload, regions: chunk }, options)));
+  const vectors = regions.map((_, i) => answers[i % parts]![Math.floor(i / parts)]!);
   const hits = await Promise.all(vectors.map((v) => input.searchVector(v, input.perRegion + input.tried.size)));
 
   // The best few new hits of each region are verified together; a record keeps the region that scored it best.
