@@ -49,6 +49,8 @@ type SearchEdit = PlainEdit | RegionEdit;
 const ALL_EDITS: readonly SearchEdit[] = [...SEARCH_EDITS, ...REGION_EDITS];
 
 const LIMIT = process.env.IRIS_EVAL_LIMIT ? Number(process.env.IRIS_EVAL_LIMIT) : Infinity;
+/** `IRIS_EVAL_SEARCH_SETS=regions` queries the region photos only (the first set's photos then stay out of the gallery too). */
+const SETS = (process.env.IRIS_EVAL_SEARCH_SETS ?? 'first,regions').split(',');
 const log = (msg: string) => process.stderr.write(`[search eval] ${msg}\n`);
 
 interface Query {
@@ -122,7 +124,7 @@ export default async function run(): Promise<void> {
   const galleryItems: EvalItem[] = [];
   const queries: Query[] = [];
   const photoIds: string[] = [];
-  for (const file of tests.photos.slice(0, LIMIT)) {
+  for (const file of SETS.includes('first') ? tests.photos.slice(0, LIMIT) : []) {
     const photo = await loadPhoto(file.path);
     for (const edit of SEARCH_EDITS) queries.push({ photo: galleryItems.length, edit, bytes: await makeSearchQuery(photo, edit, file.id) });
     galleryItems.push(item(photo.png));
@@ -130,7 +132,7 @@ export default async function run(): Promise<void> {
     photoIds.push(file.id);
   }
   const hosts = await Promise.all(hostFiles.photos.map((f) => loadPhoto(f.path)));
-  for (const file of hosts.length ? regionPhotos.photos.slice(0, LIMIT) : []) {
+  for (const file of hosts.length && SETS.includes('regions') ? regionPhotos.photos.slice(0, LIMIT) : []) {
     const photo = await loadPhoto(file.path);
     for (const edit of REGION_EDITS) queries.push({ photo: galleryItems.length, edit, bytes: await makeRegionQuery(photo, edit, file.id, hosts) });
     galleryItems.push(item(photo.png));
@@ -298,7 +300,7 @@ export default async function run(): Promise<void> {
     edits.reduce((a, e) => a + (m.get(e) ?? 0), 0) / edits.reduce((a, e) => a + (perEditCount.get(e) ?? 0), 0);
   const tableRows = (m: (s: Stage) => Map<SearchEdit, number>) => [
     ...ALL_EDITS.filter((e) => perEditCount.has(e)).map((e) => [e, ...stages.map((s) => share(m(s), e))]),
-    ['overall (first set)', ...stages.map((s) => overall(m(s), SEARCH_EDITS))],
+    ...(perEditCount.has(SEARCH_EDITS[0]!) ? [['overall (first set)', ...stages.map((s) => overall(m(s), SEARCH_EDITS))]] : []),
     ...(perEditCount.has(REGION_EDITS[0]!) ? [['overall (region set)', ...stages.map((s) => overall(m(s), REGION_EDITS))]] : []),
     ['overall', ...stages.map((s) => overall(m(s)))],
   ];
