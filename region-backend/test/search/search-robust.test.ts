@@ -157,6 +157,7 @@ describe('robust visual search', () => {
   });
 
   it('finds a picture inside a collage of other pictures through the query\'s regions, and answers that region as loc', async () => {
+    let viaRegions = 0;
     for (const [k, n] of [7, 8, 9, 10].entries()) {
       const { bytes, box } = await collage(images[n]!, k);
       const res = await searchUpload(backend, serviceId, bytes, { count: '5' });
@@ -168,10 +169,14 @@ describe('robust visual search', () => {
       expect(iou(first.matched_region!.query, box)).toBeGreaterThan(0.4);
       if (body.detection_score !== null) {
         // Found through a region: loc is that window, and it overlaps the picture.
+        viaRegions++;
         expect(body.loc).not.toEqual([0, 0, 1, 1]);
         expect(iou(body.loc, box)).toBeGreaterThan(0.1);
+        expect(body.detection_score).toBe(first.score);
       }
     }
+    // The whole collage's vector misses most of them: the regions found them.
+    expect(viaRegions).toBeGreaterThan(0);
   });
 
   it('finds a picture turned by 90°, 180° and 270°', async () => {
