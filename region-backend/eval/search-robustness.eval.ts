@@ -11,7 +11,7 @@
  *   + thumb view    indexed vectors also see a thumbnail-sized copy of the picture (embedding-views.ts)
  *   + content box   a query showing the picture inside a page or frame is also embedded at that box
  *   + re-rank       the best candidates are verified by ORB matching and a RANSAC homography
- *   + regions       when nothing verified: the query's windows and quarter turns are embedded, and each one's
+ *   + regions       when nothing verified: the query's windows are embedded, and each one's
  *                   best hits are verified with the query's keypoints (query-regions.ts)
  *
  * A second set of photos no other evaluation uses (region-edits.ts) is queried with the kinds where the picture
@@ -256,7 +256,7 @@ export default async function run(): Promise<void> {
       const picked = new Map<number, { score: number; region: number }>();
       for (const [ri, region] of regions.entries()) {
         const pixels = await regionPixels(decoded, region);
-        const v = await vectorOf(rgbItem(pixels, `${itemKey(q.bytes)}/region/${region.box.join(',')}/${region.quarterTurns}`), QUERY_VIEWS);
+        const v = await vectorOf(rgbItem(pixels, `${itemKey(q.bytes)}/region/${region.box.join(',')}`), QUERY_VIEWS);
         const best = rank(galleryMulti.map((g) => similarity(v, g))).filter((r) => !tried.has(r.index)).slice(0, QUERY_REGIONS.hitsPerRegion);
         for (const r of best) if ((picked.get(r.index)?.score ?? -1) < r.score) picked.set(r.index, { score: r.score, region: ri });
       }
@@ -270,8 +270,7 @@ export default async function run(): Promise<void> {
       }
       if (won.length) {
         regionWins++;
-        const r = regions[won[0]!.region]!;
-        const name = r.quarterTurns ? `turn ${r.quarterTurns * 90}` : `window ${r.box[2]}`;
+        const name = `window ${regions[won[0]!.region]!.box.join(',')}`;
         regionWinners.set(name, (regionWinners.get(name) ?? 0) + 1);
         const promoted = new Set(won.map((w) => w.index));
         withRegions = [...won, ...finalRanking.filter((r) => !promoted.has(r.index))];

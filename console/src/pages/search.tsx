@@ -54,7 +54,6 @@ type RegionsMode = 'auto' | 'off' | 'all';
 /** A group of `regions=all`: one region of the query and its results. */
 interface RegionGroup {
   box: number[];
-  turn: number;
   score: number;
   results: SearchHit[];
 }
@@ -66,7 +65,7 @@ function RegionGroups({ groups }: { groups: RegionGroup[] }) {
       {groups.map((g, i) => (
         <li key={i} class="region-group" data-region={i}>
           <h3 style={{ color: regionColour(i) }}>
-            R{i + 1} [{g.box.map((v) => v.toFixed(2)).join(', ')}]{g.turn ? ` ${t('turned')} ${g.turn}°` : ''} · {t('score')} {g.score.toFixed(3)}
+            R{i + 1} [{g.box.map((v) => v.toFixed(2)).join(', ')}] · {t('score')} {g.score.toFixed(3)}
           </h3>
           {g.results.length ? (
             <ul class="grid">
@@ -171,7 +170,7 @@ export function SearchPage() {
   // Where the best verified result lies in the query picture.
   const verified = hits?.find((h) => h.matched_region);
   const queryOverlays = groups
-    ? groups.map((g, i) => ({ box: toRect(g.box), label: `R${i + 1}${g.turn ? ` ${g.turn}°` : ''}`, colour: regionColour(i) }))
+    ? groups.map((g, i) => ({ box: toRect(g.box), label: `R${i + 1}`, colour: regionColour(i) }))
     : verified?.matched_region
       ? [{ box: inPicture(toRect(verified.matched_region.query), searchedLoc), label: t('matched'), colour: MATCH_COLOUR }]
       : [];

@@ -66,7 +66,6 @@ export const ProductHit = z.object({
 const regionGroup = <T extends z.ZodTypeAny>(hit: T) =>
   z.object({
     box: normalisedBox.describe('the region of the query searched'),
-    turn: z.number().int().describe('clockwise degrees the region was turned by before it was searched: 0, 90, 180 or 270'),
     score: z.number().describe("the score of the region's best result (0 without results)"),
     results: z.array(hit),
   });

@@ -1,6 +1,6 @@
 /**
  * Regions of the query (docs/search.md, "Regions of the query"): when re-ranking verified none of the whole
- * picture's candidates, the query's windows and quarter turns (vision/embedding/query-regions.ts) are embedded
+ * picture's candidates, the query's windows (vision/embedding/query-regions.ts) are embedded
  * in one model batch, each one searches the index, and the best hits of each region are verified with the
  * whole query's keypoints. A verified region hit is the picture the query shows: the plain answer puts it
  * first and answers that region as `loc`; `regions=all` answers every region's results as a group.
@@ -8,7 +8,7 @@
 import type { RgbImage } from '../../images/rgb-image.js';
 import type pg from 'pg';
 import type { EmbedderRef } from '../../vision/embedding/embedder-identity.js';
-import { QUERY_REGIONS, queryRegions, type Box, type QueryRegion } from '../../vision/embedding/query-regions.js';
+import { QUERY_REGIONS, queryRegions, type QueryRegion } from '../../vision/embedding/query-regions.js';
 import { rerankScore } from '../../vision/embedding/rerank-score.js';
 import type { InferencePool } from '../../inference/inference-pool.js';
 import { itemFeatures } from '../search-services/index-items.repo.js';
@@ -52,7 +52,7 @@ export interface RegionPassDeps {
   accountId: number;
 }
 
-/** The regions of a query, turns first, cut to `max`. */
+/** The regions of a query, cut to `max`. */
 export const regionsOf = (max: number): QueryRegion[] => queryRegions().slice(0, Math.max(0, max));
 
 export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): Promise<RegionOutcome> {
@@ -91,6 +91,3 @@ export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): 
   const groups = regions.map((region, r) => ({ region, results: hits[r]!.slice(0, input.perRegion).map(rescore).sort((a, b) => b.hit.score - a.hit.score) }));
   return { verified: verified.map((v) => v.selected), winner: verified.length ? regions[verified[0]!.region]! : null, groups };
 }
-
-/** The `loc` of a region in the query: its window (a turned whole picture is the whole query). */
-export const regionBox = (region: QueryRegion): Box => region.box;

@@ -286,9 +286,9 @@ export class SearchQueryService {
   }
 }
 
-/** `regions=all`: one group per region of the query, its box (a turned whole picture: the whole query) and results. */
+/** `regions=all`: one group per region of the query, its box and its results. */
 function groupsOf<R>(groups: RegionGroup[], results: (list: Selected[]) => R[]) {
-  return groups.map((g) => ({ box: g.region.box.map((v) => round(v)), turn: g.region.quarterTurns * 90, score: round(g.results[0]?.hit.score ?? 0), results: results(g.results) }));
+  return groups.map((g) => ({ box: g.region.box.map((v) => round(v)), score: round(g.results[0]?.hit.score ?? 0), results: results(g.results) }));
 }
 
 /** What "one result per product" counts: the product, or the record itself when it names none. */
