@@ -35,7 +35,7 @@ import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures, queryDescribeS
 import { applyWhitening, decodeWhitening } from '../src/vision/embedding/pca-whitening.js';
 import { RERANK, rerankScore, wantsMirrorPass } from '../src/vision/embedding/rerank-score.js';
 import { textBanner, withoutRows } from '../src/vision/embedding/text-banner.js';
-import { QUERY_REGIONS, queryRegions, regionPixels } from '../src/vision/embedding/query-regions.js';
+import { QUERY_REGIONS, queryRegions, REGION_VIEWS, regionPixels } from '../src/vision/embedding/query-regions.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadCollageHosts, loadHeldOutPhotos, loadRegionPhotos, loadTestPhotos } from './lib/debian-datasets.js';
@@ -256,7 +256,7 @@ export default async function run(): Promise<void> {
       const picked = new Map<number, { score: number; region: number }>();
       for (const [ri, region] of regions.entries()) {
         const pixels = await regionPixels(decoded, region);
-        const v = await vectorOf(rgbItem(pixels, `${itemKey(q.bytes)}/region/${region.box.join(',')}`), QUERY_VIEWS);
+        const v = await vectorOf(rgbItem(pixels, `${itemKey(q.bytes)}/region/${region.box.join(',')}`), REGION_VIEWS);
         const best = rank(galleryMulti.map((g) => similarity(v, g))).filter((r) => !tried.has(r.index)).slice(0, QUERY_REGIONS.hitsPerRegion);
         for (const r of best) if ((picked.get(r.index)?.score ?? -1) < r.score) picked.set(r.index, { score: r.score, region: ri });
       }

@@ -33,7 +33,6 @@ export interface RegionPassInput {
   picture: RgbImage;
   /** packLocalFeatures bytes of the whole query. */
   features: Uint8Array;
-  scenario: string;
   embedder: EmbedderRef;
   /** Regions tried, at most. */
   maxRegions: number;
@@ -59,7 +58,7 @@ export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): 
   const regions = regionsOf(input.maxRegions);
   if (!regions.length) return { verified: [], winner: null, groups: [] };
   const options = { priority: 'interactive' as const, accountId: deps.accountId };
-  const payload = { rgb: input.picture, scenario: input.scenario, ...(input.embedder.manifestPath ? { embedder: input.embedder } : {}) };
+  const payload = { rgb: input.picture, ...(input.embedder.manifestPath ? { embedder: input.embedder } : {}) };
   // Split over the threads idle now (on a busy pool, one task): the regions are embedded side by side.
   const parts = Math.max(1, Math.min(deps.inference.idleThreads, regions.length));
   const chunks = Array.from({ length: parts }, (_, k) => regions.filter((_, i) => i % parts === k));

@@ -4,12 +4,11 @@ import { embedQueryRegions, type QueryRegion } from '../../vision/embedding/quer
 
 export interface SearchQueryRegionsPayload {
   rgb: RgbImage;
-  scenario: string;
   regions: QueryRegion[];
   embedder?: EmbedderRef;
 }
 
 /** `search-query-regions`: one vector per window or quarter turn of a decoded query, in one model batch. */
 export default function searchQueryRegionsTask(payload: SearchQueryRegionsPayload): Promise<Float32Array[]> {
-  return embedQueryRegions(payload.rgb, payload.regions, payload.scenario, payload.embedder);
+  return embedQueryRegions(payload.rgb, payload.regions, payload.embedder);
 }

@@ -11,8 +11,7 @@
 import type { RgbImage } from '../../images/rgb-image.js';
 import type { EmbedderRef } from './embedder-identity.js';
 import { viewSumsOf, vectorOfViewSum } from './embedder.js';
-import { queryViews } from './embedding-views.js';
-import { cropRgb } from './image-views.js';
+import { cropRgb, type ViewSpec } from './image-views.js';
 
 export type Box = [number, number, number, number];
 
@@ -29,6 +28,12 @@ export const QUERY_REGIONS = {
   hitsPerRegion: 2,
 };
 
+/**
+ * The one view a window is embedded with, whatever the scenario (IRIS_EVAL_REGION_SIZE overrides its size in the
+ * evaluation): the whole window, aspect kept, shorter side 224 px as the query's own view.
+ */
+export const REGION_VIEWS: readonly ViewSpec[] = [{ size: Number(process.env.IRIS_EVAL_REGION_SIZE ?? 224), fit: 'aspect' }];
+
 /** The most regions a query may try. */
 export const MAX_QUERY_REGIONS = QUERY_REGIONS.at.length ** 2;
 
@@ -43,10 +48,9 @@ export function regionPixels(rgb: RgbImage, region: QueryRegion): Promise<RgbIma
   return cropRgb(rgb, region.box);
 }
 
-/** One vector per region, embedded with the scenario's query views in one model batch. */
-export async function embedQueryRegions(rgb: RgbImage, regions: readonly QueryRegion[], scenario: string, embedder?: EmbedderRef): Promise<Float32Array[]> {
-  const views = queryViews(scenario);
-  const items = await Promise.all(regions.map(async (region) => ({ rgb: await regionPixels(rgb, region), views })));
+/** One vector per region, all in one model batch. */
+export async function embedQueryRegions(rgb: RgbImage, regions: readonly QueryRegion[], embedder?: EmbedderRef): Promise<Float32Array[]> {
+  const items = await Promise.all(regions.map(async (region) => ({ rgb: await regionPixels(rgb, region), views: REGION_VIEWS })));
   const sums = await viewSumsOf(items, embedder);
   return Promise.all(sums.map((sum) => vectorOfViewSum(sum, embedder)));
 }
