@@ -11,6 +11,12 @@
  *   + thumb view    indexed vectors also see a thumbnail-sized copy of the picture (embedding-views.ts)
  *   + content box   a query showing the picture inside a page or frame is also embedded at that box
  *   + re-rank       the best candidates are verified by ORB matching and a RANSAC homography
+ *   + regions       when nothing verified: the query's windows are embedded, and each one's
+ *                   best hits are verified with the query's keypoints (query-regions.ts)
+ *
+ * A second set of photos no other evaluation uses (region-edits.ts) is queried with the kinds where the picture
+ * is only part of the query or turned: inside a collage of other photos at about 40 % of the width, turned by
+ * 90°, 180° and 270°, photographed off a screen under strong perspective.
  *
  * Calibration: for every query, the score of the right picture (a positive) and the best score of any other
  * picture (a negative: what the top result would be if the picture were not in the gallery). The table gives
@@ -29,15 +35,22 @@ import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures, queryDescribeS
 import { applyWhitening, decodeWhitening } from '../src/vision/embedding/pca-whitening.js';
 import { RERANK, rerankScore, wantsMirrorPass } from '../src/vision/embedding/rerank-score.js';
 import { textBanner, withoutRows } from '../src/vision/embedding/text-banner.js';
+import { QUERY_REGIONS, queryRegions, REGION_VIEWS, regionPixels } from '../src/vision/embedding/query-regions.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { loadHeldOutPhotos, loadTestPhotos } from './lib/debian-datasets.js';
+import { loadCollageHosts, loadHeldOutPhotos, loadRegionPhotos, loadTestPhotos } from './lib/debian-datasets.js';
 import { itemKey, productionDescriptor, type EvalItem } from './lib/embedding-candidates.js';
 import { loadPhoto } from './lib/image-variants.js';
 import { dot } from './lib/retrieval-metrics.js';
-import { makeSearchQuery, SEARCH_EDITS, type SearchEdit } from './lib/search-edits.js';
+import { makeSearchQuery, SEARCH_EDITS, type SearchEdit as PlainEdit } from './lib/search-edits.js';
+import { makeRegionQuery, REGION_EDITS, type RegionEdit } from './lib/region-edits.js';
+
+type SearchEdit = PlainEdit | RegionEdit;
+const ALL_EDITS: readonly SearchEdit[] = [...SEARCH_EDITS, ...REGION_EDITS];
 
 const LIMIT = process.env.IRIS_EVAL_LIMIT ? Number(process.env.IRIS_EVAL_LIMIT) : Infinity;
+/** `IRIS_EVAL_SEARCH_SETS=regions` queries the region photos only (the first set's photos then stay out of the gallery too). */
+const SETS = (process.env.IRIS_EVAL_SEARCH_SETS ?? 'first,regions').split(',');
 const log = (msg: string) => process.stderr.write(`[search eval] ${msg}\n`);
 
 interface Query {
@@ -97,7 +110,9 @@ export default async function run(): Promise<void> {
   const started = Date.now();
   const tests = loadTestPhotos();
   const held = loadHeldOutPhotos();
-  for (const m of [...tests.missing, ...held.missing]) console.log(`> Skipped data from Debian package \`${m.pkg}\`: ${m.reason}\n`);
+  const regionPhotos = loadRegionPhotos();
+  const hostFiles = loadCollageHosts();
+  for (const m of [...tests.missing, ...held.missing, ...regionPhotos.missing, ...hostFiles.missing]) console.log(`> Skipped data from Debian package \`${m.pkg}\`: ${m.reason}\n`);
   if (!tests.photos.length) {
     console.log('No test photos available: search robustness evaluation skipped.');
     return;
@@ -108,11 +123,21 @@ export default async function run(): Promise<void> {
   const galleryRgb: RgbImage[] = [];
   const galleryItems: EvalItem[] = [];
   const queries: Query[] = [];
-  for (const [index, file] of tests.photos.slice(0, LIMIT).entries()) {
+  const photoIds: string[] = [];
+  for (const file of SETS.includes('first') ? tests.photos.slice(0, LIMIT) : []) {
     const photo = await loadPhoto(file.path);
+    for (const edit of SEARCH_EDITS) queries.push({ photo: galleryItems.length, edit, bytes: await makeSearchQuery(photo, edit, file.id) });
     galleryItems.push(item(photo.png));
     galleryRgb.push((await decodeImage(photo.png)).rgb);
-    for (const edit of SEARCH_EDITS) queries.push({ photo: index, edit, bytes: await makeSearchQuery(photo, edit, file.id) });
+    photoIds.push(file.id);
+  }
+  const hosts = await Promise.all(hostFiles.photos.map((f) => loadPhoto(f.path)));
+  for (const file of hosts.length && SETS.includes('regions') ? regionPhotos.photos.slice(0, LIMIT) : []) {
+    const photo = await loadPhoto(file.path);
+    for (const edit of REGION_EDITS) queries.push({ photo: galleryItems.length, edit, bytes: await makeRegionQuery(photo, edit, file.id, hosts) });
+    galleryItems.push(item(photo.png));
+    galleryRgb.push((await decodeImage(photo.png)).rgb);
+    photoIds.push(file.id);
   }
   const photos = galleryItems.length;
   // Distractors: the OpenCV manual's pictures, except those that show a test photo (the manual reuses some,
@@ -150,7 +175,11 @@ export default async function run(): Promise<void> {
     if ((i + 1) % 100 === 0) log(`gallery ${i + 1}/${galleryItems.length}`);
   }
 
-  const stages = [newStage('single view'), newStage('+ thumb view'), newStage('+ content box'), newStage('+ text banner'), newStage('+ re-rank')];
+  const stages = [newStage('single view'), newStage('+ thumb view'), newStage('+ content box'), newStage('+ text banner'), newStage('+ re-rank'), newStage('+ regions')];
+  const regions = queryRegions();
+  let regionPasses = 0;
+  let regionWins = 0;
+  const regionWinners = new Map<string, number>();
   const perEditCount = new Map<SearchEdit, number>();
   let rerankMs = 0;
   let orbMs = 0;
@@ -218,13 +247,43 @@ export default async function run(): Promise<void> {
     plainOrbMs += performance.now() - t2;
     const finalRanking = [...reranked.sort((a, b) => b.score - a.score), ...ranked.slice(RERANK.candidates)];
     record(stages[4]!, q.edit, finalRanking, q.photo);
-    const finalRank = finalRanking.findIndex((r) => r.index === q.photo);
+
+    // Nothing verified: the query's windows and quarter turns, each one's best hits verified with the query's keypoints.
+    let withRegions = finalRanking;
+    if (!verifications.some(Boolean)) {
+      regionPasses++;
+      const tried = new Set(head.map((r) => r.index));
+      const picked = new Map<number, { score: number; region: number }>();
+      for (const [ri, region] of regions.entries()) {
+        const pixels = await regionPixels(decoded, region);
+        const v = await vectorOf(rgbItem(pixels, `${itemKey(q.bytes)}/region/${region.box.join(',')}`), REGION_VIEWS);
+        const best = rank(galleryMulti.map((g) => similarity(v, g))).filter((r) => !tried.has(r.index)).slice(0, QUERY_REGIONS.hitsPerRegion);
+        for (const r of best) if ((picked.get(r.index)?.score ?? -1) < r.score) picked.set(r.index, { score: r.score, region: ri });
+      }
+      const extra = [...picked.entries()];
+      const checks = verifyCandidates(queryLocalFeatures(cv, decoded), extra.map(([index]) => galleryFeatures[index]!));
+      const won = extra
+        .flatMap(([index, p], k) => (checks[k] ? [{ index, score: rerankScore(p.score, checks[k]!), region: p.region }] : []))
+        .sort((a, b) => b.score - a.score);
+      for (const w of won) {
+        if (w.index !== q.photo) log(`false region verification: ${q.edit} of photo ${q.photo} matched gallery ${w.index}`);
+      }
+      if (won.length) {
+        regionWins++;
+        const name = `window ${regions[won[0]!.region]!.box.join(',')}`;
+        regionWinners.set(name, (regionWinners.get(name) ?? 0) + 1);
+        const promoted = new Set(won.map((w) => w.index));
+        withRegions = [...won, ...finalRanking.filter((r) => !promoted.has(r.index))];
+      }
+    }
+    record(stages[5]!, q.edit, withRegions, q.photo);
+    const finalRank = withRegions.findIndex((r) => r.index === q.photo);
     if (finalRank !== 0) {
       const vectorRank = ranked.findIndex((r) => r.index === q.photo);
       const own = verifications[head.findIndex((r) => r.index === q.photo)] ?? null;
       // How far the right picture is from verifying: the same match without the acceptance thresholds.
       const loose = verifyCandidates(queryLocalFeatures(cv, decoded), [galleryFeatures[q.photo]!], { ...VERIFY, minInliers: 4, minInlierShare: 0, minSpread: 0, decisiveInliers: 0 })[0];
-      failures.push([q.edit, tests.photos[q.photo]!.id, finalRank + 1, vectorRank + 1, ranked[vectorRank]!.score, ranked.find((r) => r.index !== q.photo)!.score, own ? own.inliers : vectorRank < RERANK.candidates ? 'rejected' : 'not re-ranked', loose ? loose.inliers : 0]);
+      failures.push([q.edit, photoIds[q.photo]!, finalRank + 1, vectorRank + 1, ranked[vectorRank]!.score, ranked.find((r) => r.index !== q.photo)!.score, own ? own.inliers : vectorRank < RERANK.candidates ? 'rejected' : 'not re-ranked', loose ? loose.inliers : 0]);
       if (process.env.IRIS_EVAL_DUMP) writeFileSync(`${process.env.IRIS_EVAL_DUMP}/${q.edit}-${q.photo}.jpg`, q.bytes);
     }
     if ((qi + 1) % 100 === 0) log(`queries ${qi + 1}/${queries.length}`);
@@ -232,14 +291,22 @@ export default async function run(): Promise<void> {
 
   console.log(
     `${photos} test photos among ${galleryItems.length} gallery pictures (the rest from the OpenCV manual); ${queries.length} queries ` +
-      `(${SEARCH_EDITS.length} edits per photo). Content box found in ${boxes} queries, text banner in ${banners}; ${verified} candidates verified, ${falseVerified} of them wrongly; mirror-image pass in ${mirrorPasses} queries.\n`,
+      `(${SEARCH_EDITS.length} edits per test photo, ${REGION_EDITS.length} per region photo). Content box found in ${boxes} queries, text banner in ${banners}; ${verified} candidates verified, ${falseVerified} of them wrongly; mirror-image pass in ${mirrorPasses} queries; ` +
+      `region pass (${regions.length} regions) in ${regionPasses} queries, a region verified in ${regionWins} (${[...regionWinners].map(([k, n]) => `${k}: ${n}`).join(', ')}).\n`,
   );
   const share = (m: Map<SearchEdit, number>, e: SearchEdit) => (m.get(e) ?? 0) / (perEditCount.get(e) ?? 1);
-  const overall = (m: Map<SearchEdit, number>) => [...m.values()].reduce((a, b) => a + b, 0) / queries.length;
+  const overall = (m: Map<SearchEdit, number>, edits: readonly SearchEdit[] = ALL_EDITS) =>
+    edits.reduce((a, e) => a + (m.get(e) ?? 0), 0) / edits.reduce((a, e) => a + (perEditCount.get(e) ?? 0), 0);
+  const tableRows = (m: (s: Stage) => Map<SearchEdit, number>) => [
+    ...ALL_EDITS.filter((e) => perEditCount.has(e)).map((e) => [e, ...stages.map((s) => share(m(s), e))]),
+    ...(perEditCount.has(SEARCH_EDITS[0]!) ? [['overall (first set)', ...stages.map((s) => overall(m(s), SEARCH_EDITS))]] : []),
+    ...(perEditCount.has(REGION_EDITS[0]!) ? [['overall (region set)', ...stages.map((s) => overall(m(s), REGION_EDITS))]] : []),
+    ['overall', ...stages.map((s) => overall(m(s)))],
+  ];
   console.log('Recall@1 per edit and stage:\n');
-  printTable(['edit', ...stages.map((s) => s.id)], [...SEARCH_EDITS.map((e) => [e, ...stages.map((s) => share(s.r1, e))]), ['overall', ...stages.map((s) => overall(s.r1))]]);
+  printTable(['edit', ...stages.map((s) => s.id)], tableRows((s) => s.r1));
   console.log('Recall@10 per edit and stage:\n');
-  printTable(['edit', ...stages.map((s) => s.id)], [...SEARCH_EDITS.map((e) => [e, ...stages.map((s) => share(s.r10, e))]), ['overall', ...stages.map((s) => overall(s.r10))]]);
+  printTable(['edit', ...stages.map((s) => s.id)], tableRows((s) => s.r10));
 
   console.log('Queries whose picture is not first after re-ranking:\n');
   printTable(['edit', 'photo', 'final rank', 'vector rank', 'its vector score', 'best other vector score', 'verification', 'loose inliers'], failures);

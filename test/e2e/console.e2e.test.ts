@@ -1,7 +1,7 @@
 /**
  * The web console in a real headless browser (Debian's chromium through playwright-core) against the whole
  * platform: sign in, create a set from an uploaded CSV and watch it reach `downloaded` (thumbnails through the
- * authenticated thumbnail route, the failed record with its reason), search with a drawn `loc`, detect faces
+ * authenticated thumbnail route, the failed record with its reason), search with a drawn `loc` and per region, detect faces
  * and see the boxes on the canvas, train a classifier and see its confusion matrix, try it on a picture, start a search
  * service's self-evaluation and read its report, switch to Chinese. Screenshots of every page go to docs/console/.
  * Also: the thumbnail and record routes refuse another account's sets, at the edge.
@@ -212,6 +212,21 @@ describe('web console in a real browser', () => {
     expect(await first.locator('.match-box').count()).toBe(1);
     expect(await page.locator('canvas.picture').first().getAttribute('data-box-count')).toBe('1');
     await shot('search');
+
+    // One group per region of the query (regions=all): each region's box on the picture, its results beside it.
+    await page.locator('button', { hasText: /^Whole picture$/ }).click();
+    await page.locator('#search-regions').selectOption('all');
+    const grouped = page.waitForResponse((r) => r.url().endsWith(`/search/${serviceId}`) && r.request().method() === 'POST');
+    await page.locator('#search-run').click();
+    const groups = ((await (await grouped).json()) as { regions: { box: number[]; results: { url: string }[] }[] }).regions;
+    expect(groups.length).toBeGreaterThan(0);
+    await page.locator('#search-region-groups li.region-group').nth(groups.length - 1).waitFor();
+    expect(await page.locator('#search-region-groups li.region-group').count()).toBe(groups.length);
+    expect(await page.locator('canvas.picture').first().getAttribute('data-box-count')).toBe(String(groups.length));
+    // The top-left window holds photo 2.
+    const topLeft = groups.findIndex((g) => g.box[0] === 0 && g.box[1] === 0 && g.box[2] === 0.5);
+    expect(groups[topLeft]!.results[0]!.url).toBe(images.url('/img/2.jpg'));
+    await shot('search-regions');
   });
 
   it('starts a self-evaluation of the search service on the services page and shows its report', async () => {

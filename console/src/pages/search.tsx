@@ -1,4 +1,7 @@
-/** Search playground: a service, a query picture with a drawn `loc`, count, tag expression, product filters; the hits. */
+/**
+ * Search playground: a service, a query picture with a drawn `loc`, count, tag expression, product filters,
+ * the regions mode; the hits, and with `regions=all` each region's box on the query and its results beside it.
+ */
 import { useState } from 'preact/hooks';
 import { api, form } from '../api/client.js';
 import type { SearchHit, SearchService } from '../api/types.js';
@@ -44,6 +47,40 @@ function LocInputs({ loc, onLoc }: { loc: Rect | null; onLoc: (loc: Rect | null)
 }
 
 const MATCH_COLOUR = '#00a37a';
+const REGION_COLOURS = ['#d9480f', '#1c7ed6', '#ae3ec9', '#f08c00', '#2b8a3e', '#c2255c', '#1098ad', '#5f3dc4'];
+const regionColour = (i: number) => REGION_COLOURS[i % REGION_COLOURS.length]!;
+
+type RegionsMode = 'auto' | 'off' | 'all';
+/** A group of `regions=all`: one region of the query and its results. */
+interface RegionGroup {
+  box: number[];
+  score: number;
+  results: SearchHit[];
+}
+
+function RegionGroups({ groups }: { groups: RegionGroup[] }) {
+  const { t } = useI18n();
+  return (
+    <ol id="search-region-groups" class="region-groups">
+      {groups.map((g, i) => (
+        <li key={i} class="region-group" data-region={i}>
+          <h3 style={{ color: regionColour(i) }}>
+            R{i + 1} [{g.box.map((v) => v.toFixed(2)).join(', ')}] · {t('score')} {g.score.toFixed(3)}
+          </h3>
+          {g.results.length ? (
+            <ul class="grid">
+              {g.results.map((hit, k) => (
+                <Hit key={k} hit={hit} />
+              ))}
+            </ul>
+          ) : (
+            <p class="muted">{t('noResults')}</p>
+          )}
+        </li>
+      ))}
+    </ol>
+  );
+}
 
 /** A query box of the answer (relative to the `loc` region searched) in the coordinates of the whole picture. */
 export function inPicture(box: Rect, loc: Rect | null): Rect {
@@ -107,6 +144,8 @@ export function SearchPage() {
   const [maxPrice, setMaxPrice] = useState('');
   const [hits, setHits] = useState<SearchHit[]>();
   const [searchedLoc, setSearchedLoc] = useState<Rect | null>(null);
+  const [regionsMode, setRegionsMode] = useState<RegionsMode>('auto');
+  const [groups, setGroups] = useState<RegionGroup[]>();
   const action = useAction();
   const service = services.data?.find((s) => s.id === serviceId);
   const isProduct = Boolean(service?.product_set_id);
@@ -119,15 +158,22 @@ export function SearchPage() {
         count: String(count),
         ...(loc ? { loc: locParam(loc) } : {}),
         tags: tagExpression(tags),
+        ...(regionsMode !== 'auto' ? { regions: regionsMode } : {}),
         ...(isProduct ? { keywords, min_price: minPrice, max_price: maxPrice } : {}),
       });
-      const answer = await api<{ results: SearchHit[] }>(`/${isProduct ? 'product_search' : 'search'}/${service.id}`, 'POST', body);
+      const answer = await api<{ results: SearchHit[]; regions?: RegionGroup[] }>(`/${isProduct ? 'product_search' : 'search'}/${service.id}`, 'POST', body);
       setHits(answer.results);
+      setGroups(answer.regions);
+      // Matched boxes are relative to the drawn loc (the regions of a query are matched with the whole query's keypoints).
       setSearchedLoc(loc);
     });
   // Where the best verified result lies in the query picture.
   const verified = hits?.find((h) => h.matched_region);
-  const queryOverlays = verified?.matched_region ? [{ box: inPicture(toRect(verified.matched_region.query), searchedLoc), label: t('matched'), colour: MATCH_COLOUR }] : [];
+  const queryOverlays = groups
+    ? groups.map((g, i) => ({ box: toRect(g.box), label: `R${i + 1}`, colour: regionColour(i) }))
+    : verified?.matched_region
+      ? [{ box: inPicture(toRect(verified.matched_region.query), searchedLoc), label: t('matched'), colour: MATCH_COLOUR }]
+      : [];
 
   return (
     <div class="page">
@@ -165,6 +211,13 @@ export function SearchPage() {
               <input type="number" min={1} max={100} value={count} onInput={(e) => setCount(Number((e.currentTarget as HTMLInputElement).value) || 20)} />
             </Field>
             <TagsBuilder value={tags} onChange={setTags} />
+            <Field label={t('regionsMode')}>
+              <select id="search-regions" value={regionsMode} onChange={(e) => setRegionsMode((e.currentTarget as HTMLSelectElement).value as RegionsMode)}>
+                <option value="auto">{t('regionsAuto')}</option>
+                <option value="off">{t('regionsOff')}</option>
+                <option value="all">{t('regionsAll')}</option>
+              </select>
+            </Field>
             {isProduct && (
               <fieldset>
                 <legend>{t('productFilters')}</legend>
@@ -197,6 +250,11 @@ export function SearchPage() {
           ) : (
             <p class="muted">{t('noResults')}</p>
           )}
+        </Section>
+      )}
+      {groups && (
+        <Section title={`${t('regionGroups')} (${groups.length})`}>
+          <RegionGroups groups={groups} />
         </Section>
       )}
     </div>

@@ -192,6 +192,57 @@ export function loadHeldOutPhotos(): PhotoCollection {
   return collect(HELD_OUT_SOURCES, true, 20_000);
 }
 
+/**
+ * Photos no other evaluation uses, for the query kinds where the picture is part of the query or turned
+ * (wallpapers of Lomiri and UKUI: landscapes, animals, objects, a few illustrations).
+ */
+const REGION_PHOTO_SOURCES: PhotoSource[] = [
+  { pkg: 'lomiri-wallpapers-16.04', dir: 'usr/share/backgrounds' },
+  { pkg: 'lomiri-wallpapers-20.04', dir: 'usr/share/backgrounds' },
+  { pkg: 'ukui-wallpapers', dir: 'usr/share/backgrounds', exclude: /^(city|desert|rollpaper|fluent-color|focal-ubuntukylin)\./ },
+];
+
+/** Photos that fill the collages around a query's picture (Plasma's wallpapers; never in a gallery). */
+const COLLAGE_HOST_SOURCES: PhotoSource[] = [
+  {
+    pkg: 'plasma-workspace-wallpapers',
+    dir: 'usr/share/wallpapers',
+    include: /^(Autumn|BytheWater|ColdRipple|ColorfulCups|FallenLeaf|Path|Shell|OneStandsOut|summer_1am|Grey|Kite|SafeLanding|EveningGlow|DarkestHour)\/contents\/images\/[^/]+\.(jpg|png)$/,
+  },
+];
+
+/** About 25 photos for the region and turn query kinds of the search-robustness evaluation. */
+export function loadRegionPhotos(): PhotoCollection {
+  return collect(REGION_PHOTO_SOURCES, false, 20_000);
+}
+
+/** The collage fillers: one picture per wallpaper (its other sizes are symbolic links to it). */
+export function loadCollageHosts(): PhotoCollection {
+  return collectByPath(COLLAGE_HOST_SOURCES);
+}
+
+function collectByPath(sources: PhotoSource[]): PhotoCollection {
+  const photos: PhotoFile[] = [];
+  const missing: MissingPackage[] = [];
+  for (const source of sources) {
+    const pkg = debianPackage(source.pkg);
+    if (isMissing(pkg)) {
+      missing.push(pkg);
+      continue;
+    }
+    const base = path.join(pkg.root, source.dir);
+    const wallpapers = new Set<string>();
+    for (const file of walk(base, true).sort()) {
+      const rel = path.relative(base, file);
+      const wallpaper = rel.split(path.sep)[0]!;
+      if (!source.include?.test(rel) || wallpapers.has(wallpaper)) continue;
+      wallpapers.add(wallpaper);
+      photos.push({ id: `${source.pkg}/${rel}`, pkg: source.pkg, path: file });
+    }
+  }
+  return { photos, missing };
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Fashion-MNIST
 

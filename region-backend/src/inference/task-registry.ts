@@ -21,6 +21,7 @@ export const TASKS = {
   'search-query-embed': () => import('./tasks/search-query-embed.task.js'),
   'search-verify': () => import('./tasks/search-verify.task.js'),
   'search-query-features': () => import('./tasks/search-query-features.task.js'),
+  'search-query-regions': () => import('./tasks/search-query-regions.task.js'),
   'vision-detect': () => import('./tasks/vision-detect.task.js'),
   'vision-classify': () => import('./tasks/vision-classify.task.js'),
   'face-attributes': () => import('./tasks/face-attributes.task.js'),

@@ -2,11 +2,15 @@
  * Robust matching end to end on one real backend: indexed images carry thumbnail views and local features;
  * a query that shows a picture inside a store-page screenshot, or as a small thumbnail, finds it first, and a
  * verified result says where the match is in both pictures (the `matched_region` extension); a mirrored crop
- * is verified through the query's mirror image.
+ * is verified through the query's mirror image; a picture inside a collage of other pictures is found through
+ * the query's regions (`loc` answers the region), one turned by a quarter through re-ranking (ORB is
+ * rotation-invariant), and `regions=all` answers one group per region.
  */
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ImageServer } from '../support/image-server.js';
+import { photoJpeg } from '../support/test-images.js';
+import { MAX_QUERY_REGIONS } from '../../src/vision/embedding/query-regions.js';
 import {
   addImagesCsv,
   createImageSet,
@@ -38,6 +42,22 @@ async function pageScreenshot(image: Buffer): Promise<{ bytes: Buffer; box: numb
   const picture = await sharp(image).resize(w, h, { fit: 'fill' }).toBuffer();
   const bytes = await sharp(page).composite([{ input: picture, left, top }]).jpeg({ quality: 80 }).toBuffer();
   return { bytes, box: [left / width, top / height, w / width, h / height] };
+}
+
+/** The picture at 40 % of the width over a 2 × 2 collage of generated pictures that are not indexed. */
+async function collage(image: Buffer, seed: number): Promise<{ bytes: Buffer; box: number[] }> {
+  const [W, H] = [1000, 750];
+  const tiles = await Promise.all([0, 1, 2, 3].map((k) => photoJpeg(W / 2, H / 2, 100 + seed * 4 + k)));
+  const width = 0.4 * W;
+  const { width: iw = 1, height: ih = 1 } = await sharp(image).metadata();
+  const height = Math.round((width * ih) / iw);
+  const [left, top] = [Math.round(W * 0.52), Math.round((H - height) * 0.3)];
+  const inset = await sharp(image).resize(width, height, { fit: 'fill' }).toBuffer();
+  const bytes = await sharp({ create: { width: W, height: H, channels: 3, background: '#fff' } })
+    .composite([...tiles.map((input, k) => ({ input, left: (k % 2) * (W / 2), top: Math.floor(k / 2) * (H / 2) })), { input: inset, left, top }])
+    .jpeg({ quality: 85 })
+    .toBuffer();
+  return { bytes, box: [left / W, top / H, width / W, height / H] };
 }
 
 function iou(a: number[], b: number[]): number {
@@ -134,5 +154,61 @@ describe('robust visual search', () => {
     expect(unverified.length).toBeGreaterThan(0);
     for (const r of unverified) expect(r.score).toBeLessThan(results[0]!.score);
     for (let i = 1; i < results.length; i++) expect(results[i]!.score).toBeLessThanOrEqual(results[i - 1]!.score);
+  });
+
+  it('finds a picture inside a collage of other pictures through the query\'s regions, and answers that region as loc', async () => {
+    let viaRegions = 0;
+    for (const [k, n] of [7, 8, 9, 10].entries()) {
+      const { bytes, box } = await collage(images[n]!, k);
+      const res = await searchUpload(backend, serviceId, bytes, { count: '5' });
+      expect(res.statusCode, res.body).toBe(200);
+      const body = res.json() as SearchResponse & { loc: number[]; detection_score: number | null };
+      const first = body.results[0] as unknown as Matched;
+      expect(first.url, `collage of picture ${n}`).toBe(urlOf(n));
+      expect(first.matched_region, `picture ${n} verified`).toBeDefined();
+      expect(iou(first.matched_region!.query, box)).toBeGreaterThan(0.4);
+      if (body.detection_score !== null) {
+        // Found through a region: loc is that window, and it overlaps the picture.
+        viaRegions++;
+        expect(body.loc).not.toEqual([0, 0, 1, 1]);
+        expect(iou(body.loc, box)).toBeGreaterThan(0.1);
+        expect(body.detection_score).toBe(first.score);
+      }
+    }
+    // The whole collage's vector misses most of them: the regions found them.
+    expect(viaRegions).toBeGreaterThan(0);
+  });
+
+  it('finds a picture turned by 90°, 180° and 270°', async () => {
+    for (const [n, angle] of [[7, 90], [9, 180], [10, 270], [3, 90]] as const) {
+      const turned = await sharp(images[n]!).rotate(angle).jpeg({ quality: 88 }).toBuffer();
+      const res = await searchUpload(backend, serviceId, turned, { count: '5' });
+      expect(res.statusCode, res.body).toBe(200);
+      expect((res.json() as SearchResponse).results[0]!.url, `picture ${n} turned by ${angle}°`).toBe(urlOf(n));
+    }
+  });
+
+  it('answers one group per region with regions=all, and none with regions=off', async () => {
+    const { bytes, box } = await collage(images[8]!, 9);
+    const res = await searchUpload(backend, serviceId, bytes, { count: '3', regions: 'all' });
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json() as SearchResponse & { regions: { box: number[]; score: number; results: Matched[] }[] };
+    expect(body.regions).toHaveLength(MAX_QUERY_REGIONS);
+    for (const g of body.regions) {
+      expect(g.box).toHaveLength(4);
+      expect(g.results.length).toBeLessThanOrEqual(3);
+      expect(g.score).toBe(g.results[0]?.score ?? 0);
+    }
+    // The windows that cover most of the picture find it first.
+    const covering = body.regions.filter((g) => iou(g.box, box) > 0.3);
+    expect(covering.length).toBeGreaterThan(0);
+    expect(covering.some((g) => g.results[0]?.url === urlOf(8))).toBe(true);
+
+    const off = (await searchUpload(backend, serviceId, bytes, { count: '3', regions: 'off' })).json() as SearchResponse & { loc: number[] };
+    expect(off).not.toHaveProperty('regions');
+    expect(off.loc).toEqual([0, 0, 1, 1]);
+    const bad = await searchUpload(backend, serviceId, bytes, { regions: 'some' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ error_code: 5001 });
   });
 });

@@ -13,6 +13,10 @@ export const SearchQuery = z
     count: intText.optional().describe('maximum number of results, default 20'),
     tags: tags.optional(),
     rerank: z.union([z.string(), z.number().int()]).optional().describe('Iris: 0 skips geometric re-ranking for this query (default 1)'),
+    regions: z
+      .string()
+      .optional()
+      .describe('Iris: auto (default) searches the regions of the query when its whole-picture match is not decisive; off never; all always, answering one group of results per region'),
   })
   .passthrough();
 export const ProductSearchQuery = SearchQuery.extend({
@@ -58,8 +62,16 @@ export const ProductHit = z.object({
   tags: z.string(),
   matched_region: MatchedRegion.optional(),
 });
-export const SearchResponse = z.object({ ...envelope, results: z.array(SearchHit) });
-export const ProductSearchResponse = z.object({ ...envelope, results: z.array(ProductHit), page: z.number().int(), count: z.number().int() });
+/** Iris extension (`regions=all`): the results of one region of the query, the way grouped product search answers. */
+const regionGroup = <T extends z.ZodTypeAny>(hit: T) =>
+  z.object({
+    box: normalisedBox.describe('the region of the query searched'),
+    score: z.number().describe("the score of the region's best result (0 without results)"),
+    results: z.array(hit),
+  });
+const regions = <T extends z.ZodTypeAny>(hit: T) => z.array(regionGroup(hit)).optional().describe('Iris: with regions=all, one group per region of the query');
+export const SearchResponse = z.object({ ...envelope, results: z.array(SearchHit), regions: regions(SearchHit) });
+export const ProductSearchResponse = z.object({ ...envelope, results: z.array(ProductHit), page: z.number().int(), count: z.number().int(), regions: regions(ProductHit) });
 
 const byService = pathParams('service_id');
 export const searchOperations = [

@@ -35,6 +35,9 @@ const routes = fp(
       embedders: app.searchEmbedders,
       decoder: app.decoder,
       rerankCandidates: config.rerankCandidates,
+      // Background work: a query's regions are never cut short for time.
+      maxRegions: config.maxRegions,
+      regionsBudgetMs: 0,
       acquireImage: () => Promise.reject(new Error('evaluation queries pass their bytes')),
     });
     const runner = new EvaluationRunner({

@@ -1,6 +1,7 @@
 /** Search settings from the environment, validated when the domain starts (a bad value stops the process). */
 import { z } from 'zod';
 import { RERANK } from '../../vision/embedding/rerank-score.js';
+import { MAX_QUERY_REGIONS } from '../../vision/embedding/query-regions.js';
 
 const schema = z.object({
   IRIS_SEARCH_POLL_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
@@ -8,6 +9,8 @@ const schema = z.object({
   IRIS_SEARCH_INDEX_JOBS: z.coerce.number().int().min(1).max(16).default(2),
   IRIS_SEARCH_INDEX_BATCH: z.coerce.number().int().min(1).max(5000).default(128),
   IRIS_SEARCH_RERANK: z.coerce.number().int().min(0).max(50).default(RERANK.candidates),
+  IRIS_SEARCH_REGIONS: z.coerce.number().int().min(0).max(MAX_QUERY_REGIONS).default(MAX_QUERY_REGIONS),
+  IRIS_SEARCH_REGIONS_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
   IRIS_INDEX_MEMORY_MB: z.coerce.number().min(1).max(1_048_576).default(2048),
   IRIS_EVALUATION_TURN_SECONDS: z.coerce.number().min(1).max(3600).default(60),
   IRIS_EVALUATIONS_PER_ACCOUNT: z.coerce.number().int().min(1).max(100).default(2),
@@ -24,6 +27,10 @@ export interface SearchConfig {
   indexBatch: number;
   /** Best candidates of each query verified by local-feature matching (0: no re-ranking). */
   rerankCandidates: number;
+  /** Regions of a query searched when its whole picture's match is not decisive, at most (0: none). */
+  maxRegions: number;
+  /** A query that has already taken this long skips its regions (0: no limit). */
+  regionsBudgetMs: number;
   /** Estimated bytes the loaded search indexes of one process may hold (least recently used evicted past it). */
   indexMemoryBytes: number;
   /** A self-evaluation's background turn lasts at most this long before it queues the next one. */
@@ -46,6 +53,8 @@ export function loadSearchConfig(env: NodeJS.ProcessEnv): SearchConfig {
     indexBatch: e.IRIS_SEARCH_INDEX_BATCH,
     indexMemoryBytes: Math.round(e.IRIS_INDEX_MEMORY_MB * 1024 * 1024),
     rerankCandidates: e.IRIS_SEARCH_RERANK,
+    maxRegions: e.IRIS_SEARCH_REGIONS,
+    regionsBudgetMs: e.IRIS_SEARCH_REGIONS_MS,
     evaluationTurnMs: e.IRIS_EVALUATION_TURN_SECONDS * 1000,
     evaluationsPerAccount: e.IRIS_EVALUATIONS_PER_ACCOUNT,
   };

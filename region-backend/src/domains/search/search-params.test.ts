@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '@iris/shared';
 import { parseSearchParams, SEARCH_LIMITS } from './search-params.js';
@@ -13,7 +14,7 @@ const code = (fn: () => unknown) => {
 
 describe('search parameters', () => {
   it('defaults: 20 results, first page, whole image, no filters', () => {
-    expect(parseSearchParams({}, true)).toEqual({ count: 20, page: 0, loc: null, tags: null, keywords: [], minPrice: null, maxPrice: null, rerank: true });
+    expect(parseSearchParams({}, true)).toEqual({ count: 20, page: 0, loc: null, tags: null, keywords: [], minPrice: null, maxPrice: null, rerank: true, regions: 'auto' });
   });
 
   it('parses count, page, loc, tags and the product filters', () => {
@@ -29,6 +30,23 @@ describe('search parameters', () => {
     for (const v of ['0', 'false', ' OFF ']) expect(parseSearchParams({ rerank: v }, false).rerank).toBe(false);
     for (const v of ['1', 'true', 'on', '']) expect(parseSearchParams({ rerank: v }, false).rerank).toBe(true);
     expect(() => parseSearchParams({ rerank: 'maybe' }, false)).toThrow(/rerank/);
+  });
+
+  it('reads the regions extension: auto by default, off, all; anything else is refused with 400/5001', () => {
+    for (const v of ['', 'auto', '1', 'on']) expect(parseSearchParams({ regions: v }, false).regions).toBe('auto');
+    for (const v of ['0', 'off', ' False ']) expect(parseSearchParams({ regions: v }, false).regions).toBe('off');
+    expect(parseSearchParams({ regions: ' ALL ' }, true).regions).toBe('all');
+    for (const v of ['maybe', 'all'.padEnd(5000, ' ') + 'x', '\u0000all', 'a\u0301ll']) expect(code(() => parseSearchParams({ regions: v }, false))).toBe('400/5001');
+  });
+
+  it('answers any regions value with a mode or 400/5001, never another error (hostile input)', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ maxLength: 64 }), fc.string({ unit: 'binary', maxLength: 2000 }), fc.constantFrom('all', 'off', 'auto', ' all', 'ALL\t')), (value) => {
+        const answer = code(() => parseSearchParams({ regions: value }, false));
+        expect(['ok', '400/5001']).toContain(answer);
+        if (answer === 'ok') expect(['auto', 'off', 'all']).toContain(parseSearchParams({ regions: value }, false).regions);
+      }),
+    );
   });
 
   it('ignores product parameters on image search', () => {

@@ -25,6 +25,23 @@ export interface SearchParams {
   maxPrice: number | null;
   /** Iris extension `rerank`: false (`rerank=0`) skips geometric re-ranking for this query. */
   rerank: boolean;
+  /**
+   * Iris extension `regions`: `auto` (default) searches the query's regions when the whole picture's match is
+   * not decisive, `off` (`0`) never, `all` always and answers one group of results per region.
+   */
+  regions: RegionsMode;
+}
+
+export type RegionsMode = 'auto' | 'off' | 'all';
+
+function regionsMode(value: string | undefined): RegionsMode {
+  // Bounded before any work: a longer value is none of the modes.
+  if (value !== undefined && value.length > 16) throw bad('regions must be auto, off or all');
+  const text = (value ?? '').trim().toLowerCase();
+  if (text === '' || text === 'auto' || text === '1' || text === 'true' || text === 'on') return 'auto';
+  if (text === '0' || text === 'false' || text === 'off') return 'off';
+  if (text === 'all') return 'all';
+  throw bad('regions must be auto, off or all');
 }
 
 function flag(value: string | undefined, name: string): boolean {
@@ -80,7 +97,7 @@ export function parseSearchParams(fields: Record<string, string>, product: boole
       throw err;
     }
   }
-  const params: SearchParams = { count, page, loc, tags: parseTagFilter(fields.tags), keywords: [], minPrice: null, maxPrice: null, rerank: flag(fields.rerank, 'rerank') };
+  const params: SearchParams = { count, page, loc, tags: parseTagFilter(fields.tags), keywords: [], minPrice: null, maxPrice: null, rerank: flag(fields.rerank, 'rerank'), regions: regionsMode(fields.regions) };
   if (product) {
     params.keywords = keywordWords(listText(fields.keywords));
     params.minPrice = price(fields.min_price, 'min_price');

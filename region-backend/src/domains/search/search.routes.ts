@@ -13,6 +13,8 @@ export const searchRoutes: FastifyPluginAsync = async (app) => {
     embedders: app.searchEmbedders,
     decoder: app.decoder,
     rerankCandidates: app.config.search.rerankCandidates,
+    maxRegions: app.config.search.maxRegions,
+    regionsBudgetMs: app.config.search.regionsBudgetMs,
     acquireImage: (query, accountId) => acquireQueryImage(app, query, accountId),
   });
 

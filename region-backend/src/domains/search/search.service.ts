@@ -23,6 +23,9 @@ import { ServiceGoneError, type ServiceIndexes } from '../search-services/servic
 import { hasKeywords, inPriceRange, productFilter } from './product-filter.js';
 import { parseSearchParams, type SearchParams } from './search-params.js';
 import { matchedRegion, rerank, type Selected } from './search-rerank.js';
+import { regionPass, type RegionGroup, type RegionOutcome } from './search-regions.js';
+import { isDecisive } from '../../vision/embedding/rerank-score.js';
+import { QUERY_REGIONS } from '../../vision/embedding/query-regions.js';
 import { liveRecords, type HitRecord } from './search-records.repo.js';
 
 
@@ -40,6 +43,10 @@ export interface SearchDeps {
   decoder: ImageDecoderPool;
   /** Best candidates verified geometrically per query (0: no re-ranking). */
   rerankCandidates: number;
+  /** Regions of a query searched when its whole picture's match is not decisive, at most (0: none). */
+  maxRegions: number;
+  /** A query that has already taken this long skips its regions (0: no limit). */
+  regionsBudgetMs: number;
   acquireImage: (query: QueryImageInput, accountId: number) => Promise<QueryImage>;
 }
 
@@ -64,14 +71,16 @@ export class SearchQueryService {
 
   /** `POST /search/{service_id}`: pictures of an image set. */
   async searchImages(input: QueryInput): Promise<SearchAnswer> {
-    const { envelope, page } = await this.query(input, false);
-    return { ...envelope, results: page.map((s) => ({ ...imageResult(s), ...matchedRegion(s) })) };
+    const { envelope, page, groups } = await this.query(input, false);
+    const results = (list: Selected[]) => list.map((s) => ({ ...imageResult(s), ...matchedRegion(s) }));
+    return { ...envelope, results: results(page), ...(groups ? { regions: groupsOf(groups, results) } : {}) };
   }
 
   /** `POST /product_search/{service_id}`: products of a product set, one page. */
   async searchProducts(input: QueryInput<ProductSearchQueryInput>): Promise<ProductSearchAnswer> {
-    const { envelope, page, params } = await this.query(input, true);
-    return { ...envelope, results: page.map((s) => ({ ...productResult(s), ...matchedRegion(s) })), page: params.page, count: params.count };
+    const { envelope, page, params, groups } = await this.query(input, true);
+    const results = (list: Selected[]) => list.map((s) => ({ ...productResult(s), ...matchedRegion(s) }));
+    return { ...envelope, results: results(page), page: params.page, count: params.count, ...(groups ? { regions: groupsOf(groups, results) } : {}) };
   }
 
   private async query(input: QueryInput, product: boolean) {
@@ -81,16 +90,17 @@ export class SearchQueryService {
     const params = parseSearchParams(texts, product);
     const image = await this.image(input.query, input.accountId);
 
-    const { selected, preprocessMs, searchMs, answered } = await this.search(service, image.bytes, params, product, input.accountId);
+    const { selected, preprocessMs, searchMs, answered, regions, regionsMs } = await this.search(service, image.bytes, params, product, input.accountId, input.startedAt);
 
     const page = product ? selected.slice(params.page * params.count, (params.page + 1) * params.count) : selected.slice(0, params.count);
     const envelope = {
       is_err: 0 as const,
       request_id: input.requestId,
-      loc: (params.loc ?? [0, 0, 1, 1]).map((v) => round(v)),
+      // The region whose results won (docs/search.md, "Regions of the query"), else the one asked for.
+      loc: (params.loc ?? regions?.winner?.box ?? [0, 0, 1, 1]).map((v) => round(v)),
       ds: service.product_set_id ?? service.set_id,
-      detect_time: secondsText(0),
-      detection_score: null,
+      detect_time: secondsText(regionsMs),
+      detection_score: regions?.verified[0] ? round(regions.verified[0].hit.score) : null,
       download_time: secondsText(image.downloadMs),
       preprocess_time: secondsText(preprocessMs),
       searchtime: secondsText(searchMs),
@@ -98,7 +108,7 @@ export class SearchQueryService {
       // The embedder of the index that answered (the built-in pipeline's version, or an operator embedder's id).
       ver: embedderIdOf(answered),
     };
-    return { envelope, page, params };
+    return { envelope, page, params, groups: params.regions === 'all' ? (regions?.groups ?? []) : null };
   }
 
   /**
@@ -109,14 +119,14 @@ export class SearchQueryService {
     const service = await findServiceState(this.deps.pool, accountId, serviceId);
     if (!service) throw new ApiError('serviceNotFound', 'search service does not exist');
     const params = parseSearchParams({ count: String(count) }, false);
-    return (await this.search(service, bytes, params, false, accountId)).selected.slice(0, count);
+    return (await this.search(service, bytes, params, false, accountId, performance.now())).selected.slice(0, count);
   }
 
   /**
    * Embeds the query, searches the index, re-ranks: the ranked hits, the time of each step and the pipeline
    * of the index that answered (while an index is rebuilt under a new embedder, the old one answers).
    */
-  private async search(service: ServiceState, bytes: Uint8Array, params: SearchParams, product: boolean, accountId: number) {
+  private async search(service: ServiceState, bytes: Uint8Array, params: SearchParams, product: boolean, accountId: number, startedAt: number) {
     const preprocessStarted = performance.now();
     const candidates = params.rerank ? this.deps.rerankCandidates : 0;
     const pipeline = this.deps.indexes.servingPipeline(service);
@@ -139,8 +149,45 @@ export class SearchQueryService {
       .catch((err: unknown) => {
         throw err instanceof ServiceGoneError ? new ApiError('serviceNotFound', 'search service does not exist') : err;
       });
-    const selected = await rerank(hits, query, { pool: this.deps.pool, inference: this.deps.inference, service: { ...service, pipeline: answered }, candidates, accountId });
-    return { selected, preprocessMs, searchMs: performance.now() - searchStarted, answered };
+    const served = { ...service, pipeline: answered };
+    let selected = await rerank(hits, query, { pool: this.deps.pool, inference: this.deps.inference, service: served, candidates, accountId });
+    const searchMs = performance.now() - searchStarted;
+
+    const regionsStarted = performance.now();
+    let regions: RegionOutcome | null = null;
+    if (this.wantsRegions(params, selected, candidates, query.features.length > 0, startedAt)) {
+      const tried = new Set(selected.slice(0, candidates).map((s) => s.hit.id));
+      const embedder = await this.deps.embedders.embedderOf(answered);
+      const perRegion = params.regions === 'all' ? params.count : QUERY_REGIONS.hitsPerRegion;
+      regions = await this.deps.indexes
+        .use(service, (store) =>
+          regionPass(
+            { picture: query.picture, features: query.features, embedder, maxRegions: this.deps.maxRegions, perRegion, tried, searchVector: (v, count) => this.select(store, service, v, { ...params, count, page: 0 }, product) },
+            { pool: this.deps.pool, inference: this.deps.inference, service: served, accountId },
+          ),
+        )
+        .catch((err: unknown) => {
+          throw err instanceof ServiceGoneError ? new ApiError('serviceNotFound', 'search service does not exist') : err;
+        });
+      if (regions.verified.length) {
+        const first = new Set(regions.verified.map((s) => s.hit.id));
+        selected = [...regions.verified, ...selected.filter((s) => !first.has(s.hit.id))];
+        if (product) selected = onePerProduct(selected);
+      }
+    }
+    const regionsMs = regions ? performance.now() - regionsStarted : 0;
+    return { selected, preprocessMs, searchMs, answered, regions, regionsMs };
+  }
+
+  /**
+   * A query searches its regions when asked to (`regions=all`), or by default when re-ranking verified none of
+   * its candidates (the whole picture's match is not decisive), within the query's time budget.
+   */
+  private wantsRegions(params: SearchParams, selected: Selected[], candidates: number, described: boolean, startedAt: number): boolean {
+    if (params.regions === 'off' || params.loc || !this.deps.maxRegions || !described) return false;
+    if (params.regions === 'all') return true;
+    if (!candidates || !selected.length || isDecisive(selected.slice(0, candidates))) return false;
+    return !this.deps.regionsBudgetMs || performance.now() - startedAt < this.deps.regionsBudgetMs;
   }
 
   private async image(query: QueryImageInput, accountId: number): Promise<QueryImage> {
@@ -154,7 +201,7 @@ export class SearchQueryService {
     }
   }
 
-  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number, rerank: boolean, embedder: EmbedderRef): Promise<QueryEmbedding & { picture?: RgbImage; mirrored?: Uint8Array }> {
+  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number, rerank: boolean, embedder: EmbedderRef): Promise<QueryEmbedding & { picture: RgbImage; mirrored?: Uint8Array }> {
     let rgb: RgbImage;
     try {
       rgb = await this.deps.decoder.rgb(bytes, { maxSide: QUERY_MAX_SIDE, ...(params.loc ? { crop: params.loc } : {}) }, 'interactive', accountId);
@@ -173,8 +220,9 @@ export class SearchQueryService {
         this.deps.inference.run('search-query-embed', payload, options),
         rerank ? this.deps.inference.run('search-query-features', { rgb, mirror }, { ...options, mayBorrow: true }) : null,
       ]);
-      if (!local) return embedding;
-      return { ...embedding, features: local.features, ...(local.mirrored ? { mirrored: local.mirrored } : { picture: rgb }) };
+      if (!local) return { ...embedding, picture: rgb };
+      // The decoded picture also serves the mirror pass (when its mirror image was not described) and the regions.
+      return { ...embedding, features: local.features, picture: rgb, ...(local.mirrored ? { mirrored: local.mirrored } : {}) };
     } catch (err) {
       if (err instanceof InferenceTaskError && (err.code === 'image_decode_failed' || err.code === 'invalid_embed_input')) {
         throw new ApiError('invalidData', `image cannot be decoded: ${err.message}`);
@@ -236,6 +284,11 @@ export class SearchQueryService {
     }
     return selected;
   }
+}
+
+/** `regions=all`: one group per region of the query, its box and its results. */
+function groupsOf<R>(groups: RegionGroup[], results: (list: Selected[]) => R[]) {
+  return groups.map((g) => ({ box: g.region.box.map((v) => round(v)), score: round(g.results[0]?.hit.score ?? 0), results: results(g.results) }));
 }
 
 /** What "one result per product" counts: the product, or the record itself when it names none. */

@@ -26,6 +26,14 @@ export function wantsMirrorPass(verifications: readonly unknown[], bestScore: nu
   return bestScore >= RERANK.mirrorMinScore && !verifications.some(Boolean);
 }
 
+/**
+ * Whether re-ranking settled the query: a candidate was verified (the query shows an indexed picture). When
+ * not, the query's regions are searched (docs/search.md, "Regions of the query").
+ */
+export function isDecisive(candidates: readonly { match?: unknown }[]): boolean {
+  return candidates.some((c) => Boolean(c.match));
+}
+
 export function rerankScore(cosine: number, verification: Verification | null): number {
   if (!verification) return cosine;
   const strength = Math.min(1, verification.inliers / RERANK.fullInliers);

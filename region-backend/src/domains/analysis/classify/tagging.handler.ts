@@ -2,7 +2,9 @@
  * General tagging (_0000159): one merged, de-duplicated list of tags from everything the default pack sees:
  * COCO objects (score: detector confidence), scenes (scene rule scores), faces, text, dominant colours
  * (score: 0.2 + their share of the picture, at most 0.9), black-and-white / colourful pictures and illustrations.
- * Highest scores first, at most `count` (default 20).
+ * Tags that name what is in the picture (objects, faces) come first, then the words that describe it (scenes,
+ * text, colours, style), each group highest score first; at most `count` (default 20). A colour or a scene is
+ * rarely what a picture shows: ranked by score alone they pushed the subject out of the first five.
  */
 import { ApiError, labelText, LIMITS, TAGGING_LABELS, type Lang } from '@iris/shared';
 import type { AnalysisHandler } from '../analysis-registry.js';
@@ -51,13 +53,17 @@ export function tagsFromEvidence(e: Evidence): Tag[] {
   return tags;
 }
 
-/** Best score per tag, de-duplicated by key and by the text answered, highest first, at most `count`. */
+/** Tags naming a thing in the picture: ranked before the words that describe the picture. */
+export const namesSubject = (key: string) => key.startsWith('coco:') || key === 'tag:face';
+
+/** Best score per tag, de-duplicated by key and by the text answered, subjects first, highest first, at most `count`. */
 export function rankTags(tags: readonly Tag[], count: number, lang: Lang): { category: string; puid: string; score: number }[] {
   const best = new Map<string, number>();
   for (const t of tags) if (t.score >= MIN_TAG_SCORE && TAGGING_LABELS.has(t.key)) best.set(t.key, Math.max(best.get(t.key) ?? 0, t.score));
   const seenText = new Set<string>();
   const out: { category: string; puid: string; score: number }[] = [];
-  for (const [key, score] of [...best].sort((a, b) => b[1] - a[1])) {
+  const tier = (key: string) => (namesSubject(key) ? 0 : 1);
+  for (const [key, score] of [...best].sort((a, b) => tier(a[0]) - tier(b[0]) || b[1] - a[1])) {
     const label = TAGGING_LABELS.get(key)!;
     const text = labelText(label, lang);
     if (seenText.has(text.toLowerCase())) continue;

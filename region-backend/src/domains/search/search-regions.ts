@@ -1,0 +1,92 @@
+/**
+ * Regions of the query (docs/search.md, "Regions of the query"): when re-ranking verified none of the whole
+ * picture's candidates, the query's windows (vision/embedding/query-regions.ts) are embedded
+ * in one model batch, each one searches the index, and the best hits of each region are verified with the
+ * whole query's keypoints. A verified region hit is the picture the query shows: the plain answer puts it
+ * first and answers that region as `loc`; `regions=all` answers every region's results as a group.
+ */
+import type { RgbImage } from '../../images/rgb-image.js';
+import type pg from 'pg';
+import type { EmbedderRef } from '../../vision/embedding/embedder-identity.js';
+import { QUERY_REGIONS, queryRegions, type QueryRegion } from '../../vision/embedding/query-regions.js';
+import { rerankScore } from '../../vision/embedding/rerank-score.js';
+import type { InferencePool } from '../../inference/inference-pool.js';
+import { itemFeatures } from '../search-services/index-items.repo.js';
+import type { ServiceState } from '../search-services/search-service.repo.js';
+import type { Selected } from './search-rerank.js';
+
+export interface RegionGroup {
+  region: QueryRegion;
+  /** The region's results, best first (verified ones rescored). */
+  results: Selected[];
+}
+
+export interface RegionOutcome {
+  /** Verified hits of any region, best first (empty when none verified). */
+  verified: Selected[];
+  /** The region of the best verified hit. */
+  winner: QueryRegion | null;
+  groups: RegionGroup[];
+}
+
+export interface RegionPassInput {
+  picture: RgbImage;
+  /** packLocalFeatures bytes of the whole query. */
+  features: Uint8Array;
+  embedder: EmbedderRef;
+  /** Regions tried, at most. */
+  maxRegions: number;
+  /** Results each region needs (the plain answer: a few to verify; `regions=all`: the page). */
+  perRegion: number;
+  /** Records the whole picture's re-ranking already verified or rejected. */
+  tried: ReadonlySet<number>;
+  /** The filtered hits of one query vector, best first. */
+  searchVector: (vector: Float32Array, count: number) => Promise<Selected[]>;
+}
+
+export interface RegionPassDeps {
+  pool: pg.Pool;
+  inference: InferencePool;
+  service: ServiceState & { pipeline: string };
+  accountId: number;
+}
+
+/** The regions of a query, cut to `max`. */
+export const regionsOf = (max: number): QueryRegion[] => queryRegions().slice(0, Math.max(0, max));
+
+export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): Promise<RegionOutcome> {
+  const regions = regionsOf(input.maxRegions);
+  if (!regions.length) return { verified: [], winner: null, groups: [] };
+  const options = { priority: 'interactive' as const, accountId: deps.accountId };
+  const payload = { rgb: input.picture, ...(input.embedder.manifestPath ? { embedder: input.embedder } : {}) };
+  // Split over the threads idle now (on a busy pool, one task): the regions are embedded side by side.
+  const parts = Math.max(1, Math.min(deps.inference.idleThreads, regions.length));
+  const chunks = Array.from({ length: parts }, (_, k) => regions.filter((_, i) => i % parts === k));
+  const answers = await Promise.all(chunks.map((chunk) => deps.inference.run('search-query-regions', { ...payload, regions: chunk }, options)));
+  const vectors = regions.map((_, i) => answers[i % parts]![Math.floor(i / parts)]!);
+  const hits = await Promise.all(vectors.map((v) => input.searchVector(v, input.perRegion + input.tried.size)));
+
+  // The best few new hits of each region are verified together; a record keeps the region that scored it best.
+  const toVerify = new Map<number, { selected: Selected; region: number }>();
+  hits.forEach((list, r) => {
+    for (const s of list.filter((x) => !input.tried.has(x.hit.id)).slice(0, QUERY_REGIONS.hitsPerRegion)) {
+      const seen = toVerify.get(s.hit.id);
+      if (!seen || seen.selected.hit.score < s.hit.score) toVerify.set(s.hit.id, { selected: s, region: r });
+    }
+  });
+  const ids = [...toVerify.keys()];
+  const stored = ids.length ? await itemFeatures(deps.pool, deps.service.id, deps.service.pipeline, ids) : new Map<number, Uint8Array>();
+  const checks = stored.size ? await deps.inference.run('search-verify', { query: input.features, candidates: ids.map((id) => stored.get(id) ?? null) }, options) : [];
+  const matches = new Map(ids.flatMap((id, k) => (checks[k] ? [[id, checks[k]!] as const] : [])));
+
+  const rescore = (s: Selected): Selected => {
+    const match = matches.get(s.hit.id);
+    return match ? { ...s, hit: { ...s.hit, score: rerankScore(s.hit.score, match) }, match } : s;
+  };
+  const verified = ids
+    .filter((id) => matches.has(id))
+    .map((id) => ({ ...toVerify.get(id)!, selected: rescore(toVerify.get(id)!.selected) }))
+    .sort((a, b) => b.selected.hit.score - a.selected.hit.score);
+  const groups = regions.map((region, r) => ({ region, results: hits[r]!.slice(0, input.perRegion).map(rescore).sort((a, b) => b.hit.score - a.hit.score) }));
+  return { verified: verified.map((v) => v.selected), winner: verified.length ? regions[verified[0]!.region]! : null, groups };
+}
