@@ -27,6 +27,7 @@ import { parseTagFilter } from '../src/vectors/tag-filter.js';
 import type { SearchOptions, VectorItem } from '../src/vectors/vector-store.js';
 import { runPgVectorBench, type PgReport } from './pgvector-bench.js';
 import type { PgVectorEngine } from '../test/support/pgvector-server.js';
+import { buildUsearch, measureUsearch, type UsearchConfig, type UsearchReport } from './usearch-bench.js';
 
 interface BenchConfig {
   size: number;
@@ -74,9 +75,9 @@ const ROLE = process.env.IRIS_VECTOR_BENCH_ROLE;
 const CACHE_ROOT = path.resolve(import.meta.dirname, '../../.iris/bench-cache/vector-store');
 const MB = 1024 * 1024;
 
-function envList(name: string, fallback: number[]): number[] {
+function envList(name: string, fallback: number[], zeroAllowed = false): number[] {
   const raw = process.env[name];
-  return raw ? raw.split(',').map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0) : fallback;
+  return raw ? raw.split(',').map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && (n > 0 || (zeroAllowed && n === 0))) : fallback;
 }
 
 function configFor(size: number): BenchConfig {
@@ -97,6 +98,14 @@ function cacheDir(cfg: BenchConfig): string {
 
 const EMBEDDING_VERSION = `synthetic-v${SYNTHETIC_VERSION}`;
 
+function usearchConfigFor(size: number): UsearchConfig {
+  return { ...configFor(size), rescoreValues: envList('IRIS_BENCH_RESCORE', [0, 40, 90], true) };
+}
+
+function usearchCacheDir(cfg: UsearchConfig): string {
+  return path.join(CACHE_ROOT, `usearch-i8-n${cfg.size}-d${cfg.dimension}-m${cfg.m}-efc${cfg.efConstruction}-s${cfg.seed}-g${SYNTHETIC_VERSION}`);
+}
+
 export default async function run(): Promise<void> {
   const stores = (process.env.IRIS_BENCH_STORES ?? 'hnsw,pgvector').split(',').map((s) => s.trim());
   const reports: [BenchConfig, MeasureReport][] = [];
@@ -107,6 +116,14 @@ export default async function run(): Promise<void> {
     reports.push([cfg, (await runChild('measure', cfg)) as MeasureReport]);
   }
   if (reports.length) printHnsw(reports);
+  const usearchReports: [UsearchConfig, UsearchReport][] = [];
+  for (const size of stores.includes('usearch') ? envList('IRIS_BENCH_SIZES', [100_000, 1_000_000]) : []) {
+    const cfg = usearchConfigFor(size);
+    if (!existsSync(path.join(usearchCacheDir(cfg), 'bench-build.json'))) await runChild('usearch-build', cfg);
+    else console.error(`vector-store bench: using cached index ${usearchCacheDir(cfg)}`);
+    usearchReports.push([cfg, (await runChild('usearch-measure', cfg)) as UsearchReport]);
+    printQuantised(reports, usearchReports.slice(-1));
+  }
   const pgReports: [BenchConfig, PgReport, PgVectorEngine][] = [];
   const engines = (process.env.IRIS_BENCH_PG_ENGINES ?? 'native,pglite').split(',').map((s) => s.trim()).filter((s): s is PgVectorEngine => s === 'native' || s === 'pglite');
   for (const engine of stores.includes('pgvector') ? engines : []) {
@@ -145,7 +162,9 @@ function printHnsw(reports: [BenchConfig, MeasureReport][]): void {
   );
 }
 
-function runChild(role: 'build' | 'measure', cfg: BenchConfig): Promise<unknown> {
+type ChildRole = 'build' | 'measure' | 'usearch-build' | 'usearch-measure';
+
+function runChild(role: ChildRole, cfg: BenchConfig): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const child = fork(fileURLToPath(import.meta.url), [], {
       env: { ...process.env, IRIS_VECTOR_BENCH_ROLE: role, IRIS_VECTOR_BENCH_CONFIG: JSON.stringify(cfg) },
@@ -303,7 +322,13 @@ async function measureChild(cfg: BenchConfig): Promise<MeasureReport> {
 
 if (ROLE) {
   const cfg = JSON.parse(process.env.IRIS_VECTOR_BENCH_CONFIG ?? '{}') as BenchConfig;
-  const work = ROLE === 'build' ? buildChild(cfg) : measureChild(cfg);
+  const roles: Record<ChildRole, () => Promise<unknown>> = {
+    build: () => buildChild(cfg),
+    measure: () => measureChild(cfg),
+    'usearch-build': () => buildUsearch(cfg as UsearchConfig, usearchCacheDir(cfg as UsearchConfig)),
+    'usearch-measure': () => measureUsearch(cfg as UsearchConfig, usearchCacheDir(cfg as UsearchConfig)),
+  };
+  const work = roles[ROLE as ChildRole]();
   work.then(
     (result) => process.send!(result, () => process.disconnect()),
     (err: unknown) => {
@@ -311,6 +336,25 @@ if (ROLE) {
       process.exit(1);
     },
   );
+}
+
+/** The quantised graph (usearch, int8) beside hnswlib at the same size: memory, then latency and recall. */
+function printQuantised(hnsw: [BenchConfig, MeasureReport][], quantised: [UsearchConfig, UsearchReport][]): void {
+  console.log('### Quantised graph (usearch int8, float32 re-scoring read from disk) beside hnswlib (float32 graph + int8 copy)\n');
+  const memory: (string | number)[][] = [];
+  const queries: (string | number)[][] = [];
+  for (const [c, u] of quantised) {
+    const h = hnsw.find(([hc]) => hc.size === c.size)?.[1];
+    if (h) {
+      memory.push([c.size, 'hnswlib (float32 graph + int8 copy)', h.build.buildSeconds.toFixed(0), Math.round(h.build.insertsPerSecond), h.loadSeconds.toFixed(1), Math.round(h.rssMB), Math.round(h.rssMB - h.baselineRssMB), Math.round(((h.rssMB - h.baselineRssMB) * MB) / c.size), Math.round(h.indexFileMB + h.sidecarMB)]);
+      for (const row of h.unfiltered) queries.push([c.size, row.label, row.p50, row.p99, row.recall]);
+    }
+    memory.push([c.size, 'usearch (int8 graph; float32 file read per candidate)', u.build.buildSeconds.toFixed(0), Math.round(u.build.insertsPerSecond), u.loadSeconds.toFixed(1), Math.round(u.rssMB), Math.round(u.rssMB - u.baselineRssMB), Math.round(((u.rssMB - u.baselineRssMB) * MB) / c.size), `${Math.round(u.indexFileMB)} + ${Math.round(u.floatFileMB)} float32`]);
+    queries.push([c.size, `${u.exact.label} (usearch run)`, u.exact.p50, u.exact.p99, 1]);
+    for (const row of u.rows) queries.push([c.size, row.label, row.p50, row.p99, row.recall]);
+  }
+  printTable(['vectors', 'store', 'build s', 'inserts/s', 'load s', 'RSS MB', 'RSS − baseline MB', 'resident bytes per vector', 'files MB'], memory);
+  printTable(['vectors', 'search (k = 10, unfiltered)', 'p50 ms', 'p99 ms', `recall@${K}`], queries);
 }
 
 /** HNSW and pgvector on the same vectors and queries: the HNSW rows at the same ef and filters. */
