@@ -4,6 +4,10 @@
  * candidates being re-scored. Run through vector-store.bench.ts (`IRIS_BENCH_STORES=usearch`), which forks the
  * build and measure roles here so the memory figures are those of a process holding one loaded index.
  *
+ * The vectors reach usearch as int8 codes scaled per vector by its largest component (as Int8Slab does): given
+ * floats, usearch itself would scale each by its L2 norm and truncate, which leaves a 256-dim unit vector about
+ * ±8 levels of the ±127 range. Cosine ignores the scale, so the codes are compared as they are.
+ *
  * The Node binding of usearch has no filter predicate and fixes the search expansion when the index object is
  * made, so each ef is measured on a fresh load of the same file, and tag-filtered queries are not measured.
  */
@@ -89,12 +93,15 @@ export async function buildUsearch(cfg: UsearchConfig, target: string): Promise<
     for (let start = 0; start < cfg.size; start += BUILD_BATCH) {
       const end = Math.min(cfg.size, start + BUILD_BATCH);
       const matrix = new Float32Array((end - start) * cfg.dimension);
+      const codes = new Int8Array(matrix.length);
       const keys = new BigUint64Array(end - start);
       for (let i = start; i < end; i++) {
-        matrix.set(gen.vector(i), (i - start) * cfg.dimension);
+        const at = (i - start) * cfg.dimension;
+        matrix.set(gen.vector(i), at);
+        quantise(matrix.subarray(at, at + cfg.dimension), codes.subarray(at, at + cfg.dimension));
         keys[i - start] = BigInt(i + 1);
       }
-      index.add(keys, matrix, 0);
+      index.add(keys, codes, 0);
       transfer(floats, matrix, start * cfg.dimension * 4, 'write');
       const now = performance.now();
       if (now - lastReport > 15_000) {
@@ -114,6 +121,15 @@ export async function buildUsearch(cfg: UsearchConfig, target: string): Promise<
   await rename(building, target);
   console.error(`vector-store bench: usearch built ${cfg.size} in ${buildSeconds.toFixed(0)} s, cached in ${target}`);
   return report;
+}
+
+/** int8 codes of a vector scaled by its largest component: code = round(127 · x / max|x|). */
+function quantise(vector: Float32Array, out: Int8Array): Int8Array {
+  let max = 0;
+  for (const x of vector) max = Math.max(max, Math.abs(x));
+  const scale = max > 0 ? 127 / max : 0;
+  for (let d = 0; d < vector.length; d++) out[d] = Math.round(vector[d]! * scale);
+  return out;
 }
 
 /** Reads or writes a whole typed array at a byte offset of an open file. */
@@ -182,7 +198,7 @@ export async function measureUsearch(cfg: UsearchConfig, dir: string): Promise<U
       for (const extra of cfg.rescoreValues) {
         const count = K + extra;
         const ask = (q: Float32Array): number[] => {
-          const found = index.search(q, count, 1);
+          const found = index.search(quantise(q, new Int8Array(cfg.dimension)), count, 1);
           if (extra === 0) return Array.from(found.keys, Number);
           return rescore(fd, cfg.dimension, q, found.keys, found.keys.length, scratch);
         };

@@ -7,7 +7,8 @@
  *   IRIS_BENCH_SIZES=100000 npm run bench -- vector-store
  *
  * Other knobs: IRIS_BENCH_DIM, IRIS_BENCH_M, IRIS_BENCH_EFC, IRIS_BENCH_EF (comma list), IRIS_BENCH_QUERIES;
- * IRIS_BENCH_STORES (hnsw,pgvector), IRIS_BENCH_PG_SIZES (100000,1000000), IRIS_BENCH_PG_EF (64,128,256),
+ * IRIS_BENCH_STORES (hnsw,pgvector; add usearch for the quantised graph of usearch-bench.ts),
+ * IRIS_BENCH_RESCORE (usearch: extra candidates re-scored with float32 vectors read from disk, 0,40,90), IRIS_BENCH_PG_SIZES (100000,1000000), IRIS_BENCH_PG_EF (64,128,256),
  * IRIS_BENCH_PG_LIVE (live inserts measured, 2000), IRIS_BENCH_PG_TYPE (vector | halfvec),
  * IRIS_BENCH_PG_ENGINES (native,pglite: a native PostgreSQL 15 + pgvector from scripts/native-services.sh, PGlite).
  * Built indexes are cached under .iris/bench-cache/vector-store/<parameters>/ (a 1M build takes minutes on two
@@ -103,7 +104,7 @@ function usearchConfigFor(size: number): UsearchConfig {
 }
 
 function usearchCacheDir(cfg: UsearchConfig): string {
-  return path.join(CACHE_ROOT, `usearch-i8-n${cfg.size}-d${cfg.dimension}-m${cfg.m}-efc${cfg.efConstruction}-s${cfg.seed}-g${SYNTHETIC_VERSION}`);
+  return path.join(CACHE_ROOT, `usearch-i8max-n${cfg.size}-d${cfg.dimension}-m${cfg.m}-efc${cfg.efConstruction}-s${cfg.seed}-g${SYNTHETIC_VERSION}`);
 }
 
 export default async function run(): Promise<void> {
