@@ -99,6 +99,11 @@ function cacheDir(cfg: BenchConfig): string {
 
 const EMBEDDING_VERSION = `synthetic-v${SYNTHETIC_VERSION}`;
 
+/** The pgvector column type measured: `vector` (float32) or `halfvec` (float16). */
+function pgType(): 'vector' | 'halfvec' {
+  return process.env.IRIS_BENCH_PG_TYPE === 'halfvec' ? 'halfvec' : 'vector';
+}
+
 function usearchConfigFor(size: number): UsearchConfig {
   return { ...configFor(size), rescoreValues: envList('IRIS_BENCH_RESCORE', [0, 40, 90], true) };
 }
@@ -130,7 +135,7 @@ export default async function run(): Promise<void> {
   for (const engine of stores.includes('pgvector') ? engines : []) {
     for (const size of envList('IRIS_BENCH_PG_SIZES', [100_000, 1_000_000])) {
       const cfg = { ...configFor(size), efValues: envList('IRIS_BENCH_PG_EF', [64, 128, 256]) };
-      const type = process.env.IRIS_BENCH_PG_TYPE === 'halfvec' ? 'halfvec' : 'vector';
+      const type = pgType();
       const liveInserts = Math.min(size, envList('IRIS_BENCH_PG_LIVE', [2000])[0]!);
       const report = await runPgVectorBench({ ...cfg, type, liveInserts, embeddingVersion: EMBEDDING_VERSION, engine });
       pgReports.push([cfg, report, engine]);
@@ -379,12 +384,12 @@ function printSideBySide(hnsw: [BenchConfig, MeasureReport][], pg: [BenchConfig,
       for (const row of h.filtered.filter((r) => r.label.startsWith('auto'))) queries.push([c.size, 'hnsw', 'ef=256', row.filter, row.planned, row.p50, row.p99, row.recall, K]);
     }
     build.push([
-      c.size, `pgvector (${engine})`, Math.round(p.liveInsertsPerSecond),
+      c.size, `pgvector (${engine}, ${pgType()})`, Math.round(p.liveInsertsPerSecond),
       `${(p.bulkRowsSeconds + p.bulkIndexSeconds).toFixed(0)} (rows ${p.bulkRowsSeconds.toFixed(0)} + index ${p.bulkIndexSeconds.toFixed(0)})`,
       `${Math.round(p.rssMB - p.baselineRssMB)} (RSS ${Math.round(p.rssMB)})`, Math.round(p.databaseMB), Math.round((p.databaseMB * MB) / c.size),
       `database (HNSW index ${Math.round(p.hnswIndexMB)})`, p.serverRssMB === null ? '— (native)' : Math.round(p.serverRssMB),
     ]);
-    for (const row of p.rows) queries.push([c.size, `pgvector (${engine})`, row.label.replace('pgvector ', ''), row.filter ?? '—', row.plan, row.p50, row.p99, row.recall, row.minHits]);
+    for (const row of p.rows) queries.push([c.size, `pgvector (${engine}, ${pgType()})`, row.label.replace('pgvector ', ''), row.filter ?? '—', row.plan, row.p50, row.p99, row.recall, row.minHits]);
   }
   printTable(['vectors', 'store', 'live inserts/s', 'full build s', 'backend RSS − baseline MB', 'index MB', 'bytes per vector', 'where', 'database server RSS MB'], build);
   printTable(['vectors', 'store', 'search', 'filter', 'plan', 'p50 ms', 'p99 ms', `recall@${K}`, 'fewest hits of k'], queries);
