@@ -160,7 +160,7 @@ export async function measureUsearch(cfg: UsearchConfig, dir: string): Promise<U
   const build = JSON.parse(await readFile(path.join(dir, BUILD_FILE), 'utf8')) as UsearchBuild;
   const indexPath = path.join(dir, INDEX_FILE);
   const baselineRssMB = rssMB();
-  let t = performance.now();
+  const t = performance.now();
   let index = newIndex(cfg, cfg.efValues[0]!);
   index.load(indexPath);
   const loadSeconds = (performance.now() - t) / 1000;
