@@ -7,7 +7,8 @@
  *   IRIS_BENCH_SIZES=100000 npm run bench -- vector-store
  *
  * Other knobs: IRIS_BENCH_DIM, IRIS_BENCH_M, IRIS_BENCH_EFC, IRIS_BENCH_EF (comma list), IRIS_BENCH_QUERIES;
- * IRIS_BENCH_STORES (hnsw,pgvector), IRIS_BENCH_PG_SIZES (100000,1000000), IRIS_BENCH_PG_EF (64,128,256),
+ * IRIS_BENCH_STORES (hnsw,pgvector; add usearch for the quantised graph of usearch-bench.ts),
+ * IRIS_BENCH_RESCORE (usearch: extra candidates re-scored with float32 vectors read from disk, 0,40,90), IRIS_BENCH_PG_SIZES (100000,1000000), IRIS_BENCH_PG_EF (64,128,256),
  * IRIS_BENCH_PG_LIVE (live inserts measured, 2000), IRIS_BENCH_PG_TYPE (vector | halfvec),
  * IRIS_BENCH_PG_ENGINES (native,pglite: a native PostgreSQL 15 + pgvector from scripts/native-services.sh, PGlite).
  * Built indexes are cached under .iris/bench-cache/vector-store/<parameters>/ (a 1M build takes minutes on two
@@ -27,6 +28,7 @@ import { parseTagFilter } from '../src/vectors/tag-filter.js';
 import type { SearchOptions, VectorItem } from '../src/vectors/vector-store.js';
 import { runPgVectorBench, type PgReport } from './pgvector-bench.js';
 import type { PgVectorEngine } from '../test/support/pgvector-server.js';
+import { buildUsearch, measureUsearch, type UsearchConfig, type UsearchReport } from './usearch-bench.js';
 
 interface BenchConfig {
   size: number;
@@ -74,9 +76,9 @@ const ROLE = process.env.IRIS_VECTOR_BENCH_ROLE;
 const CACHE_ROOT = path.resolve(import.meta.dirname, '../../.iris/bench-cache/vector-store');
 const MB = 1024 * 1024;
 
-function envList(name: string, fallback: number[]): number[] {
+function envList(name: string, fallback: number[], zeroAllowed = false): number[] {
   const raw = process.env[name];
-  return raw ? raw.split(',').map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0) : fallback;
+  return raw ? raw.split(',').map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && (n > 0 || (zeroAllowed && n === 0))) : fallback;
 }
 
 function configFor(size: number): BenchConfig {
@@ -97,6 +99,19 @@ function cacheDir(cfg: BenchConfig): string {
 
 const EMBEDDING_VERSION = `synthetic-v${SYNTHETIC_VERSION}`;
 
+/** The pgvector column type measured: `vector` (float32) or `halfvec` (float16). */
+function pgType(): 'vector' | 'halfvec' {
+  return process.env.IRIS_BENCH_PG_TYPE === 'halfvec' ? 'halfvec' : 'vector';
+}
+
+function usearchConfigFor(size: number): UsearchConfig {
+  return { ...configFor(size), rescoreValues: envList('IRIS_BENCH_RESCORE', [0, 40, 90], true) };
+}
+
+function usearchCacheDir(cfg: UsearchConfig): string {
+  return path.join(CACHE_ROOT, `usearch-i8max-n${cfg.size}-d${cfg.dimension}-m${cfg.m}-efc${cfg.efConstruction}-s${cfg.seed}-g${SYNTHETIC_VERSION}`);
+}
+
 export default async function run(): Promise<void> {
   const stores = (process.env.IRIS_BENCH_STORES ?? 'hnsw,pgvector').split(',').map((s) => s.trim());
   const reports: [BenchConfig, MeasureReport][] = [];
@@ -107,12 +122,20 @@ export default async function run(): Promise<void> {
     reports.push([cfg, (await runChild('measure', cfg)) as MeasureReport]);
   }
   if (reports.length) printHnsw(reports);
+  const usearchReports: [UsearchConfig, UsearchReport][] = [];
+  for (const size of stores.includes('usearch') ? envList('IRIS_BENCH_SIZES', [100_000, 1_000_000]) : []) {
+    const cfg = usearchConfigFor(size);
+    if (!existsSync(path.join(usearchCacheDir(cfg), 'bench-build.json'))) await runChild('usearch-build', cfg);
+    else console.error(`vector-store bench: using cached index ${usearchCacheDir(cfg)}`);
+    usearchReports.push([cfg, (await runChild('usearch-measure', cfg)) as UsearchReport]);
+    printQuantised(reports, usearchReports.slice(-1));
+  }
   const pgReports: [BenchConfig, PgReport, PgVectorEngine][] = [];
   const engines = (process.env.IRIS_BENCH_PG_ENGINES ?? 'native,pglite').split(',').map((s) => s.trim()).filter((s): s is PgVectorEngine => s === 'native' || s === 'pglite');
   for (const engine of stores.includes('pgvector') ? engines : []) {
     for (const size of envList('IRIS_BENCH_PG_SIZES', [100_000, 1_000_000])) {
       const cfg = { ...configFor(size), efValues: envList('IRIS_BENCH_PG_EF', [64, 128, 256]) };
-      const type = process.env.IRIS_BENCH_PG_TYPE === 'halfvec' ? 'halfvec' : 'vector';
+      const type = pgType();
       const liveInserts = Math.min(size, envList('IRIS_BENCH_PG_LIVE', [2000])[0]!);
       const report = await runPgVectorBench({ ...cfg, type, liveInserts, embeddingVersion: EMBEDDING_VERSION, engine });
       pgReports.push([cfg, report, engine]);
@@ -145,7 +168,9 @@ function printHnsw(reports: [BenchConfig, MeasureReport][]): void {
   );
 }
 
-function runChild(role: 'build' | 'measure', cfg: BenchConfig): Promise<unknown> {
+type ChildRole = 'build' | 'measure' | 'usearch-build' | 'usearch-measure';
+
+function runChild(role: ChildRole, cfg: BenchConfig): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const child = fork(fileURLToPath(import.meta.url), [], {
       env: { ...process.env, IRIS_VECTOR_BENCH_ROLE: role, IRIS_VECTOR_BENCH_CONFIG: JSON.stringify(cfg) },
@@ -303,7 +328,13 @@ async function measureChild(cfg: BenchConfig): Promise<MeasureReport> {
 
 if (ROLE) {
   const cfg = JSON.parse(process.env.IRIS_VECTOR_BENCH_CONFIG ?? '{}') as BenchConfig;
-  const work = ROLE === 'build' ? buildChild(cfg) : measureChild(cfg);
+  const roles: Record<ChildRole, () => Promise<unknown>> = {
+    build: () => buildChild(cfg),
+    measure: () => measureChild(cfg),
+    'usearch-build': () => buildUsearch(cfg as UsearchConfig, usearchCacheDir(cfg as UsearchConfig)),
+    'usearch-measure': () => measureUsearch(cfg as UsearchConfig, usearchCacheDir(cfg as UsearchConfig)),
+  };
+  const work = roles[ROLE as ChildRole]();
   work.then(
     (result) => process.send!(result, () => process.disconnect()),
     (err: unknown) => {
@@ -311,6 +342,25 @@ if (ROLE) {
       process.exit(1);
     },
   );
+}
+
+/** The quantised graph (usearch, int8) beside hnswlib at the same size: memory, then latency and recall. */
+function printQuantised(hnsw: [BenchConfig, MeasureReport][], quantised: [UsearchConfig, UsearchReport][]): void {
+  console.log('### Quantised graph (usearch int8, float32 re-scoring read from disk) beside hnswlib (float32 graph + int8 copy)\n');
+  const memory: (string | number)[][] = [];
+  const queries: (string | number)[][] = [];
+  for (const [c, u] of quantised) {
+    const h = hnsw.find(([hc]) => hc.size === c.size)?.[1];
+    if (h) {
+      memory.push([c.size, 'hnswlib (float32 graph + int8 copy)', h.build.buildSeconds.toFixed(0), Math.round(h.build.insertsPerSecond), h.loadSeconds.toFixed(1), Math.round(h.rssMB), Math.round(h.rssMB - h.baselineRssMB), Math.round(((h.rssMB - h.baselineRssMB) * MB) / c.size), Math.round(h.indexFileMB + h.sidecarMB)]);
+      for (const row of h.unfiltered) queries.push([c.size, row.label, row.p50, row.p99, row.recall]);
+    }
+    memory.push([c.size, 'usearch (int8 graph; float32 file read per candidate)', u.build.buildSeconds.toFixed(0), Math.round(u.build.insertsPerSecond), u.loadSeconds.toFixed(1), Math.round(u.rssMB), Math.round(u.rssMB - u.baselineRssMB), Math.round(((u.rssMB - u.baselineRssMB) * MB) / c.size), `${Math.round(u.indexFileMB)} + ${Math.round(u.floatFileMB)} float32`]);
+    queries.push([c.size, `${u.exact.label} (usearch run)`, u.exact.p50, u.exact.p99, 1]);
+    for (const row of u.rows) queries.push([c.size, row.label, row.p50, row.p99, row.recall]);
+  }
+  printTable(['vectors', 'store', 'build s', 'inserts/s', 'load s', 'RSS MB', 'RSS − baseline MB', 'resident bytes per vector', 'files MB'], memory);
+  printTable(['vectors', 'search (k = 10, unfiltered)', 'p50 ms', 'p99 ms', `recall@${K}`], queries);
 }
 
 /** HNSW and pgvector on the same vectors and queries: the HNSW rows at the same ef and filters. */
@@ -334,12 +384,12 @@ function printSideBySide(hnsw: [BenchConfig, MeasureReport][], pg: [BenchConfig,
       for (const row of h.filtered.filter((r) => r.label.startsWith('auto'))) queries.push([c.size, 'hnsw', 'ef=256', row.filter, row.planned, row.p50, row.p99, row.recall, K]);
     }
     build.push([
-      c.size, `pgvector (${engine})`, Math.round(p.liveInsertsPerSecond),
+      c.size, `pgvector (${engine}, ${pgType()})`, Math.round(p.liveInsertsPerSecond),
       `${(p.bulkRowsSeconds + p.bulkIndexSeconds).toFixed(0)} (rows ${p.bulkRowsSeconds.toFixed(0)} + index ${p.bulkIndexSeconds.toFixed(0)})`,
       `${Math.round(p.rssMB - p.baselineRssMB)} (RSS ${Math.round(p.rssMB)})`, Math.round(p.databaseMB), Math.round((p.databaseMB * MB) / c.size),
       `database (HNSW index ${Math.round(p.hnswIndexMB)})`, p.serverRssMB === null ? '— (native)' : Math.round(p.serverRssMB),
     ]);
-    for (const row of p.rows) queries.push([c.size, `pgvector (${engine})`, row.label.replace('pgvector ', ''), row.filter ?? '—', row.plan, row.p50, row.p99, row.recall, row.minHits]);
+    for (const row of p.rows) queries.push([c.size, `pgvector (${engine}, ${pgType()})`, row.label.replace('pgvector ', ''), row.filter ?? '—', row.plan, row.p50, row.p99, row.recall, row.minHits]);
   }
   printTable(['vectors', 'store', 'live inserts/s', 'full build s', 'backend RSS − baseline MB', 'index MB', 'bytes per vector', 'where', 'database server RSS MB'], build);
   printTable(['vectors', 'store', 'search', 'filter', 'plan', 'p50 ms', 'p99 ms', `recall@${K}`, 'fewest hits of k'], queries);
