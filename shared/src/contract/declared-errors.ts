@@ -21,8 +21,13 @@ export function errorKeysOf(status: number, code: number): ErrorKey[] {
   return (Object.keys(ERROR) as ErrorKey[]).filter((key) => ERROR[key][0] === status && ERROR[key][1] === code);
 }
 
-/** Whether `operation` may answer `status` with `code`. */
+/**
+ * Whether `operation` may answer `status` with `code`. On the resource paths 400/5001 ("invalid data") is the
+ * family's answer to a request it cannot read at all (a malformed body, a parameter over its length), whatever
+ * the operation, so it counts as declared there.
+ */
 export function isDeclaredError(operation: Operation, status: number, code: number): boolean {
   const keys = errorKeysOf(status, code);
+  if (operation.errors === 'resource' && keys.includes('invalidData')) return true;
   return keys.some((key) => PLATFORM_ERROR_KEYS.includes(key) || (operation.errorCodes ?? []).includes(key));
 }
