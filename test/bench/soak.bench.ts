@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import { ROOT } from '../../scripts/platform.js';
 import { ordinaryCall } from '../soak/soak-probe.js';
-import { report, type TimedCall, type TimedSample } from '../soak/soak-report.js';
+import { report, type Latency, type TimedSample } from '../soak/soak-report.js';
 import { takeSample } from '../soak/soak-sampler.js';
 import { startSoakPlatform } from '../soak/soak-platform.js';
 import { runTraffic, type Outcome, type TrafficOptions } from '../soak/soak-traffic.js';
@@ -54,13 +54,11 @@ export default async function run(): Promise<void> {
     const probe = prober.probe;
     const outcomes: Outcome[] = [];
     for (let i = 0; i < 3; i++) await probe();
-    const idle: number[] = [];
-    const stages: { idle: TimedCall[]; soak: TimedCall[] } = { idle: [], soak: [] };
+    const latency: Latency = { idle: [], soak: [] };
     for (let i = 0; i < IDLE_CALLS; i++) {
       const o = await probe();
       outcomes.push(o);
-      idle.push(o.result.ms);
-      stages.idle.push(o.result);
+      latency.idle.push(o.result);
     }
     log(`idle: ${IDLE_CALLS} ordinary calls; traffic for ${MINUTES} min at ${TRAFFIC.callsPerSecond} calls/s`);
 
@@ -70,16 +68,12 @@ export default async function run(): Promise<void> {
     const stop = new Promise<void>((r) => (stopTraffic = r));
     const traffic = runTraffic(soak, TRAFFIC, stop, (o) => outcomes.push(o));
     const warmUpSeconds = (MINUTES * 60) / 3;
-    const soakLatency: number[] = [];
     let probing = true;
     const probeLoop = (async () => {
       while (probing) {
         const o = await probe();
         outcomes.push(o);
-        if (performance.now() - started >= warmUpSeconds * 1000) {
-          soakLatency.push(o.result.ms);
-          stages.soak.push(o.result);
-        }
+        if (performance.now() - started >= warmUpSeconds * 1000) latency.soak.push(o.result);
         await sleep(PROBE_PAUSE_MS);
       }
     })();
@@ -101,7 +95,7 @@ export default async function run(): Promise<void> {
 
     const calls = outcomes.length;
     console.log(`${calls} answers in ${MINUTES} min from ${soak.accounts.length} accounts (${TRAFFIC.callsPerSecond} actions/s, at most ${TRAFFIC.inFlightPerAccount} in flight per account; ${skippedTicks} ticks skipped with all in flight), ${samples.length} samples every ${SAMPLE_SECONDS} s.\n`);
-    const verdict = report(samples, warmUpSeconds, outcomes, { idle, soak: soakLatency, stages });
+    const verdict = report(samples, warmUpSeconds, outcomes, latency);
     console.log(verdict.pass ? 'PASS\n' : `FAIL:\n${verdict.reasons.map((r) => `- ${r}`).join('\n')}\n`);
     if (!verdict.pass) throw new Error(`soak failed: ${verdict.reasons.length} reasons (above)`);
   } finally {
