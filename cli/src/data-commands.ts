@@ -2,7 +2,8 @@
  * The data-plane commands of `iris`: sets, products, services, search, analysis, batch and training.
  * Each answers a value (printed as JSON with --json) and a human summary.
  */
-import { createWriteStream, existsSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import type { CallInput, IrisClient } from './client.js';
 import { drawBoxes, imageBytes, type DrawnBox } from './draw.js';
 import { evaluate, type EvaluateOptions } from './evaluate-command.js';
@@ -231,9 +232,12 @@ async function batch(client: IrisClient, lang: Lang, action: string | undefined,
     { quiet: opts.json, timeoutMs: timeoutMs(opts) },
   );
   if (opts.out && task.download_urls?.length) {
-    const out = createWriteStream(opts.out);
-    for (const link of task.download_urls) out.write(await client.download(link));
-    await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+    const out = await open(opts.out, 'w');
+    try {
+      for (const link of task.download_urls) await out.write(await client.download(link));
+    } finally {
+      await out.close();
+    }
   }
   return { value: task, text: `${taskId}: ${task.state}, ${task.success ?? 0}/${task.total}${opts.out ? ` — ${t(lang, 'wrote')} ${opts.out}` : ''}` };
 }

@@ -5,11 +5,8 @@
  * small (MEMORY_PART_BYTES each, MEMORY_UPLOAD_BYTES for the whole process, released when the response is
  * sent); a larger one streams to a temp folder (never buffered whole), removed when the response is sent.
  */
-import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { once } from 'node:events';
 import path from 'node:path';
-import { finished } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import Busboy from '@fastify/busboy';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -18,6 +15,7 @@ import { requireEdgeReading } from './edge-checks.js';
 import { JsonTooDeepError, MAX_BODY_FILES, MAX_BODY_PARTS, MAX_MULTIPART_BYTES, MAX_MULTIPART_TEXT_BYTES, cutTruncatedParams, overlongParam, parseBoundedJson } from './input-limits.js';
 import { releaseWhenAnswered } from './when-answered.js';
 import { unreadableBody } from './unreadable-body.js';
+import { FileSink } from '../util/file-sink.js';
 
 export type UploadedFile = FilePart;
 
@@ -200,10 +198,7 @@ async function parseBody(request: FastifyRequest, options: BodyOptions): Promise
 async function storePart(request: FastifyRequest, file: Readable, entry: UploadedFile, spillPath: () => Promise<string>): Promise<void> {
   const held: Buffer[] = [];
   let heldBytes = 0;
-  let sink: WriteStream | null = null;
-  const write = async (chunk: Buffer) => {
-    if (!sink!.write(chunk)) await once(sink!, 'drain');
-  };
+  let sink: FileSink | null = null;
   try {
     for await (const chunk of file as AsyncIterable<Buffer>) {
       entry.size += chunk.length;
@@ -214,17 +209,16 @@ async function storePart(request: FastifyRequest, file: Readable, entry: Uploade
           continue;
         }
         entry.path = await spillPath();
-        sink = createWriteStream(entry.path);
-        for (const part of held) await write(part);
+        sink = new FileSink(entry.path);
+        for (const part of held) await sink.write(part);
         held.length = 0;
         uploadMemory.give(heldBytes);
         heldBytes = 0;
       }
-      await write(chunk);
+      await sink.write(chunk);
     }
     if (sink) {
-      sink.end();
-      await finished(sink);
+      await sink.end();
     } else {
       entry.data = Buffer.concat(held, heldBytes);
       if (!request.irisUploadsAnswered) {
