@@ -6,6 +6,8 @@ export default defineConfig({
     include: ['e2e/**/*.test.ts', 'docs/**/*.test.ts', 'soak/**/*.test.ts'],
     testTimeout: 120_000,
     hookTimeout: 300_000,
+    // Threads load each model on first use: warming every thread of every backend a test starts costs CI minutes.
+    env: { IRIS_WARM_MODELS: '0' },
     pool: 'forks',
     // One platform (PostgreSQL + two backends + the edge) at a time on two cores.
     poolOptions: { forks: { singleFork: true } },

@@ -80,7 +80,7 @@ export async function buildApp(config: BackendConfig, options: BuildOptions = {}
 
   await app.register(databasePlugin, { databaseUrl: config.databaseUrl, connectTimeoutMs: config.dbConnectTimeoutMs });
   await app.register(instancePlugin, { instanceId: config.instanceId, tmpDir: config.tmpDir, uploadDir: config.uploadDir });
-  await app.register(inferencePlugin, { threads: config.inferenceThreads, limits: config.poolLimits });
+  await app.register(inferencePlugin, { threads: config.inferenceThreads, limits: config.poolLimits, warmModels: config.warmModels });
   await app.register(decoderPlugin, { threads: config.images.decodeThreads, maxPixels: config.images.maxPixels, timeoutMs: config.images.decodeTimeoutMs, firstTierBoost: config.poolLimits.firstTierBoost });
   // The pools put the tasks of an account with several calls at once (now or within the last second) on their
   // low-priority threads.

@@ -54,6 +54,7 @@ const schema = z.object({
   IRIS_DB_CONNECT_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3600).default(30),
   /** Refuse (500) any answer with an error code its contract operation does not declare, instead of logging it: tests. */
   IRIS_STRICT_CONTRACT: z.enum(['0', '1']).default('0'),
+  IRIS_WARM_MODELS: z.enum(['0', '1']).default('1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   IRIS_VECTOR_STORE: z.enum(['hnsw', 'pgvector']).default('hnsw'),
   IRIS_VECTOR_DATABASE_URL: z.string().url().optional(),
@@ -83,6 +84,8 @@ export interface BackendConfig {
   inferenceThreads: number;
   /** Per-account threads, queue and time limits of the inference pool (inference/pool-config.ts). */
   poolLimits: PoolLimits;
+  /** Each inference thread loads and runs every model of the pack before its first job (IRIS_WARM_MODELS). */
+  warmModels: boolean;
   /** Event-loop watchdog: blocked longer than this, `/livez` fails and the process exits (0 = off). */
   watchdogMs: number;
   downloadConcurrency: number;
@@ -170,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BackendConfig 
     allowPrivateUrls: e.IRIS_ALLOW_PRIVATE_URLS,
     inferenceThreads: e.IRIS_INFERENCE_THREADS,
     poolLimits: loadPoolLimits(env, e.IRIS_INFERENCE_THREADS),
+    warmModels: e.IRIS_WARM_MODELS === '1',
     watchdogMs: e.IRIS_WATCHDOG_MS,
     downloadConcurrency: e.IRIS_DOWNLOAD_CONCURRENCY,
     accountUploads: e.IRIS_ACCOUNT_UPLOADS,

@@ -122,7 +122,10 @@ interface Job {
  */
 interface Slot { worker: Worker; job: Job | null; timer: NodeJS.Timeout | null; ready: boolean; lowPriority: boolean; nice: number | null }
 
-type WorkerMessage = TaskResponse | { ready: true } | { nice: number };
+/** A warmed thread's report: what it loaded, or why warming failed. */
+export type WarmReport = { models: number; ms: number } | { error: string };
+
+type WorkerMessage = TaskResponse | { ready: true } | { nice: number } | { warmed: WarmReport };
 
 const entry = new URL(`./inference-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
 const bootstrap = new URL('./worker-bootstrap.mjs', import.meta.url);
@@ -171,9 +174,17 @@ export class InferencePool {
   callsInFlight: ((account: string) => number) | undefined;
   private reserveTimer: NodeJS.Timeout | undefined;
 
-  /** `taskTimeoutMs` sets both time limits at once (0 = none). */
-  constructor(readonly size: number = Math.max(1, os.availableParallelism()), limits: Partial<PoolLimits> & { taskTimeoutMs?: number } = {}) {
-    const { taskTimeoutMs, ...rest } = limits;
+  /** Told each warmed thread's report (`warmModels`). */
+  onWarmed: ((report: WarmReport) => void) | undefined;
+  private readonly warmModels: boolean;
+
+  /**
+   * `taskTimeoutMs` sets both time limits at once (0 = none). `warmModels`: each thread (a replaced one too) loads
+   * and runs every model before it takes its first job (`warm-models`).
+   */
+  constructor(readonly size: number = Math.max(1, os.availableParallelism()), limits: Partial<PoolLimits> & { taskTimeoutMs?: number; warmModels?: boolean } = {}) {
+    const { taskTimeoutMs, warmModels, ...rest } = limits;
+    this.warmModels = warmModels ?? false;
     const timeouts = taskTimeoutMs === undefined ? {} : { interactiveTimeoutMs: taskTimeoutMs, backgroundTimeoutMs: taskTimeoutMs };
     this.limits = { ...defaultPoolLimits(size, rest.lowPriorityThreads), ...timeouts, ...rest };
     for (let i = 0; i < size; i++) this.slots.push(this.spawn(false));
@@ -255,11 +266,15 @@ export class InferencePool {
 
   private spawn(lowPriority: boolean): Slot {
     const nice = lowPriority ? LOW_PRIORITY_NICE : this.limits.lowPriorityThreads > 0 ? -this.limits.firstTierBoost : 0;
-    const worker = new Worker(bootstrap, { workerData: { entry, nice } });
+    const worker = new Worker(bootstrap, { workerData: { entry, nice, warm: this.warmModels } });
     const slot: Slot = { worker, job: null, timer: null, ready: false, lowPriority, nice: null };
     worker.on('message', (response: WorkerMessage) => {
       if ('nice' in response) {
         slot.nice = response.nice;
+        return;
+      }
+      if ('warmed' in response) {
+        this.onWarmed?.(response.warmed);
         return;
       }
       if ('ready' in response) {

@@ -1,4 +1,4 @@
-import { parentPort, type TransferListItem } from 'node:worker_threads';
+import { parentPort, workerData, type TransferListItem } from 'node:worker_threads';
 import type { BatchItem, TaskError, TaskRequest, TaskResponse } from './task-protocol.js';
 import { taskLoader, type TaskModule } from './task-registry.js';
 
@@ -60,6 +60,16 @@ parentPort!.on('message', async (request: TaskRequest) => {
     parentPort!.postMessage({ id: request.id, ok: false, error: taskError(err) } satisfies TaskResponse);
   }
 });
+
+// A pool that warms its threads (IRIS_WARM_MODELS) has each load and run every model before its first job. A
+// model that fails here is loaded again on first use, where its error reaches the call that needs it.
+if ((workerData as { warm?: boolean } | null)?.warm) {
+  try {
+    parentPort!.postMessage({ warmed: await (await moduleFor('warm-models')).default(undefined) });
+  } catch (err) {
+    parentPort!.postMessage({ warmed: { error: taskError(err).message } });
+  }
+}
 
 // Tells the pool this thread has loaded: its time limits start counting from here.
 parentPort!.postMessage({ ready: true });

@@ -15,6 +15,7 @@ export interface TaskModule {
 export const TASKS = {
   ping: () => import('./tasks/ping.task.js'),
   'prepare-models': () => import('./tasks/prepare-models.task.js'),
+  'warm-models': () => import('./tasks/warm-models.task.js'),
   'image-decode': () => import('./tasks/image-decode.task.js'),
   embed: () => import('./tasks/embed.task.js'),
   'search-index-embed': () => import('./tasks/search-index-embed.task.js'),

@@ -33,8 +33,12 @@ function warnWhenNotRaised(app: FastifyInstance, pool: InferencePool, boost: num
 
 /** The worker-thread pool that runs all model code; closed after in-flight HTTP work has finished. */
 export const inferencePlugin = fp(
-  async (app, opts: { threads: number; limits?: Partial<PoolLimits> }) => {
-    const pool = new InferencePool(opts.threads, opts.limits);
+  async (app, opts: { threads: number; limits?: Partial<PoolLimits>; warmModels?: boolean }) => {
+    const pool = new InferencePool(opts.threads, { ...opts.limits, warmModels: opts.warmModels ?? false });
+    pool.onWarmed = (report) => {
+      if ('error' in report) app.log.warn({ err: report.error }, 'an inference thread could not warm its models: each loads on first use');
+      else app.log.info(report, 'inference thread warmed its models');
+    };
     app.decorate('inference', pool);
     warnWhenNotRaised(app, pool, opts.limits?.firstTierBoost ?? FIRST_TIER_BOOST);
     app.addHook('onClose', async () => {

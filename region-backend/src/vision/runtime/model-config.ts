@@ -4,7 +4,7 @@
  * `{"<stage>": "/abs/path/to/manifest.json", ...}`. Read once per thread (worker threads resolve manifests
  * themselves, so nothing model-related crosses the thread boundary but the stage name).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -129,6 +129,14 @@ export function validateModelOverrides(): string[] {
     if (!existsSync(manifest.file)) throw new Error(`IRIS_MODEL_OVERRIDES: stage ${stage}: model file ${manifest.file} does not exist`);
   }
   return stages;
+}
+
+/** Every stage with a manifest: the shipped defaults (`models/<stage>.json`) and the operator's overrides. */
+export function manifestStages(): string[] {
+  const shipped = readdirSync(DEFAULT_MODELS_DIR)
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => name.slice(0, -'.json'.length));
+  return [...new Set([...shipped, ...loadOverrides().keys()])].sort();
 }
 
 /** Forgets cached overrides and manifests (tests that change IRIS_MODEL_OVERRIDES in one process). */
