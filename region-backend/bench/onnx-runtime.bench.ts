@@ -1,8 +1,8 @@
 /**
  * `npm run bench -- onnx-runtime`: the model pack on ONNX Runtime against the TFJS originals (wasm backend,
  * what served before), measured in the same run on the same inputs (640-px real photos brought to each
- * model's input size). Per model: TFJS ms, the bare ONNX Runtime session on the conversion (the floor), and
- * the production call (manifest model, input preparation included). Then the embedding per image per core
+ * model's input size). Per model: TFJS ms, the bare ONNX Runtime session on the conversion (the floor, with ONNX
+ * Runtime's memory arena), and the production call (manifest model, no arena, input preparation included). Then the embedding per image per core
  * (batch 1 and 8; float floor and int8 QDQ session side by side), background throughput with dynamic batching on all cores, ingest of 640-px JPEGs over
  * loopback HTTP (download + decode + embed), and interactive latency while a background batch runs, each
  * with the float and the int8 backbone.
@@ -23,8 +23,8 @@ import { loadManifestModel, manifestInput } from '../src/vision/runtime/manifest
 import { nsfwjsArtifacts, relaxInputShape } from '../src/vision/runtime/nsfwjs-models.js';
 import { limitSide, resizeRgb, type InputTensor } from '../src/vision/runtime/pixels.js';
 import { fileIOHandler, tfjs } from '../src/vision/runtime/tfjs.js';
-import { convertedSession } from '../src/vision/runtime/converted-model.js';
-import { ort } from '../src/vision/runtime/onnx-session.js';
+import { convertedModel, convertedSession } from '../src/vision/runtime/converted-model.js';
+import { ort, sessionOptions } from '../src/vision/runtime/onnx-session.js';
 import { realPhoto } from '../test/support/real-photos.js';
 import { renderView } from '../src/vision/embedding/image-views.js';
 import { scenarioViews } from '../src/vision/embedding/scenario-config.js';
@@ -67,7 +67,9 @@ async function modelRows(photo: RgbImage): Promise<(string | number)[][]> {
     });
     x.dispose();
     graph.dispose();
-    const session = await convertedSession({ file: manifest.file, outputs: manifest.outputNames! });
+    // The floor keeps ONNX Runtime's memory arena, which production turns off (onnx-session.ts): the production
+    // column is then the arena's absence and the input preparation together.
+    const session = await ort.InferenceSession.create(convertedModel({ file: manifest.file, outputs: manifest.outputNames! }).bytes, { ...sessionOptions(), enableCpuMemArena: true });
     const feed = { [session.inputNames[0]!]: feedOf(manifest, input) };
     const floor = await timeIt(RUNS, () => session.run(feed));
     const model = await loadManifestModel(manifest);

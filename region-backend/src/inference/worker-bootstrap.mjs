@@ -32,10 +32,16 @@ function applyNice(offset) {
   }
 }
 
-parentPort.postMessage({ nice: applyNice(workerData.nice) });
+// A thread that warms its models first (the entry's top-level await) does so at the lower of its tier's and the
+// process's priority: raised only once warm, so threads warming at start never crowd out the process's other
+// work (a lowered priority could not be raised back without privileges, so a lowered tier lowers first).
+const raiseAfterWarming = workerData.warm && workerData.nice < 0;
+if (!raiseAfterWarming) parentPort.postMessage({ nice: applyNice(workerData.nice) });
 
 if (workerData.entry.endsWith('.ts')) {
   const { register } = await import('tsx/esm/api');
   register();
 }
 await import(workerData.entry);
+// Runs before this thread handles any message, so its first job already runs at the tier's priority.
+if (raiseAfterWarming) parentPort.postMessage({ nice: applyNice(workerData.nice) });

@@ -17,7 +17,7 @@ function warnWhenNotRaised(app: FastifyInstance, pool: InferencePool, boost: num
   const check = () => {
     const { first } = pool.tierNice();
     if (first === null) {
-      if (++tries < 50) setTimeout(check, 200).unref();
+      if (++tries < 600) setTimeout(check, 200).unref(); // threads that warm their models first report later
       return;
     }
     // With one tier (no low-priority threads) nothing is raised.

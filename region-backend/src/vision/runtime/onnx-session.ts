@@ -19,6 +19,10 @@ export function sessionOptions(): ort.InferenceSession.SessionOptions {
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
+    // Every thread holds a session of every model it runs; with the arena each session keeps its largest run's
+    // activations for good (250 MB for the OCR detector at 640 px), which doubled a warmed thread's memory; the
+    // speed without it is measured against the bare session with it (`npm run bench -- onnx-runtime`).
+    enableCpuMemArena: false,
     // Spinning threads would steal the core a sibling worker is using.
     ...(threads > 1 ? { extra: { session: { intra_op: { allow_spinning: '0' } } } } : {}),
   };
