@@ -1,7 +1,7 @@
 /**
  * Regions of the query (docs/search.md, "Regions of the query"): when re-ranking verified none of the whole
- * picture's candidates, the query's windows (vision/embedding/query-regions.ts) are embedded
- * in one model batch, each one searches the index, and the best hits of each region are verified with the
+ * picture's candidates, the query's windows (vision/embedding/query-regions.ts) are pooled
+ * from one backbone pass over the query, each one searches the index, and the best hits of each region are verified with the
  * whole query's keypoints. A verified region hit is the picture the query shows: the plain answer puts it
  * first and answers that region as `loc`; `regions=all` answers every region's results as a group.
  */
@@ -59,11 +59,8 @@ export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): 
   if (!regions.length) return { verified: [], winner: null, groups: [] };
   const options = { priority: 'interactive' as const, accountId: deps.accountId };
   const payload = { rgb: input.picture, ...(input.embedder.manifestPath ? { embedder: input.embedder } : {}) };
-  // Split over the threads idle now (on a busy pool, one task): the regions are embedded side by side.
-  const parts = Math.max(1, Math.min(deps.inference.idleThreads, regions.length));
-  const chunks = Array.from({ length: parts }, (_, k) => regions.filter((_, i) => i % parts === k));
-  const answers = await Promise.all(chunks.map((chunk) => deps.inference.run('search-query-regions', { ...payload, regions: chunk }, options)));
-  const vectors = regions.map((_, i) => answers[i % parts]![Math.floor(i / parts)]!);
+  // One task: the built-in embedder pools every window from one backbone pass over the whole query.
+  const vectors = await deps.inference.run('search-query-regions', { ...payload, regions }, options);
   const hits = await Promise.all(vectors.map((v) => input.searchVector(v, input.perRegion + input.tried.size)));
 
   // The best few new hits of each region are verified together; a record keeps the region that scored it best.
