@@ -8,7 +8,7 @@
 import type { RgbImage } from '../../images/rgb-image.js';
 import type pg from 'pg';
 import type { EmbedderRef } from '../../vision/embedding/embedder-identity.js';
-import { QUERY_REGIONS, queryRegions, type QueryRegion } from '../../vision/embedding/query-regions.js';
+import { QUERY_REGIONS, queryRegions, windowsToDescribe, type QueryRegion } from '../../vision/embedding/query-regions.js';
 import { rerankScore } from '../../vision/embedding/rerank-score.js';
 import type { InferencePool } from '../../inference/inference-pool.js';
 import { itemFeatures } from '../search-services/index-items.repo.js';
@@ -61,27 +61,47 @@ export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): 
   const payload = { rgb: input.picture, ...(input.embedder.manifestPath ? { embedder: input.embedder } : {}) };
   // One task: the built-in embedder pools every window from one backbone pass over the whole query.
   const vectors = await deps.inference.run('search-query-regions', { ...payload, regions }, options);
-  const hits = await Promise.all(vectors.map((v) => input.searchVector(v, input.perRegion + input.tried.size)));
+  const wanted = Math.max(input.perRegion + input.tried.size, QUERY_REGIONS.hitsPerWindow);
+  const hits = await Promise.all(vectors.map((v) => input.searchVector(v, wanted)));
+  const fresh = hits.map((list) => list.filter((x) => !input.tried.has(x.hit.id)));
 
-  // The best few new hits of each region are verified together; a record keeps the region that scored it best.
+  // The best few new hits of each region are verified with the whole query's keypoints; a record keeps the
+  // region that scored it best. The windows whose best new hit scores highest also verify their hits with
+  // keypoints of their own (the whole query's fall mostly outside a small picture inside it).
   const toVerify = new Map<number, { selected: Selected; region: number }>();
-  hits.forEach((list, r) => {
-    for (const s of list.filter((x) => !input.tried.has(x.hit.id)).slice(0, QUERY_REGIONS.hitsPerRegion)) {
+  fresh.forEach((list, r) => {
+    for (const s of list.slice(0, QUERY_REGIONS.hitsPerRegion)) {
       const seen = toVerify.get(s.hit.id);
       if (!seen || seen.selected.hit.score < s.hit.score) toVerify.set(s.hit.id, { selected: s, region: r });
     }
   });
-  const ids = [...toVerify.keys()];
+  // A window's hits include the whole query's candidates whose keypoints were rejected.
+  const windows = windowsToDescribe(hits.map((list) => list[0]?.hit.score ?? 0)).map((r) => ({ r, list: hits[r]!.slice(0, QUERY_REGIONS.hitsPerWindow) }));
+  const ids = [...new Set([...toVerify.keys(), ...windows.flatMap((w) => w.list.map((s) => s.hit.id))])];
   const stored = ids.length ? await itemFeatures(deps.pool, deps.service.id, deps.service.pipeline, ids) : new Map<number, Uint8Array>();
-  const checks = stored.size ? await deps.inference.run('search-verify', { query: input.features, candidates: ids.map((id) => stored.get(id) ?? null) }, options) : [];
-  const matches = new Map(ids.flatMap((id, k) => (checks[k] ? [[id, checks[k]!] as const] : [])));
+  const featuresOf = (list: number[]) => list.map((id) => stored.get(id) ?? null);
+  const wholeIds = [...toVerify.keys()];
+  const [whole, ...perWindow] = stored.size
+    ? await Promise.all([
+        deps.inference.run('search-verify', { query: input.features, candidates: featuresOf(wholeIds) }, options),
+        ...windows.map((w) => deps.inference.run('search-verify', { query: input.features, window: { rgb: input.picture, box: regions[w.r]!.box }, candidates: featuresOf(w.list.map((s) => s.hit.id)) }, options)),
+      ])
+    : [[]];
+  const matches = new Map(wholeIds.flatMap((id, k) => (whole?.[k] ? [[id, whole[k]!] as const] : [])));
+  windows.forEach((w, k) =>
+    w.list.forEach((s, i) => {
+      const match = perWindow[k]?.[i];
+      if (!match || matches.has(s.hit.id)) return;
+      matches.set(s.hit.id, match);
+      toVerify.set(s.hit.id, { selected: s, region: w.r });
+    }),
+  );
 
   const rescore = (s: Selected): Selected => {
     const match = matches.get(s.hit.id);
     return match ? { ...s, hit: { ...s.hit, score: rerankScore(s.hit.score, match) }, match } : s;
   };
-  const verified = ids
-    .filter((id) => matches.has(id))
+  const verified = [...matches.keys()]
     .map((id) => ({ ...toVerify.get(id)!, selected: rescore(toVerify.get(id)!.selected) }))
     .sort((a, b) => b.selected.hit.score - a.selected.hit.score);
   const groups = regions.map((region, r) => ({ region, results: hits[r]!.slice(0, input.perRegion).map(rescore).sort((a, b) => b.hit.score - a.hit.score) }));

@@ -26,8 +26,15 @@ export const QUERY_REGIONS = {
   /** Window side (a share of the query's width and height) and the window positions along both axes. */
   side: 0.5,
   at: [0, 0.25, 0.5],
-  /** Best new hits of each region that are verified. */
+  /** Best new hits of each region that are verified with the whole query's keypoints. */
   hitsPerRegion: 2,
+  /**
+   * Windows described with keypoints of their own (ORB of the window alone, where the whole query's keypoints
+   * fall mostly on the rest of the query), those whose best new hit scores highest; IRIS_EVAL_WINDOW_KEYPOINTS
+   * overrides the count in the evaluation. Their best `hitsPerWindow` new hits are verified with them.
+   */
+  windowKeypoints: Number(process.env.IRIS_EVAL_WINDOW_KEYPOINTS ?? 2),
+  hitsPerWindow: 5,
 };
 
 /**
@@ -47,6 +54,21 @@ export const MAX_QUERY_REGIONS = QUERY_REGIONS.at.length ** 2;
 export function queryRegions(): QueryRegion[] {
   const { side, at } = QUERY_REGIONS;
   return at.flatMap((y) => at.map((x) => ({ box: [x, y, side, side] as Box })));
+}
+
+/** Indices of the windows to describe with their own keypoints, given each window's best new hit score, best first. */
+export function windowsToDescribe(bestScores: readonly number[]): number[] {
+  return bestScores
+    .map((score, i) => ({ score, i }))
+    .filter((w) => w.score > 0)
+    .sort((a, b) => b.score - a.score)
+    .slice(0, QUERY_REGIONS.windowKeypoints)
+    .map((w) => w.i);
+}
+
+/** A box given inside a window, in the coordinates of the whole query. */
+export function boxInQuery(window: Box, inner: Box): Box {
+  return [window[0] + inner[0] * window[2], window[1] + inner[1] * window[3], inner[2] * window[2], inner[3] * window[3]];
 }
 
 /** The pixels of one region of a query. */
