@@ -272,7 +272,7 @@ export default async function run(): Promise<void> {
       // The windows whose best new hit scores highest: their hits verified with the window's own keypoints.
       const t4 = performance.now();
       // Their hits include the whole query's candidates its keypoints rejected.
-      for (const ri of windowsToDescribe(rankings.map((list) => list[0]?.score ?? 0))) {
+      for (const ri of found.size ? [] : windowsToDescribe(rankings.map((list) => list[0]?.score ?? 0))) {
         const own = queryLocalFeatures(cv, await regionPixels(decoded, regions[ri]!));
         const list = rankings[ri]!.slice(0, QUERY_REGIONS.hitsPerWindow).filter((r) => !found.has(r.index));
         verifyCandidates(own, list.map((r) => galleryFeatures[r.index]!)).forEach((v, k) => {

@@ -81,13 +81,13 @@ export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): 
   const stored = ids.length ? await itemFeatures(deps.pool, deps.service.id, deps.service.pipeline, ids) : new Map<number, Uint8Array>();
   const featuresOf = (list: number[]) => list.map((id) => stored.get(id) ?? null);
   const wholeIds = [...toVerify.keys()];
-  const [whole, ...perWindow] = stored.size
-    ? await Promise.all([
-        deps.inference.run('search-verify', { query: input.features, candidates: featuresOf(wholeIds) }, options),
-        ...windows.map((w) => deps.inference.run('search-verify', { query: input.features, window: { rgb: input.picture, box: regions[w.r]!.box }, candidates: featuresOf(w.list.map((s) => s.hit.id)) }, options)),
-      ])
-    : [[]];
-  const matches = new Map(wholeIds.flatMap((id, k) => (whole?.[k] ? [[id, whole[k]!] as const] : [])));
+  const whole = stored.size && wholeIds.length ? await deps.inference.run('search-verify', { query: input.features, candidates: featuresOf(wholeIds) }, options) : [];
+  const matches = new Map(wholeIds.flatMap((id, k) => (whole[k] ? [[id, whole[k]!] as const] : [])));
+  // Early exit: a hit the whole query's keypoints verified is decisive, and the windows' own keypoints are spared.
+  const perWindow =
+    stored.size && !matches.size
+      ? await Promise.all(windows.map((w) => deps.inference.run('search-verify', { query: input.features, window: { rgb: input.picture, box: regions[w.r]!.box }, candidates: featuresOf(w.list.map((s) => s.hit.id)) }, options)))
+      : [];
   windows.forEach((w, k) =>
     w.list.forEach((s, i) => {
       const match = perWindow[k]?.[i];

@@ -33,7 +33,7 @@ export const QUERY_REGIONS = {
    * fall mostly on the rest of the query), those whose best new hit scores highest; IRIS_EVAL_WINDOW_KEYPOINTS
    * overrides the count in the evaluation. Their best `hitsPerWindow` new hits are verified with them.
    */
-  windowKeypoints: Number(process.env.IRIS_EVAL_WINDOW_KEYPOINTS ?? 2),
+  windowKeypoints: Number(process.env.IRIS_EVAL_WINDOW_KEYPOINTS ?? 3),
   hitsPerWindow: 5,
 };
 
