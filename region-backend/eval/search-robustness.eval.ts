@@ -11,8 +11,9 @@
  *   + thumb view    indexed vectors also see a thumbnail-sized copy of the picture (embedding-views.ts)
  *   + content box   a query showing the picture inside a page or frame is also embedded at that box
  *   + re-rank       the best candidates are verified by ORB matching and a RANSAC homography
- *   + regions       when nothing verified: the query's windows are embedded, and each one's
- *                   best hits are verified with the query's keypoints (query-regions.ts)
+ *   + regions       when nothing verified: the query's windows are pooled from one backbone pass, each one's
+ *                   best hits are verified with the query's keypoints, and the best windows' hits with the
+ *                   window's own keypoints (query-regions.ts)
  *
  * A second set of photos no other evaluation uses (region-edits.ts) is queried with the kinds where the picture
  * is only part of the query or turned: inside a collage of other photos at about 40 % of the width, turned by
@@ -251,7 +252,7 @@ export default async function run(): Promise<void> {
     const finalRanking = [...reranked.sort((a, b) => b.score - a.score), ...ranked.slice(RERANK.candidates)];
     record(stages[4]!, q.edit, finalRanking, q.photo);
 
-    // Nothing verified: the query's windows and quarter turns, each one's best hits verified with the query's keypoints.
+    // Nothing verified: the query's windows, each one's best hits verified with the query's keypoints.
     let withRegions = finalRanking;
     if (!verifications.some(Boolean)) {
       regionPasses++;
