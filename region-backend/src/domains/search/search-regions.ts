@@ -8,7 +8,8 @@
 import type { RgbImage } from '../../images/rgb-image.js';
 import type pg from 'pg';
 import type { EmbedderRef } from '../../vision/embedding/embedder-identity.js';
-import { QUERY_REGIONS, queryRegions, windowsToDescribe, type QueryRegion } from '../../vision/embedding/query-regions.js';
+import { QUERY_REGIONS, queryRegions, windowsToDescribe, type Box, type QueryRegion } from '../../vision/embedding/query-regions.js';
+import type { Verification } from '../../vision/embedding/geometric-verify.js';
 import { rerankScore } from '../../vision/embedding/rerank-score.js';
 import type { InferencePool } from '../../inference/inference-pool.js';
 import { itemFeatures } from '../search-services/index-items.repo.js';
@@ -40,6 +41,8 @@ export interface RegionPassInput {
   perRegion: number;
   /** Records the whole picture's re-ranking already verified or rejected. */
   tried: ReadonlySet<number>;
+  /** The whole picture's verified matches, by record: a group shows one as verified when its match lies in the window. */
+  known?: ReadonlyMap<number, Verification>;
   /** The filtered hits of one query vector, best first. */
   searchVector: (vector: Float32Array, count: number) => Promise<Selected[]>;
 }
@@ -49,6 +52,15 @@ export interface RegionPassDeps {
   inference: InferencePool;
   service: ServiceState & { pipeline: string };
   accountId: number;
+}
+
+/** The share of box `a` that lies inside box `b` (both normalised [x, y, w, h]). */
+export function shareInside(a: readonly number[], b: readonly number[]): number {
+  const [ax = 0, ay = 0, aw = 0, ah = 0] = a;
+  const [bx = 0, by = 0, bw = 0, bh = 0] = b;
+  const w = Math.max(0, Math.min(ax + aw, bx + bw) - Math.max(ax, bx));
+  const h = Math.max(0, Math.min(ay + ah, by + bh) - Math.max(ay, by));
+  return aw * ah > 0 ? (w * h) / (aw * ah) : 0;
 }
 
 /** The regions of a query, cut to `max`. */
@@ -104,6 +116,10 @@ export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): 
   const verified = [...matches.keys()]
     .map((id) => ({ ...toVerify.get(id)!, selected: rescore(toVerify.get(id)!.selected) }))
     .sort((a, b) => b.selected.hit.score - a.selected.hit.score);
-  const groups = regions.map((region, r) => ({ region, results: hits[r]!.slice(0, input.perRegion).map(rescore).sort((a, b) => b.hit.score - a.hit.score) }));
+  const inWindow = (s: Selected, box: Box): Selected => {
+    const match = input.known?.get(s.hit.id);
+    return !matches.has(s.hit.id) && match && shareInside(match.queryBox, box) >= 0.5 ? { ...s, hit: { ...s.hit, score: rerankScore(s.hit.score, match) }, match } : rescore(s);
+  };
+  const groups = regions.map((region, r) => ({ region, results: hits[r]!.slice(0, input.perRegion).map((s) => inWindow(s, region.box)).sort((a, b) => b.hit.score - a.hit.score) }));
   return { verified: verified.map((v) => v.selected), winner: verified.length ? regions[verified[0]!.region]! : null, groups };
 }
