@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { rerankPictures, rgbOf } from '../../../test/support/real-photos.js';
 import { embed } from './embedder.js';
 import { subMap, type FeatureMap } from './feature-pooling.js';
-import { embedQueryRegions, MAX_QUERY_REGIONS, queryRegions, regionPixels } from './query-regions.js';
+import { boxInQuery, embedQueryRegions, MAX_QUERY_REGIONS, QUERY_REGIONS, queryRegions, regionPixels, windowsToDescribe, type Box } from './query-regions.js';
 
 const cosine = (a: Float32Array, b: Float32Array) => a.reduce((s, v, i) => s + v * b[i]!, 0);
 
@@ -53,6 +53,26 @@ describe('query regions', () => {
     expect([...subMap(map, [0, 0, 1, 1]).data]).toEqual([1, 2, 3, 4, 5, 6]);
     expect([...subMap(map, [1, 1, 0, 0]).data]).toEqual([6]);
     expect([...subMap(map, [0.5, 0.5, 0.5, 0.5]).data]).toEqual([5, 6]);
+  });
+
+  it('describes the windows whose best hit scores highest, none without a hit, and maps their matches back to the query', () => {
+    expect(windowsToDescribe([0.5, 0.7, 0, 0.9, 0.6])).toEqual([3, 1, 4].slice(0, QUERY_REGIONS.windowKeypoints));
+    expect(windowsToDescribe([0, 0])).toEqual([]);
+    expect(windowsToDescribe([])).toEqual([]);
+    const unit = fc.double({ min: 0, max: 1, noNaN: true });
+    fc.assert(
+      fc.property(fc.tuple(unit, unit, unit, unit), fc.tuple(unit, unit, unit, unit), ([wx, wy, ww, wh], [ix, iy, iw, ih]) => {
+        const window: Box = [wx * 0.5, wy * 0.5, 0.5 * ww, 0.5 * wh];
+        const inner: Box = [ix * (1 - iw), iy * (1 - ih), iw, ih];
+        const [x, y, w, h] = boxInQuery(window, inner);
+        // The match lies inside the window, in the query's coordinates.
+        expect(x).toBeGreaterThanOrEqual(window[0] - 1e-12);
+        expect(y).toBeGreaterThanOrEqual(window[1] - 1e-12);
+        expect(x + w).toBeLessThanOrEqual(window[0] + window[2] + 1e-12);
+        expect(y + h).toBeLessThanOrEqual(window[1] + window[3] + 1e-12);
+      }),
+    );
+    expect(boxInQuery([0.5, 0.25, 0.5, 0.5], [0, 0, 1, 1])).toEqual([0.5, 0.25, 0.5, 0.5]);
   });
 
   it('pools a window of one pass over the query into a vector near the picture that window shows', async () => {
