@@ -1,14 +1,15 @@
 /**
  * Regions of the query (docs/search.md, "Regions of the query"): when re-ranking verified none of the whole
- * picture's candidates, the query's windows (vision/embedding/query-regions.ts) are embedded
- * in one model batch, each one searches the index, and the best hits of each region are verified with the
+ * picture's candidates, the query's windows (vision/embedding/query-regions.ts) are pooled
+ * from one backbone pass over the query, each one searches the index, and the best hits of each region are verified with the
  * whole query's keypoints. A verified region hit is the picture the query shows: the plain answer puts it
  * first and answers that region as `loc`; `regions=all` answers every region's results as a group.
  */
 import type { RgbImage } from '../../images/rgb-image.js';
 import type pg from 'pg';
 import type { EmbedderRef } from '../../vision/embedding/embedder-identity.js';
-import { QUERY_REGIONS, queryRegions, type QueryRegion } from '../../vision/embedding/query-regions.js';
+import { QUERY_REGIONS, queryRegions, windowsToDescribe, type Box, type QueryRegion } from '../../vision/embedding/query-regions.js';
+import type { Verification } from '../../vision/embedding/geometric-verify.js';
 import { rerankScore } from '../../vision/embedding/rerank-score.js';
 import type { InferencePool } from '../../inference/inference-pool.js';
 import { itemFeatures } from '../search-services/index-items.repo.js';
@@ -40,6 +41,8 @@ export interface RegionPassInput {
   perRegion: number;
   /** Records the whole picture's re-ranking already verified or rejected. */
   tried: ReadonlySet<number>;
+  /** The whole picture's verified matches, by record: a group shows one as verified when its match lies in the window. */
+  known?: ReadonlyMap<number, Verification>;
   /** The filtered hits of one query vector, best first. */
   searchVector: (vector: Float32Array, count: number) => Promise<Selected[]>;
 }
@@ -51,6 +54,15 @@ export interface RegionPassDeps {
   accountId: number;
 }
 
+/** The share of box `a` that lies inside box `b` (both normalised [x, y, w, h]). */
+export function shareInside(a: readonly number[], b: readonly number[]): number {
+  const [ax = 0, ay = 0, aw = 0, ah = 0] = a;
+  const [bx = 0, by = 0, bw = 0, bh = 0] = b;
+  const w = Math.max(0, Math.min(ax + aw, bx + bw) - Math.max(ax, bx));
+  const h = Math.max(0, Math.min(ay + ah, by + bh) - Math.max(ay, by));
+  return aw * ah > 0 ? (w * h) / (aw * ah) : 0;
+}
+
 /** The regions of a query, cut to `max`. */
 export const regionsOf = (max: number): QueryRegion[] => queryRegions().slice(0, Math.max(0, max));
 
@@ -59,34 +71,55 @@ export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): 
   if (!regions.length) return { verified: [], winner: null, groups: [] };
   const options = { priority: 'interactive' as const, accountId: deps.accountId };
   const payload = { rgb: input.picture, ...(input.embedder.manifestPath ? { embedder: input.embedder } : {}) };
-  // Split over the threads idle now (on a busy pool, one task): the regions are embedded side by side.
-  const parts = Math.max(1, Math.min(deps.inference.idleThreads, regions.length));
-  const chunks = Array.from({ length: parts }, (_, k) => regions.filter((_, i) => i % parts === k));
-  const answers = await Promise.all(chunks.map((chunk) => deps.inference.run('search-query-regions', { ...payload, regions: chunk }, options)));
-  const vectors = regions.map((_, i) => answers[i % parts]![Math.floor(i / parts)]!);
-  const hits = await Promise.all(vectors.map((v) => input.searchVector(v, input.perRegion + input.tried.size)));
+  // One task: the built-in embedder pools every window from one backbone pass over the whole query.
+  const vectors = await deps.inference.run('search-query-regions', { ...payload, regions }, options);
+  const wanted = Math.max(input.perRegion + input.tried.size, QUERY_REGIONS.hitsPerWindow);
+  const hits = await Promise.all(vectors.map((v) => input.searchVector(v, wanted)));
+  const fresh = hits.map((list) => list.filter((x) => !input.tried.has(x.hit.id)));
 
-  // The best few new hits of each region are verified together; a record keeps the region that scored it best.
+  // The best few new hits of each region are verified with the whole query's keypoints; a record keeps the
+  // region that scored it best. The windows whose best new hit scores highest also verify their hits with
+  // keypoints of their own (the whole query's fall mostly outside a small picture inside it).
   const toVerify = new Map<number, { selected: Selected; region: number }>();
-  hits.forEach((list, r) => {
-    for (const s of list.filter((x) => !input.tried.has(x.hit.id)).slice(0, QUERY_REGIONS.hitsPerRegion)) {
+  fresh.forEach((list, r) => {
+    for (const s of list.slice(0, QUERY_REGIONS.hitsPerRegion)) {
       const seen = toVerify.get(s.hit.id);
       if (!seen || seen.selected.hit.score < s.hit.score) toVerify.set(s.hit.id, { selected: s, region: r });
     }
   });
-  const ids = [...toVerify.keys()];
+  // A window's hits include the whole query's candidates whose keypoints were rejected.
+  const windows = windowsToDescribe(hits.map((list) => list[0]?.hit.score ?? 0)).map((r) => ({ r, list: hits[r]!.slice(0, QUERY_REGIONS.hitsPerWindow) }));
+  const ids = [...new Set([...toVerify.keys(), ...windows.flatMap((w) => w.list.map((s) => s.hit.id))])];
   const stored = ids.length ? await itemFeatures(deps.pool, deps.service.id, deps.service.pipeline, ids) : new Map<number, Uint8Array>();
-  const checks = stored.size ? await deps.inference.run('search-verify', { query: input.features, candidates: ids.map((id) => stored.get(id) ?? null) }, options) : [];
-  const matches = new Map(ids.flatMap((id, k) => (checks[k] ? [[id, checks[k]!] as const] : [])));
+  const featuresOf = (list: number[]) => list.map((id) => stored.get(id) ?? null);
+  const wholeIds = [...toVerify.keys()];
+  const whole = stored.size && wholeIds.length ? await deps.inference.run('search-verify', { query: input.features, candidates: featuresOf(wholeIds) }, options) : [];
+  const matches = new Map(wholeIds.flatMap((id, k) => (whole[k] ? [[id, whole[k]!] as const] : [])));
+  // Early exit: a hit the whole query's keypoints verified is decisive, and the windows' own keypoints are spared.
+  const perWindow =
+    stored.size && !matches.size
+      ? await Promise.all(windows.map((w) => deps.inference.run('search-verify', { query: input.features, window: { rgb: input.picture, box: regions[w.r]!.box }, candidates: featuresOf(w.list.map((s) => s.hit.id)) }, options)))
+      : [];
+  windows.forEach((w, k) =>
+    w.list.forEach((s, i) => {
+      const match = perWindow[k]?.[i];
+      if (!match || matches.has(s.hit.id)) return;
+      matches.set(s.hit.id, match);
+      toVerify.set(s.hit.id, { selected: s, region: w.r });
+    }),
+  );
 
   const rescore = (s: Selected): Selected => {
     const match = matches.get(s.hit.id);
     return match ? { ...s, hit: { ...s.hit, score: rerankScore(s.hit.score, match) }, match } : s;
   };
-  const verified = ids
-    .filter((id) => matches.has(id))
+  const verified = [...matches.keys()]
     .map((id) => ({ ...toVerify.get(id)!, selected: rescore(toVerify.get(id)!.selected) }))
     .sort((a, b) => b.selected.hit.score - a.selected.hit.score);
-  const groups = regions.map((region, r) => ({ region, results: hits[r]!.slice(0, input.perRegion).map(rescore).sort((a, b) => b.hit.score - a.hit.score) }));
+  const inWindow = (s: Selected, box: Box): Selected => {
+    const match = input.known?.get(s.hit.id);
+    return !matches.has(s.hit.id) && match && shareInside(match.queryBox, box) >= 0.5 ? { ...s, hit: { ...s.hit, score: rerankScore(s.hit.score, match) }, match } : rescore(s);
+  };
+  const groups = regions.map((region, r) => ({ region, results: hits[r]!.slice(0, input.perRegion).map((s) => inWindow(s, region.box)).sort((a, b) => b.hit.score - a.hit.score) }));
   return { verified: verified.map((v) => v.selected), winner: verified.length ? regions[verified[0]!.region]! : null, groups };
 }

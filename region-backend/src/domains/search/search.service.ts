@@ -162,7 +162,7 @@ export class SearchQueryService {
       regions = await this.deps.indexes
         .use(service, (store) =>
           regionPass(
-            { picture: query.picture, features: query.features, embedder, maxRegions: this.deps.maxRegions, perRegion, tried, searchVector: (v, count) => this.select(store, service, v, { ...params, count, page: 0 }, product) },
+            { picture: query.picture, features: query.features, embedder, maxRegions: this.deps.maxRegions, perRegion, tried, known: new Map(selected.flatMap((s) => (s.match ? [[s.hit.id, s.match] as const] : []))), searchVector: (v, count) => this.select(store, service, v, { ...params, count, page: 0 }, product) },
             { pool: this.deps.pool, inference: this.deps.inference, service: served, accountId },
           ),
         )

@@ -8,7 +8,7 @@ export interface SearchQueryRegionsPayload {
   embedder?: EmbedderRef;
 }
 
-/** `search-query-regions`: one vector per window or quarter turn of a decoded query, in one model batch. */
+/** `search-query-regions`: one vector per window of a decoded query (query-regions.ts). */
 export default function searchQueryRegionsTask(payload: SearchQueryRegionsPayload): Promise<Float32Array[]> {
   return embedQueryRegions(payload.rgb, payload.regions, payload.embedder);
 }

@@ -47,6 +47,28 @@ export interface Region {
   width: number;
 }
 
+/**
+ * The cells of a map under a normalised box [x, y, w, h] of the picture it was computed from (at least one
+ * cell), copied out as a map of their own: a window of the picture pooled from one pass over the whole picture.
+ */
+export function subMap(map: FeatureMap, box: readonly number[]): FeatureMap {
+  const [x = 0, y = 0, w = 1, h = 1] = box;
+  const span = (start: number, size: number, cells: number): [number, number] => {
+    const from = Math.min(cells - 1, Math.max(0, Math.floor(start * cells)));
+    return [from, Math.min(cells, Math.max(from + 1, Math.ceil((start + size) * cells)))];
+  };
+  const [left, right] = span(x, w, map.width);
+  const [top, bottom] = span(y, h, map.height);
+  const { channels } = map;
+  const width = right - left;
+  const data = new Float32Array((bottom - top) * width * channels);
+  for (let row = top; row < bottom; row++) {
+    const from = (row * map.width + left) * channels;
+    data.set(map.data.subarray(from, from + width * channels), (row - top) * width * channels);
+  }
+  return { data, height: bottom - top, width, channels };
+}
+
 function regionMax(map: FeatureMap, r: Region): Float32Array {
   const { data, width, channels } = map;
   const out = new Float32Array(channels).fill(-Infinity);

@@ -1,17 +1,19 @@
 /**
  * Regions of a query picture (docs/search.md, "Regions of the query"): when the whole picture's match is not
  * decisive, the picture may be only part of what the query shows (a product inside a collage or a shop page).
- * The query is then also embedded at a grid of windows, all in one model batch; each window's best hits are
- * verified with the whole query's keypoints. Turned and perspective queries need no region: ORB is
+ * The query is then also described at a grid of windows, pooled from one backbone pass over the whole query;
+ * each window's best hits are verified with the whole query's keypoints. Turned and perspective queries need no region: ORB is
  * rotation-invariant and the homography models the perspective, so re-ranking's candidate set finds them
  * (`npm run eval -- search-robustness`: quarter turns and 70 % windows never won a query there).
  *
  * Runs on inference threads only (model).
  */
 import type { RgbImage } from '../../images/rgb-image.js';
-import type { EmbedderRef } from './embedder-identity.js';
-import { viewSumsOf, vectorOfViewSum } from './embedder.js';
-import { cropRgb, type ViewSpec } from './image-views.js';
+import { layerMaps } from './backbone.js';
+import { builtinPrecisionOf, type EmbedderRef } from './embedder-identity.js';
+import { viewDescriptor, viewSumsOf, vectorOfViewSum } from './embedder.js';
+import { subMap } from './feature-pooling.js';
+import { cropRgb, renderView, type ViewSpec } from './image-views.js';
 
 export type Box = [number, number, number, number];
 
@@ -24,15 +26,26 @@ export const QUERY_REGIONS = {
   /** Window side (a share of the query's width and height) and the window positions along both axes. */
   side: 0.5,
   at: [0, 0.25, 0.5],
-  /** Best new hits of each region that are verified. */
+  /** Best new hits of each region that are verified with the whole query's keypoints. */
   hitsPerRegion: 2,
+  /**
+   * Windows described with keypoints of their own (ORB of the window alone, where the whole query's keypoints
+   * fall mostly on the rest of the query), those whose best new hit scores highest; IRIS_EVAL_WINDOW_KEYPOINTS
+   * overrides the count in the evaluation. Their best `hitsPerWindow` new hits are verified with them.
+   */
+  windowKeypoints: Number(process.env.IRIS_EVAL_WINDOW_KEYPOINTS ?? 3),
+  hitsPerWindow: 5,
 };
 
 /**
- * The one view a window is embedded with, whatever the scenario (IRIS_EVAL_REGION_SIZE overrides its size in the
- * evaluation): the whole window, aspect kept, shorter side 224 px as the query's own view.
+ * The view of the whole query that the built-in embedder's windows are pooled from (IRIS_EVAL_REGION_SCAN
+ * overrides its size in the evaluation): one backbone pass over the query at twice the query view's scale, so
+ * a half-size window covers as many cells of each map as a whole 224 px view does.
  */
-export const REGION_VIEWS: readonly ViewSpec[] = [{ size: Number(process.env.IRIS_EVAL_REGION_SIZE ?? 224), fit: 'aspect' }];
+export const REGION_SCAN: ViewSpec = { size: Number(process.env.IRIS_EVAL_REGION_SCAN ?? 448), fit: 'aspect' };
+
+/** The view a window is embedded with when it is cut out (an operator's ONNX embedder, whose maps Iris cannot see). */
+export const REGION_VIEWS: readonly ViewSpec[] = [{ size: 224, fit: 'aspect' }];
 
 /** The most regions a query may try. */
 export const MAX_QUERY_REGIONS = QUERY_REGIONS.at.length ** 2;
@@ -43,14 +56,38 @@ export function queryRegions(): QueryRegion[] {
   return at.flatMap((y) => at.map((x) => ({ box: [x, y, side, side] as Box })));
 }
 
+/** Indices of the windows to describe with their own keypoints, given each window's best new hit score, best first. */
+export function windowsToDescribe(bestScores: readonly number[]): number[] {
+  return bestScores
+    .map((score, i) => ({ score, i }))
+    .filter((w) => w.score > 0)
+    .sort((a, b) => b.score - a.score)
+    .slice(0, QUERY_REGIONS.windowKeypoints)
+    .map((w) => w.i);
+}
+
+/** A box given inside a window, in the coordinates of the whole query. */
+export function boxInQuery(window: Box, inner: Box): Box {
+  return [window[0] + inner[0] * window[2], window[1] + inner[1] * window[3], inner[2] * window[2], inner[3] * window[3]];
+}
+
 /** The pixels of one region of a query. */
 export function regionPixels(rgb: RgbImage, region: QueryRegion): Promise<RgbImage> {
   return cropRgb(rgb, region.box);
 }
 
-/** One vector per region, all in one model batch. */
+/**
+ * One vector per region. The built-in embedder runs the backbone once over the whole query (REGION_SCAN) and
+ * pools each window's cells of its maps (R-MAC's regions, GeM-pooled as the embedding is); an operator's ONNX
+ * embedder embeds each cut-out window, all in one model batch.
+ */
 export async function embedQueryRegions(rgb: RgbImage, regions: readonly QueryRegion[], embedder?: EmbedderRef): Promise<Float32Array[]> {
-  const items = await Promise.all(regions.map(async (region) => ({ rgb: await regionPixels(rgb, region), views: REGION_VIEWS })));
-  const sums = await viewSumsOf(items, embedder);
-  return Promise.all(sums.map((sum) => vectorOfViewSum(sum, embedder)));
+  if (!regions.length) return [];
+  if (embedder?.manifestPath) {
+    const items = await Promise.all(regions.map(async (region) => ({ rgb: await regionPixels(rgb, region), views: REGION_VIEWS })));
+    const sums = await viewSumsOf(items, embedder);
+    return Promise.all(sums.map((sum) => vectorOfViewSum(sum, embedder)));
+  }
+  const [maps] = await layerMaps([await renderView(rgb, REGION_SCAN)], undefined, builtinPrecisionOf(embedder));
+  return Promise.all(regions.map((region) => vectorOfViewSum(viewDescriptor(maps!.map((map) => subMap(map, region.box))), embedder)));
 }

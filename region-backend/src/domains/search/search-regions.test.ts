@@ -1,0 +1,24 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { shareInside } from './search-regions.js';
+
+const box = fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }));
+
+describe('a match inside a window', () => {
+  it('is the share of the match box inside the window, in [0, 1], whole for the window itself', () => {
+    fc.assert(
+      fc.property(box, box, (a, b) => {
+        const share = shareInside(a, b);
+        expect(share).toBeGreaterThanOrEqual(0);
+        expect(share).toBeLessThanOrEqual(1 + 1e-9);
+        if (a[2] * a[3] > 1e-9) expect(shareInside(a, a)).toBeCloseTo(1, 9);
+      }),
+    );
+    expect(shareInside([0.6, 0.3, 0.2, 0.2], [0.5, 0.25, 0.5, 0.5])).toBeCloseTo(1);
+    expect(shareInside([0.4, 0.3, 0.2, 0.2], [0.5, 0.25, 0.5, 0.5])).toBeCloseTo(0.5);
+    expect(shareInside([0, 0, 0.2, 0.2], [0.5, 0.5, 0.5, 0.5])).toBe(0);
+    // Hostile: an empty or missing box is inside nothing.
+    expect(shareInside([0.5, 0.5, 0, 0], [0, 0, 1, 1])).toBe(0);
+    expect(shareInside([], [0, 0, 1, 1])).toBe(0);
+  });
+});
