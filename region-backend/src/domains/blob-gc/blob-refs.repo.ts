@@ -59,13 +59,46 @@ export async function holdCachedBlobs(db: Queryable, accountId: number, urls: st
 
 /** Puts the URL → blob pair in the account's URL cache (the stored-bytes count); BlobGoneError when collected. */
 export async function rememberUrlBlob(db: Queryable, accountId: number, url: string, blob: CachedBlob): Promise<void> {
-  const result = await db.query(
-    `WITH live AS (SELECT blob_key FROM stored_blobs WHERE blob_key = $3 AND state = 'live' FOR SHARE)
-     INSERT INTO url_blobs (account_id, url, blob_key, width, height, bytes)
-     SELECT $1, $2, live.blob_key, $4, $5, $6 FROM live
-     ON CONFLICT (account_id, url) DO UPDATE
-       SET blob_key = EXCLUDED.blob_key, width = EXCLUDED.width, height = EXCLUDED.height, bytes = EXCLUDED.bytes, created_at = now()`,
-    [accountId, url, blob.blobKey, blob.width, blob.height, blob.bytes ?? 0],
+  const gone = await rememberUrlBlobs(db, [{ accountId, url, blob }]);
+  if (gone.size) throw new BlobGoneError(blob.blobKey);
+}
+
+/** One URL cache entry to remember. */
+export interface UrlBlob {
+  accountId: number;
+  url: string;
+  blob: CachedBlob;
+}
+
+/**
+ * Puts URL → blob pairs in the URL caches in one statement (the last pair of an account's URL wins), holding
+ * each live blob FOR SHARE; answers the keys of the blobs that were collected meanwhile (nothing remembered
+ * for them: their callers store them again).
+ */
+export async function rememberUrlBlobs(db: Queryable, entries: UrlBlob[]): Promise<Set<string>> {
+  const byUrl = new Map(entries.map((e) => [`${e.accountId} ${e.url}`, e]));
+  const rows = [...byUrl.values()];
+  const keys = [...new Set(entries.map((e) => e.blob.blobKey))];
+  const result = await db.query<{ blob_key: string }>(
+    `WITH live AS (SELECT blob_key FROM stored_blobs WHERE blob_key = ANY($7::text[]) AND state = 'live' ORDER BY blob_key FOR SHARE),
+     written AS (
+       INSERT INTO url_blobs (account_id, url, blob_key, width, height, bytes)
+       SELECT t.account_id, t.url, t.blob_key, t.width, t.height, t.bytes
+       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::int[], $5::int[], $6::bigint[]) AS t(account_id, url, blob_key, width, height, bytes)
+       JOIN live USING (blob_key)
+       ON CONFLICT (account_id, url) DO UPDATE
+         SET blob_key = EXCLUDED.blob_key, width = EXCLUDED.width, height = EXCLUDED.height, bytes = EXCLUDED.bytes, created_at = now())
+     SELECT blob_key FROM live`,
+    [
+      rows.map((r) => r.accountId),
+      rows.map((r) => r.url),
+      rows.map((r) => r.blob.blobKey),
+      rows.map((r) => r.blob.width),
+      rows.map((r) => r.blob.height),
+      rows.map((r) => r.blob.bytes ?? 0),
+      keys,
+    ],
   );
-  if (!result.rowCount) throw new BlobGoneError(blob.blobKey);
+  const live = new Set(result.rows.map((r) => r.blob_key));
+  return new Set(keys.filter((k) => !live.has(k)));
 }

@@ -4,7 +4,7 @@
  * lease ran out (its process died) is claimed again.
  */
 import type pg from 'pg';
-import { rememberUrlBlob } from '../blob-gc/blob-refs.repo.js';
+import { BlobGoneError, rememberUrlBlobs } from '../blob-gc/blob-refs.repo.js';
 import { withLockedSet, type StoredBlob } from '../data-sets/record.repo.js';
 import type { Queryable } from '../data-sets/set.repo.js';
 
@@ -48,19 +48,36 @@ export async function renewLeases(db: Queryable, ids: number[], leaseSeconds: nu
   );
 }
 
+/** A claimed record and the image stored for it. */
+export interface Completion {
+  record: ClaimedRecord;
+  blob: StoredBlob;
+}
+
 /**
- * Marks a claimed record downloaded (a record deleted meanwhile stays deleted), with the account's URL cache
- * entry in the same transaction; throws BlobGoneError when the image was collected meanwhile (retry).
+ * Marks claimed records of a set downloaded (a record deleted meanwhile stays deleted), with the accounts' URL
+ * cache entries, in one transaction of three statements however many records; answers per record null, or
+ * BlobGoneError when its image was collected meanwhile (retry: nothing was written for it).
  */
-export async function completeRecord(pool: pg.Pool, setId: string, record: ClaimedRecord, blob: StoredBlob): Promise<void> {
-  await withLockedSet(pool, setId, {}, async (tx) => {
-    await rememberUrlBlob(tx.client, record.account_id, record.url, blob);
-    await tx.client.query(
-      `UPDATE data_set_records SET status = 'downloaded', blob_key = $3, width = $4, height = $5, last_error = NULL, lease_until = NULL
-       WHERE set_id = $1 AND id = $2 AND status = 'downloading' AND deleted_at IS NULL`,
-      [setId, record.id, blob.blobKey, blob.width, blob.height],
+export async function completeRecords(pool: pg.Pool, setId: string, completions: Completion[]): Promise<(BlobGoneError | null)[]> {
+  const done = await withLockedSet(pool, setId, {}, async (tx) => {
+    const gone = await rememberUrlBlobs(
+      tx.client,
+      completions.map(({ record, blob }) => ({ accountId: record.account_id, url: record.url, blob })),
     );
+    const live = completions.filter((c) => !gone.has(c.blob.blobKey));
+    if (live.length) {
+      await tx.client.query(
+        `UPDATE data_set_records r SET status = 'downloaded', blob_key = t.blob_key, width = t.width, height = t.height, last_error = NULL, lease_until = NULL
+         FROM unnest($2::bigint[], $3::text[], $4::int[], $5::int[]) AS t(id, blob_key, width, height)
+         WHERE r.set_id = $1 AND r.id = t.id AND r.status = 'downloading' AND r.deleted_at IS NULL`,
+        [setId, live.map((c) => c.record.id), live.map((c) => c.blob.blobKey), live.map((c) => c.blob.width), live.map((c) => c.blob.height)],
+      );
+    }
+    return gone;
   });
+  const gone = done?.value ?? new Set<string>();
+  return completions.map((c) => (gone.has(c.blob.blobKey) ? new BlobGoneError(c.blob.blobKey) : null));
 }
 
 /** Marks a claimed record failed for good. */

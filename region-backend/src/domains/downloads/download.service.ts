@@ -10,7 +10,7 @@ import type { StoredBlob } from '../data-sets/record.repo.js';
 import { retryDelaySeconds, type DownloadConfig } from './download-config.js';
 import {
   claimRecords,
-  completeRecord,
+  completeRecords,
   failRecord,
   findCachedBlob,
   nextWorkAt,
@@ -20,7 +20,9 @@ import {
   setsWithUnfinishedWork,
   storedBytesBudget,
   type ClaimedRecord,
+  type Completion,
 } from './download.repo.js';
+import { GroupCommit } from './group-commit.js';
 import { classifyFailure, StoredBytesExceeded, type ImageDownloader } from './image-download.js';
 import { KeyedSemaphore, Semaphore, YieldGate } from './semaphore.js';
 
@@ -63,6 +65,8 @@ export class DownloadService {
   /** While another account is being served, an account's downloads run one at a time, paced. */
   private readonly yieldGate: YieldGate;
   private readonly heartbeat: NodeJS.Timeout;
+  /** Downloads of a set finishing together are recorded in one transaction. */
+  private readonly completions: GroupCommit<string, Completion>;
   private closed = false;
 
   constructor(private readonly deps: DownloadServiceDeps) {
@@ -71,6 +75,7 @@ export class DownloadService {
     this.yieldGate = new YieldGate((account) => deps.othersActive?.(account) ?? false, deps.config.yieldingPerSecond);
     this.heartbeat = setInterval(() => void this.renew(), (deps.config.leaseSeconds * 1000) / 3);
     this.heartbeat.unref();
+    this.completions = new GroupCommit((setId, items) => completeRecords(deps.pool, setId, items));
   }
 
   /** Schedules a download turn for a set (now, or when its next record is due). */
@@ -140,7 +145,7 @@ export class DownloadService {
    * has it. A new image is stored only while the account's stored images are under its stored-bytes quota,
    * checked before fetching and again before storing (StoredBytesExceeded; as for adds, the image that
    * reaches the quota is kept, so concurrent downloads overshoot by at most one image each). The
-   * caller records the result with the cache entry in one transaction (completeRecord, upsertDownloadedRecord).
+   * caller records the result with the cache entry in one transaction (completeRecords, upsertDownloadedRecord).
    */
   async downloadNow(accountId: number, url: string): Promise<StoredBlob> {
     const cached = await findCachedBlob(this.deps.pool, accountId, url);
@@ -173,7 +178,7 @@ export class DownloadService {
     }
     try {
       const blob = await this.downloadNow(record.account_id, record.url);
-      await completeRecord(pool, setId, record, blob);
+      await this.completions.submit(setId, { record, blob });
       this.deps.observe?.('ok');
     } catch (err) {
       const failure = classifyFailure(err);
