@@ -34,14 +34,20 @@ export async function lockBlob(client: pg.PoolClient, key: string): Promise<void
   await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [BLOB_LOCK, key]);
 }
 
-/** Registers a blob about to be (re)written (call holding its lock); a blob being deleted is live again. */
-export async function registerBlob(client: pg.PoolClient, key: string, bytes: number, graceSeconds: number): Promise<void> {
+/** Locks several blobs as lockBlob does, in key order (two writers of overlapping groups cannot deadlock). */
+export async function lockBlobs(client: pg.PoolClient, keys: string[]): Promise<void> {
+  await client.query('SELECT pg_advisory_xact_lock($1, hashtext(k)) FROM (SELECT DISTINCT k FROM unnest($2::text[]) AS k ORDER BY k) AS keys', [BLOB_LOCK, keys]);
+}
+
+/** Registers blobs about to be (re)written (call holding their locks); a blob being deleted is live again. */
+export async function registerBlobs(client: pg.PoolClient, blobs: { key: string; bytes: number }[], graceSeconds: number): Promise<void> {
   await client.query(
-    `INSERT INTO stored_blobs AS b (blob_key, bytes, gc_after) VALUES ($1, $2, now() + make_interval(secs => $3))
+    `INSERT INTO stored_blobs AS b (blob_key, bytes, gc_after)
+     SELECT t.key, t.bytes, now() + make_interval(secs => $3) FROM unnest($1::text[], $2::bigint[]) AS t(key, bytes) ORDER BY t.key
      ON CONFLICT (blob_key) DO UPDATE
        SET state = 'live', touched_at = now(), bytes = EXCLUDED.bytes,
            gc_after = CASE WHEN b.gc_after IS NULL THEN NULL ELSE EXCLUDED.gc_after END`,
-    [key, bytes, graceSeconds],
+    [blobs.map((b) => b.key), blobs.map((b) => b.bytes), graceSeconds],
   );
 }
 

@@ -22,7 +22,7 @@ import {
   type ClaimedRecord,
   type Completion,
 } from './download.repo.js';
-import { GroupCommit } from './group-commit.js';
+import { GroupCommit } from '../../util/group-commit.js';
 import { classifyFailure, StoredBytesExceeded, type ImageDownloader } from './image-download.js';
 import { KeyedSemaphore, Semaphore, YieldGate } from './semaphore.js';
 
