@@ -46,6 +46,7 @@ import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures } from '../src/
 import { RERANK } from '../src/vision/embedding/rerank-score.js';
 import { MAX_QUERY_REGIONS } from '../src/vision/embedding/query-regions.js';
 import { realPictures, rerankStages } from './rerank-stages.js';
+import { recordTriggerCosts } from './record-triggers.js';
 import { threadGroupCpuSeconds, treeCpuSeconds } from './process-cpu.js';
 import { prepareModels } from '../src/vision/prepare-models.js';
 import { backboneInput, backboneSession, EMBEDDING_OUTPUTS } from '../src/vision/embedding/backbone.js';
@@ -529,7 +530,10 @@ export default async function run(): Promise<void> {
   });
   try {
     if (SIZE > 0) await queryLatency(platform, dataDir);
-    if (INDEX_IMAGES > 0) await indexingThroughput(platform);
+    if (INDEX_IMAGES > 0) {
+      await indexingThroughput(platform);
+      await recordTriggerCosts(platform.databaseUrls['cn-east']);
+    }
   } finally {
     await platform.stop();
     rmSync(dataDir, { recursive: true, force: true });
