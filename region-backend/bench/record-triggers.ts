@@ -44,12 +44,16 @@ export async function recordTriggerCosts(databaseUrl: string): Promise<void> {
     const complete = `UPDATE data_set_records SET status = 'downloaded', blob_key = 'trigger-cost-' || id, width = 640, height = 480, lease_until = NULL WHERE id = ANY($1::bigint[])`;
     const remember = `INSERT INTO url_blobs (account_id, url, blob_key, width, height, bytes)
       SELECT $2, 'http://bench.invalid/' || id, 'trigger-cost-' || id, 640, 480, 1000 FROM unnest($1::bigint[]) id`;
-    const steps: [string, string][] = [['claim (UPDATE data_set_records)', claim], ['URL cache (INSERT url_blobs)', remember], ['complete (UPDATE data_set_records)', complete]];
+    const steps: [string, string, (ids: number[]) => unknown[]][] = [
+      ['claim (UPDATE data_set_records)', claim, (ids) => [ids]],
+      ['URL cache (INSERT url_blobs)', remember, (ids) => [ids, account]],
+      ['complete (UPDATE data_set_records)', complete, (ids) => [ids]],
+    ];
     const singles = ids.slice(0, SINGLES);
     const wave = ids.slice(SINGLES);
-    for (const [label, sql] of steps) {
-      for (const id of singles) add(`one picture per statement, ${label}`, await explain(sql, [[id], account]), 1);
-      add(`a wave of ${WAVE} per statement, ${label}`, await explain(sql, [wave, account]), WAVE);
+    for (const [label, sql, values] of steps) {
+      for (const id of singles) add(`one picture per statement, ${label}`, await explain(sql, values([id])), 1);
+      add(`a wave of ${WAVE} per statement, ${label}`, await explain(sql, values(wave)), WAVE);
     }
   } finally {
     await client.query('ROLLBACK').catch(() => {});
