@@ -382,6 +382,20 @@ interface AddRun {
   cpuMsPerImage: Record<string, number>;
   /** CPU milliseconds per image by part up to complete (with a service; empty without). */
   cpuMsPerImageComplete: Record<string, number>;
+  /** PostgreSQL transactions (commits and rollbacks, all clients) per image, up to downloaded (no service) or searchable. */
+  transactionsPerImage: number;
+}
+
+/** Transactions the region's database has ended so far (its statistics; a machine's load does not change them). */
+async function transactionsSoFar(platform: Platform): Promise<number> {
+  const client = new pg.Client({ connectionString: platform.databaseUrls['cn-east'] });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()');
+    return Number(rows[0]!.n);
+  } finally {
+    await client.end();
+  }
 }
 
 /** Seconds from a CSV upload of `urls` to the set downloaded, searchable (`n_indexed`) and complete (`n_first_pass_only` 0). */
@@ -392,8 +406,11 @@ async function addAndWait(platform: Platform, backend: Caller, urls: string[], w
   if (withService) expectOk(await backend('POST', `/image_sets/_0000014/${setId}/services`, json({ name: 'bench', scenario: SCENARIO }), serviceId), 'create service');
   const csv = urls.map((url, n) => `${url},meta ${n},t${n % 10}`).join('\n');
   const cpuBefore = cpuSeconds(platform);
+  const transactionsBefore = await transactionsSoFar(platform);
+  const transactionsPerImage = async () => (await transactionsSoFar(platform) - transactionsBefore) / urls.length;
   const cpuMsPerImageSoFar = () => Object.fromEntries(Object.entries(cpuSeconds(platform)).map(([part, seconds]) => [part, ((seconds - (cpuBefore[part] ?? 0)) * 1000) / urls.length]));
   let cpuMsPerImage: Record<string, number> = {};
+  let transactions = NaN;
   const started = performance.now();
   expectOk(await backend('POST', `/image_sets/_0000014/${setId}`, csvBody('urls_to_add', csv)), 'bulk add');
   let downloaded = 0;
@@ -404,14 +421,15 @@ async function addAndWait(platform: Platform, backend: Caller, urls: string[], w
     if (set.status === 'downloaded' && Number(set.n_downloaded) < urls.length) throw new Error(`only ${String(set.n_downloaded)} images downloaded`);
     if (!downloaded && set.status === 'downloaded') downloaded = now();
     if (!withService) {
-      if (downloaded) return { downloaded, searchable: NaN, complete: NaN, cpuMsPerImage: cpuMsPerImageSoFar(), cpuMsPerImageComplete: {} };
+      if (downloaded) return { downloaded, searchable: NaN, complete: NaN, cpuMsPerImage: cpuMsPerImageSoFar(), cpuMsPerImageComplete: {}, transactionsPerImage: await transactionsPerImage() };
     } else {
       const service = expectOk(await backend('GET', `/customer_services/_0000172/${serviceId}`), 'get service');
       if (!searchable && Number(service.n_indexed) >= urls.length) {
         searchable = now();
         cpuMsPerImage = cpuMsPerImageSoFar();
+        transactions = await transactionsPerImage();
       }
-      if (searchable && Number(service.n_first_pass_only) === 0) return { downloaded, searchable, complete: now(), cpuMsPerImage, cpuMsPerImageComplete: cpuMsPerImageSoFar() };
+      if (searchable && Number(service.n_first_pass_only) === 0) return { downloaded, searchable, complete: now(), cpuMsPerImage, cpuMsPerImageComplete: cpuMsPerImageSoFar(), transactionsPerImage: transactions };
     }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -451,6 +469,7 @@ async function indexingThroughput(platform: Platform): Promise<void> {
     printTable(['part', 'floor', 'with the service, up to searchable', 'up to complete'], [
       ...parts.map((part) => [part, floor.cpuMsPerImage[part] ?? 0, run.cpuMsPerImage[part] ?? 0, run.cpuMsPerImageComplete[part] ?? 0]),
       ['all', sum(floor.cpuMsPerImage), sum(run.cpuMsPerImage), sum(run.cpuMsPerImageComplete)],
+      ['PostgreSQL transactions per image (all clients, the bench\'s polling too)', floor.transactionsPerImage, run.transactionsPerImage, ''],
     ]);
     // The most the cores allow: the floor's work plus the backbone alone, as if decoding the stored copy,
     // rendering the views, pooling, whitening and the index insert of the first pass cost nothing.
