@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { newResourceId } from '@iris/shared';
 import { testDatabasePool } from '../../../test/support/test-database.js';
 import { BlobGoneError } from '../blob-gc/blob-refs.repo.js';
-import { claimRecords, completeRecords } from './download.repo.js';
+import { cachedBlobAndBudget, claimRecords, completeRecords } from './download.repo.js';
 
 describe('completeRecords', () => {
   const db = testDatabasePool(2);
@@ -48,5 +48,10 @@ describe('completeRecords', () => {
     ]);
     const bytes = await db().query<{ bytes: string }>(`SELECT bytes FROM account_stored_bytes WHERE account_id = $1`, [account]);
     expect(Number(bytes.rows[0]?.bytes)).toBe(400);
+    // What the next download of these URLs reads first, in one statement: the cached copy and the budget.
+    expect(await cachedBlobAndBudget(db(), account, claimed[1]!.url, 1000)).toEqual({ cached: { blobKey: key(1), width: 64, height: 48, bytes: 100 }, limit: 1000, used: 400 });
+    expect(await cachedBlobAndBudget(db(), account, claimed[2]!.url, 1000)).toEqual({ cached: null, limit: 1000, used: 400 });
+    await db().query(`UPDATE stored_blobs SET state = 'deleting' WHERE blob_key = $1`, [key(0)]);
+    expect((await cachedBlobAndBudget(db(), account, claimed[0]!.url, 1000)).cached).toBeNull();
   });
 });

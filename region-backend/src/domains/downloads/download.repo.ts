@@ -132,15 +132,24 @@ export async function setsWithUnfinishedWork(db: Queryable): Promise<{ set_id: s
   return result.rows;
 }
 
-/** The account's cached copy of a URL, when it is still stored. */
-export async function findCachedBlob(db: Queryable, accountId: number, url: string): Promise<StoredBlob | null> {
-  const result = await db.query<{ blob_key: string; width: number; height: number; bytes: string }>(
-    `SELECT u.blob_key, u.width, u.height, u.bytes FROM url_blobs u JOIN stored_blobs b ON b.blob_key = u.blob_key AND b.state = 'live'
-     WHERE u.account_id = $1 AND u.url = $2`,
+/** What a download needs to know first, in one statement: the account's cached copy of the URL, when it is still stored, and its stored-bytes budget. */
+export async function cachedBlobAndBudget(db: Queryable, accountId: number, url: string, fallback: number): Promise<{ cached: StoredBlob | null; limit: number; used: number }> {
+  const result = await db.query<{ blob_key: string | null; width: number; height: number; bytes: string; quota: string | null; used: string }>(
+    `SELECT c.blob_key, c.width, c.height, c.bytes,
+            (SELECT stored_bytes FROM account_stored_bytes_quota WHERE account_id = $1) AS quota,
+            coalesce((SELECT bytes FROM account_stored_bytes WHERE account_id = $1), 0) AS used
+     FROM (SELECT 1) AS one LEFT JOIN (
+       SELECT u.blob_key, u.width, u.height, u.bytes FROM url_blobs u JOIN stored_blobs b ON b.blob_key = u.blob_key AND b.state = 'live'
+       WHERE u.account_id = $1 AND u.url = $2
+     ) AS c ON true`,
     [accountId, url],
   );
-  const row = result.rows[0];
-  return row ? { blobKey: row.blob_key, width: row.width, height: row.height, bytes: Number(row.bytes) } : null;
+  const row = result.rows[0]!;
+  return {
+    cached: row.blob_key === null ? null : { blobKey: row.blob_key, width: row.width, height: row.height, bytes: Number(row.bytes) },
+    limit: row.quota === null ? fallback : Number(row.quota),
+    used: Number(row.used),
+  };
 }
 
 /**

@@ -12,7 +12,7 @@ import {
   claimRecords,
   completeRecords,
   failRecord,
-  findCachedBlob,
+  cachedBlobAndBudget,
   nextWorkAt,
   renewLeases,
   retryRecordLater,
@@ -148,9 +148,9 @@ export class DownloadService {
    * caller records the result with the cache entry in one transaction (completeRecords, upsertDownloadedRecord).
    */
   async downloadNow(accountId: number, url: string): Promise<StoredBlob> {
-    const cached = await findCachedBlob(this.deps.pool, accountId, url);
+    const { cached, limit, used } = await cachedBlobAndBudget(this.deps.pool, accountId, url, DEFAULT_QUOTAS.storedBytes);
     if (cached) return cached;
-    await this.admit(accountId);
+    if (used >= limit) throw new StoredBytesExceeded(limit);
     const blob = await this.deps.download(url, { admit: () => this.admit(accountId) });
     this.deps.stored?.(accountId, blob.bytes ?? 0);
     return blob;
