@@ -38,6 +38,15 @@ export async function claimRecords(db: Queryable, setId: string, limit: number, 
   return (await db.query<ClaimedRecord>(CLAIM_SQL, [setId, limit, leaseSeconds])).rows;
 }
 
+/** Gives back claimed records this process did not start: pending again, due now, the attempt not counted. */
+export async function releaseClaims(db: Queryable, ids: number[]): Promise<void> {
+  await db.query(
+    `UPDATE data_set_records SET status = 'pending', attempts = attempts - 1, lease_until = NULL
+     WHERE id = ANY($1::bigint[]) AND status = 'downloading'`,
+    [ids],
+  );
+}
+
 /** Extends the leases of records this process is still working on (never waits on a locked row). */
 export async function renewLeases(db: Queryable, ids: number[], leaseSeconds: number): Promise<void> {
   if (!ids.length) return;

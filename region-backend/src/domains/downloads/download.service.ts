@@ -14,6 +14,7 @@ import {
   failRecord,
   cachedBlobAndBudget,
   nextWorkAt,
+  releaseClaims,
   renewLeases,
   retryRecordLater,
   setAccount,
@@ -61,6 +62,8 @@ export class DownloadService {
   private readonly slots: Semaphore;
   /** Each account's share of the slots, so one account's sets cannot hold all of them. */
   private readonly accountSlots: KeyedSemaphore;
+  /** Records a claim takes at once: an account's share of the slots (its downloads start, and finish, together). */
+  private readonly wave: number;
   private readonly inFlight = new Set<number>();
   /** While another account is being served, an account's downloads run one at a time, paced. */
   private readonly yieldGate: YieldGate;
@@ -71,7 +74,8 @@ export class DownloadService {
 
   constructor(private readonly deps: DownloadServiceDeps) {
     this.slots = new Semaphore(deps.concurrency);
-    this.accountSlots = new KeyedSemaphore(deps.config.accountConcurrency ?? Math.max(1, Math.floor(deps.concurrency / 2)));
+    this.wave = deps.config.accountConcurrency ?? Math.max(1, Math.floor(deps.concurrency / 2));
+    this.accountSlots = new KeyedSemaphore(this.wave);
     this.yieldGate = new YieldGate((account) => deps.othersActive?.(account) ?? false, deps.config.yieldingPerSecond);
     this.heartbeat = setInterval(() => void this.renew(), (deps.config.leaseSeconds * 1000) / 3);
     this.heartbeat.unref();
@@ -106,6 +110,23 @@ export class DownloadService {
     let processed = 0;
     const account = await setAccount(this.deps.pool, setId);
     if (account === null) return { processed };
+    // One claim takes a wave of records (leased, renewed while they wait); the workers take from it.
+    const waiting: ClaimedRecord[] = [];
+    let claiming: Promise<void> | null = null;
+    let drained = false;
+    const nextRecord = async (): Promise<ClaimedRecord | undefined> => {
+      while (!waiting.length && !drained) {
+        claiming ??= claimRecords(this.deps.pool, setId, this.wave, this.deps.config.leaseSeconds)
+          .then((rows) => {
+            for (const row of rows) this.inFlight.add(row.id);
+            waiting.push(...rows);
+            if (!rows.length) drained = true;
+          })
+          .finally(() => (claiming = null));
+        await claiming;
+      }
+      return waiting.shift();
+    };
     const worker = async () => {
       while (!this.closed && Date.now() < deadline) {
         // The account's share first, so waiting for it holds none of the slots other accounts use.
@@ -119,9 +140,8 @@ export class DownloadService {
         };
         try {
           if (this.closed) return;
-          const [record] = await claimRecords(this.deps.pool, setId, 1, this.deps.config.leaseSeconds);
+          const record = await nextRecord();
           if (!record) return;
-          this.inFlight.add(record.id);
           try {
             await this.downloadRecord(setId, record);
             processed++;
@@ -133,7 +153,14 @@ export class DownloadService {
         }
       }
     };
-    await Promise.all(Array.from({ length: this.deps.concurrency }, worker));
+    try {
+      await Promise.all(Array.from({ length: this.deps.concurrency }, worker));
+    } finally {
+      // Claimed and not started (the turn ended): back to pending, the attempt not counted.
+      const unstarted = waiting.splice(0).map((r) => r.id);
+      if (unstarted.length) await releaseClaims(this.deps.pool, unstarted);
+      for (const id of unstarted) this.inFlight.delete(id);
+    }
     if (this.closed) return { processed };
     const next = await nextWorkAt(this.deps.pool, setId);
     if (next) await this.enqueue(setId, new Date(Math.max(next.getTime(), Date.now() + 1000)));
