@@ -6,29 +6,42 @@
  */
 import type pg from 'pg';
 import { contentKey, type BlobStore } from '../../images/blob-store.js';
-import { lockBlob, registerBlob } from './blob-refs.repo.js';
+import { GroupCommit } from '../../util/group-commit.js';
+import { lockBlobs, registerBlobs } from './blob-refs.repo.js';
 
 export class BlobWriter {
+  /** Writes arriving together share one transaction: their locks, registrations and commit. */
+  private readonly writes: GroupCommit<null, { key: string; bytes: Uint8Array }>;
+
   constructor(
     private readonly pool: pg.Pool,
     private readonly store: BlobStore,
     /** Collection waits this long after a write, so the caller has time to record its reference. */
     private readonly graceSeconds: number,
-  ) {}
+  ) {
+    this.writes = new GroupCommit((_, blobs) => this.putAll(blobs));
+  }
 
   /** Stores the bytes (once per content) and returns their key. */
   async put(bytes: Uint8Array): Promise<string> {
     const key = contentKey(bytes);
+    await this.writes.submit(null, { key, bytes });
+    return key;
+  }
+
+  /** One transaction for a group of blobs (a failure fails the group: nothing is registered). */
+  private async putAll(group: { key: string; bytes: Uint8Array }[]): Promise<null[]> {
+    const blobs = [...new Map(group.map((b) => [b.key, b])).values()];
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
-      await lockBlob(client, key);
-      await registerBlob(client, key, bytes.byteLength, this.graceSeconds);
-      // Under the lock no collector is unlinking this file, and files appear only by an atomic rename of a
+      await lockBlobs(client, blobs.map((b) => b.key));
+      await registerBlobs(client, blobs.map((b) => ({ key: b.key, bytes: b.bytes.byteLength })), this.graceSeconds);
+      // Under the locks no collector is unlinking these files, and files appear only by an atomic rename of a
       // flushed temporary file: one that exists is complete and stays.
-      if (!(await this.store.has(key))) await this.store.put(key, bytes);
+      await Promise.all(blobs.map(async ({ key, bytes }) => (await this.store.has(key)) || this.store.put(key, bytes)));
       await client.query('COMMIT');
-      return key;
+      return group.map(() => null);
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});
       throw err;

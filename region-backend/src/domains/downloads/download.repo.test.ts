@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { newResourceId } from '@iris/shared';
 import { testDatabasePool } from '../../../test/support/test-database.js';
-import { CLAIM_SQL, claimRecords } from './download.repo.js';
+import { CLAIM_SQL, claimRecords, releaseClaims } from './download.repo.js';
 
 interface PlanNode {
   'Actual Rows'?: number;
@@ -45,5 +45,17 @@ describe('download claims', () => {
     const claimed = await claimRecords(db(), setId, 3, 60);
     expect(claimed.map((r) => r.url)).toEqual(['http://x/19000', 'http://x/19001', 'http://x/19002']);
     expect(claimed.every((r) => Number(r.account_id) === 7 && r.attempts === 1)).toBe(true);
+  });
+
+  it('gives back claimed records not started: pending, claimable again, the attempt not counted', async () => {
+    const setId = newResourceId();
+    await db().query(`INSERT INTO data_sets (id, account_id, kind, name) VALUES ($1, 7, 'image_set', 'wave')`, [setId]);
+    await db().query(`INSERT INTO data_set_records (set_id, url) SELECT $1, 'http://y/' || g FROM generate_series(0, 3) g`, [setId]);
+    const wave = await claimRecords(db(), setId, 4, 60);
+    expect(wave).toHaveLength(4);
+    await releaseClaims(db(), wave.slice(1).map((r) => r.id));
+    const again = await claimRecords(db(), setId, 4, 60);
+    expect(again.map((r) => r.id).sort()).toEqual(wave.slice(1).map((r) => r.id).sort());
+    expect(again.every((r) => r.attempts === 1)).toBe(true);
   });
 });

@@ -4,7 +4,7 @@
  * lease ran out (its process died) is claimed again.
  */
 import type pg from 'pg';
-import { rememberUrlBlob } from '../blob-gc/blob-refs.repo.js';
+import { BlobGoneError, rememberUrlBlobs } from '../blob-gc/blob-refs.repo.js';
 import { withLockedSet, type StoredBlob } from '../data-sets/record.repo.js';
 import type { Queryable } from '../data-sets/set.repo.js';
 
@@ -38,6 +38,15 @@ export async function claimRecords(db: Queryable, setId: string, limit: number, 
   return (await db.query<ClaimedRecord>(CLAIM_SQL, [setId, limit, leaseSeconds])).rows;
 }
 
+/** Gives back claimed records this process did not start: pending again, due now, the attempt not counted. */
+export async function releaseClaims(db: Queryable, ids: number[]): Promise<void> {
+  await db.query(
+    `UPDATE data_set_records SET status = 'pending', attempts = attempts - 1, lease_until = NULL
+     WHERE id = ANY($1::bigint[]) AND status = 'downloading'`,
+    [ids],
+  );
+}
+
 /** Extends the leases of records this process is still working on (never waits on a locked row). */
 export async function renewLeases(db: Queryable, ids: number[], leaseSeconds: number): Promise<void> {
   if (!ids.length) return;
@@ -48,19 +57,36 @@ export async function renewLeases(db: Queryable, ids: number[], leaseSeconds: nu
   );
 }
 
+/** A claimed record and the image stored for it. */
+export interface Completion {
+  record: ClaimedRecord;
+  blob: StoredBlob;
+}
+
 /**
- * Marks a claimed record downloaded (a record deleted meanwhile stays deleted), with the account's URL cache
- * entry in the same transaction; throws BlobGoneError when the image was collected meanwhile (retry).
+ * Marks claimed records of a set downloaded (a record deleted meanwhile stays deleted), with the accounts' URL
+ * cache entries, in one transaction of three statements however many records; answers per record null, or
+ * BlobGoneError when its image was collected meanwhile (retry: nothing was written for it).
  */
-export async function completeRecord(pool: pg.Pool, setId: string, record: ClaimedRecord, blob: StoredBlob): Promise<void> {
-  await withLockedSet(pool, setId, {}, async (tx) => {
-    await rememberUrlBlob(tx.client, record.account_id, record.url, blob);
-    await tx.client.query(
-      `UPDATE data_set_records SET status = 'downloaded', blob_key = $3, width = $4, height = $5, last_error = NULL, lease_until = NULL
-       WHERE set_id = $1 AND id = $2 AND status = 'downloading' AND deleted_at IS NULL`,
-      [setId, record.id, blob.blobKey, blob.width, blob.height],
+export async function completeRecords(pool: pg.Pool, setId: string, completions: Completion[]): Promise<(BlobGoneError | null)[]> {
+  const done = await withLockedSet(pool, setId, {}, async (tx) => {
+    const gone = await rememberUrlBlobs(
+      tx.client,
+      completions.map(({ record, blob }) => ({ accountId: record.account_id, url: record.url, blob })),
     );
+    const live = completions.filter((c) => !gone.has(c.blob.blobKey));
+    if (live.length) {
+      await tx.client.query(
+        `UPDATE data_set_records r SET status = 'downloaded', blob_key = t.blob_key, width = t.width, height = t.height, last_error = NULL, lease_until = NULL
+         FROM unnest($2::bigint[], $3::text[], $4::int[], $5::int[]) AS t(id, blob_key, width, height)
+         WHERE r.set_id = $1 AND r.id = t.id AND r.status = 'downloading' AND r.deleted_at IS NULL`,
+        [setId, live.map((c) => c.record.id), live.map((c) => c.blob.blobKey), live.map((c) => c.blob.width), live.map((c) => c.blob.height)],
+      );
+    }
+    return gone;
   });
+  const gone = done?.value ?? new Set<string>();
+  return completions.map((c) => (gone.has(c.blob.blobKey) ? new BlobGoneError(c.blob.blobKey) : null));
 }
 
 /** Marks a claimed record failed for good. */
@@ -115,15 +141,24 @@ export async function setsWithUnfinishedWork(db: Queryable): Promise<{ set_id: s
   return result.rows;
 }
 
-/** The account's cached copy of a URL, when it is still stored. */
-export async function findCachedBlob(db: Queryable, accountId: number, url: string): Promise<StoredBlob | null> {
-  const result = await db.query<{ blob_key: string; width: number; height: number; bytes: string }>(
-    `SELECT u.blob_key, u.width, u.height, u.bytes FROM url_blobs u JOIN stored_blobs b ON b.blob_key = u.blob_key AND b.state = 'live'
-     WHERE u.account_id = $1 AND u.url = $2`,
+/** What a download needs to know first, in one statement: the account's cached copy of the URL, when it is still stored, and its stored-bytes budget. */
+export async function cachedBlobAndBudget(db: Queryable, accountId: number, url: string, fallback: number): Promise<{ cached: StoredBlob | null; limit: number; used: number }> {
+  const result = await db.query<{ blob_key: string | null; width: number; height: number; bytes: string; quota: string | null; used: string }>(
+    `SELECT c.blob_key, c.width, c.height, c.bytes,
+            (SELECT stored_bytes FROM account_stored_bytes_quota WHERE account_id = $1) AS quota,
+            coalesce((SELECT bytes FROM account_stored_bytes WHERE account_id = $1), 0) AS used
+     FROM (SELECT 1) AS one LEFT JOIN (
+       SELECT u.blob_key, u.width, u.height, u.bytes FROM url_blobs u JOIN stored_blobs b ON b.blob_key = u.blob_key AND b.state = 'live'
+       WHERE u.account_id = $1 AND u.url = $2
+     ) AS c ON true`,
     [accountId, url],
   );
-  const row = result.rows[0];
-  return row ? { blobKey: row.blob_key, width: row.width, height: row.height, bytes: Number(row.bytes) } : null;
+  const row = result.rows[0]!;
+  return {
+    cached: row.blob_key === null ? null : { blobKey: row.blob_key, width: row.width, height: row.height, bytes: Number(row.bytes) },
+    limit: row.quota === null ? fallback : Number(row.quota),
+    used: Number(row.used),
+  };
 }
 
 /**

@@ -10,17 +10,20 @@ import type { StoredBlob } from '../data-sets/record.repo.js';
 import { retryDelaySeconds, type DownloadConfig } from './download-config.js';
 import {
   claimRecords,
-  completeRecord,
+  completeRecords,
   failRecord,
-  findCachedBlob,
+  cachedBlobAndBudget,
   nextWorkAt,
+  releaseClaims,
   renewLeases,
   retryRecordLater,
   setAccount,
   setsWithUnfinishedWork,
   storedBytesBudget,
   type ClaimedRecord,
+  type Completion,
 } from './download.repo.js';
+import { GroupCommit } from '../../util/group-commit.js';
 import { classifyFailure, StoredBytesExceeded, type ImageDownloader } from './image-download.js';
 import { KeyedSemaphore, Semaphore, YieldGate } from './semaphore.js';
 
@@ -59,18 +62,24 @@ export class DownloadService {
   private readonly slots: Semaphore;
   /** Each account's share of the slots, so one account's sets cannot hold all of them. */
   private readonly accountSlots: KeyedSemaphore;
+  /** Records a claim takes at once: an account's share of the slots (its downloads start, and finish, together). */
+  private readonly wave: number;
   private readonly inFlight = new Set<number>();
   /** While another account is being served, an account's downloads run one at a time, paced. */
   private readonly yieldGate: YieldGate;
   private readonly heartbeat: NodeJS.Timeout;
+  /** Downloads of a set finishing together are recorded in one transaction. */
+  private readonly completions: GroupCommit<string, Completion>;
   private closed = false;
 
   constructor(private readonly deps: DownloadServiceDeps) {
     this.slots = new Semaphore(deps.concurrency);
-    this.accountSlots = new KeyedSemaphore(deps.config.accountConcurrency ?? Math.max(1, Math.floor(deps.concurrency / 2)));
+    this.wave = deps.config.accountConcurrency ?? Math.max(1, Math.floor(deps.concurrency / 2));
+    this.accountSlots = new KeyedSemaphore(this.wave);
     this.yieldGate = new YieldGate((account) => deps.othersActive?.(account) ?? false, deps.config.yieldingPerSecond);
     this.heartbeat = setInterval(() => void this.renew(), (deps.config.leaseSeconds * 1000) / 3);
     this.heartbeat.unref();
+    this.completions = new GroupCommit((setId, items) => completeRecords(deps.pool, setId, items));
   }
 
   /** Schedules a download turn for a set (now, or when its next record is due). */
@@ -101,6 +110,23 @@ export class DownloadService {
     let processed = 0;
     const account = await setAccount(this.deps.pool, setId);
     if (account === null) return { processed };
+    // One claim takes a wave of records (leased, renewed while they wait); the workers take from it.
+    const waiting: ClaimedRecord[] = [];
+    let claiming: Promise<void> | null = null;
+    let drained = false;
+    const nextRecord = async (): Promise<ClaimedRecord | undefined> => {
+      while (!waiting.length && !drained) {
+        claiming ??= claimRecords(this.deps.pool, setId, this.wave, this.deps.config.leaseSeconds)
+          .then((rows) => {
+            for (const row of rows) this.inFlight.add(row.id);
+            waiting.push(...rows);
+            if (!rows.length) drained = true;
+          })
+          .finally(() => (claiming = null));
+        await claiming;
+      }
+      return waiting.shift();
+    };
     const worker = async () => {
       while (!this.closed && Date.now() < deadline) {
         // The account's share first, so waiting for it holds none of the slots other accounts use.
@@ -114,9 +140,8 @@ export class DownloadService {
         };
         try {
           if (this.closed) return;
-          const [record] = await claimRecords(this.deps.pool, setId, 1, this.deps.config.leaseSeconds);
+          const record = await nextRecord();
           if (!record) return;
-          this.inFlight.add(record.id);
           try {
             await this.downloadRecord(setId, record);
             processed++;
@@ -128,7 +153,14 @@ export class DownloadService {
         }
       }
     };
-    await Promise.all(Array.from({ length: this.deps.concurrency }, worker));
+    try {
+      await Promise.all(Array.from({ length: this.deps.concurrency }, worker));
+    } finally {
+      // Claimed and not started (the turn ended): back to pending, the attempt not counted.
+      const unstarted = waiting.splice(0).map((r) => r.id);
+      if (unstarted.length) await releaseClaims(this.deps.pool, unstarted);
+      for (const id of unstarted) this.inFlight.delete(id);
+    }
     if (this.closed) return { processed };
     const next = await nextWorkAt(this.deps.pool, setId);
     if (next) await this.enqueue(setId, new Date(Math.max(next.getTime(), Date.now() + 1000)));
@@ -140,12 +172,12 @@ export class DownloadService {
    * has it. A new image is stored only while the account's stored images are under its stored-bytes quota,
    * checked before fetching and again before storing (StoredBytesExceeded; as for adds, the image that
    * reaches the quota is kept, so concurrent downloads overshoot by at most one image each). The
-   * caller records the result with the cache entry in one transaction (completeRecord, upsertDownloadedRecord).
+   * caller records the result with the cache entry in one transaction (completeRecords, upsertDownloadedRecord).
    */
   async downloadNow(accountId: number, url: string): Promise<StoredBlob> {
-    const cached = await findCachedBlob(this.deps.pool, accountId, url);
+    const { cached, limit, used } = await cachedBlobAndBudget(this.deps.pool, accountId, url, DEFAULT_QUOTAS.storedBytes);
     if (cached) return cached;
-    await this.admit(accountId);
+    if (used >= limit) throw new StoredBytesExceeded(limit);
     const blob = await this.deps.download(url, { admit: () => this.admit(accountId) });
     this.deps.stored?.(accountId, blob.bytes ?? 0);
     return blob;
@@ -173,7 +205,7 @@ export class DownloadService {
     }
     try {
       const blob = await this.downloadNow(record.account_id, record.url);
-      await completeRecord(pool, setId, record, blob);
+      await this.completions.submit(setId, { record, blob });
       this.deps.observe?.('ok');
     } catch (err) {
       const failure = classifyFailure(err);
