@@ -155,6 +155,13 @@ export async function loadStoreFiles(dir: string, expect: LoadExpectation): Prom
   }
 }
 
+/** Which store saved the directory's current files, for which embedding version; undefined when none is readable. */
+export async function savedStoreOf(dir: string): Promise<{ kind: Manifest['kind']; embeddingVersion: string } | undefined> {
+  const manifest = await readManifest(dir).catch(() => undefined);
+  if (!manifest || manifest.format !== STORE_FORMAT || typeof manifest.meta?.embeddingVersion !== 'string') return undefined;
+  return { kind: manifest.kind, embeddingVersion: manifest.meta.embeddingVersion };
+}
+
 function incompatibility(m: Manifest, expect: LoadExpectation): string | undefined {
   if (m.format !== STORE_FORMAT) return `not a vector store manifest (${String(m.format)})`;
   if (m.formatVersion !== STORE_FORMAT_VERSION) return `format version ${m.formatVersion}, expected ${STORE_FORMAT_VERSION}`;
