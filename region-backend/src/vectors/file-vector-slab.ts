@@ -60,12 +60,12 @@ export class FileFloat32Slab implements VectorSlab {
 
   persisted(slots: number): { bytes: number; chunks: Iterable<Uint8Array> } {
     const bytes = slots * this.dimension * 4;
-    const self = this;
+    const read = (part: Uint8Array, at: number) => this.transfer('read', part, at);
     function* chunks(): Generator<Uint8Array> {
       const buffer = new Uint8Array(Math.min(STREAM_BYTES, bytes));
       for (let at = 0; at < bytes; at += buffer.length) {
         const part = buffer.subarray(0, Math.min(buffer.length, bytes - at));
-        self.transfer('read', part, at);
+        read(part, at);
         yield part;
       }
     }
