@@ -7,7 +7,7 @@
  *   IRIS_BENCH_SIZES=100000 npm run bench -- vector-store
  *
  * Other knobs: IRIS_BENCH_DIM, IRIS_BENCH_M, IRIS_BENCH_EFC, IRIS_BENCH_EF (comma list), IRIS_BENCH_QUERIES;
- * IRIS_BENCH_STORES (hnsw,pgvector; add usearch for the quantised graph of usearch-bench.ts),
+ * IRIS_BENCH_STORES (hnsw,pgvector; add usearch for the usearch store, usearch-bench.ts),
  * IRIS_BENCH_RESCORE (usearch: extra candidates re-scored with float32 vectors read from disk, 0,40,90), IRIS_BENCH_PG_SIZES (100000,1000000), IRIS_BENCH_PG_EF (64,128,256),
  * IRIS_BENCH_PG_LIVE (live inserts measured, 2000), IRIS_BENCH_PG_TYPE (vector | halfvec),
  * IRIS_BENCH_PG_ENGINES (native,pglite: a native PostgreSQL 15 + pgvector from scripts/native-services.sh, PGlite).
@@ -109,7 +109,7 @@ function usearchConfigFor(size: number): UsearchConfig {
 }
 
 function usearchCacheDir(cfg: UsearchConfig): string {
-  return path.join(CACHE_ROOT, `usearch-i8max-n${cfg.size}-d${cfg.dimension}-m${cfg.m}-efc${cfg.efConstruction}-s${cfg.seed}-g${SYNTHETIC_VERSION}`);
+  return path.join(CACHE_ROOT, `usearch-store-n${cfg.size}-d${cfg.dimension}-m${cfg.m}-efc${cfg.efConstruction}-s${cfg.seed}-g${SYNTHETIC_VERSION}`);
 }
 
 export default async function run(): Promise<void> {
@@ -346,7 +346,7 @@ if (ROLE) {
 
 /** The quantised graph (usearch, int8) beside hnswlib at the same size: memory, then latency and recall. */
 function printQuantised(hnsw: [BenchConfig, MeasureReport][], quantised: [UsearchConfig, UsearchReport][]): void {
-  console.log('### Quantised graph (usearch int8, float32 re-scoring read from disk) beside hnswlib (float32 graph + int8 copy)\n');
+  console.log('### usearch store (int8 graph, float32 re-scoring read from disk) beside hnswlib (float32 graph + int8 copy)\n');
   const memory: (string | number)[][] = [];
   const queries: (string | number)[][] = [];
   for (const [c, u] of quantised) {
@@ -355,7 +355,7 @@ function printQuantised(hnsw: [BenchConfig, MeasureReport][], quantised: [Usearc
       memory.push([c.size, 'hnswlib (float32 graph + int8 copy)', h.build.buildSeconds.toFixed(0), Math.round(h.build.insertsPerSecond), h.loadSeconds.toFixed(1), Math.round(h.rssMB), Math.round(h.rssMB - h.baselineRssMB), Math.round(((h.rssMB - h.baselineRssMB) * MB) / c.size), Math.round(h.indexFileMB + h.sidecarMB)]);
       for (const row of h.unfiltered) queries.push([c.size, row.label, row.p50, row.p99, row.recall]);
     }
-    memory.push([c.size, 'usearch (int8 graph; float32 file read per candidate)', u.build.buildSeconds.toFixed(0), Math.round(u.build.insertsPerSecond), u.loadSeconds.toFixed(1), Math.round(u.rssMB), Math.round(u.rssMB - u.baselineRssMB), Math.round(((u.rssMB - u.baselineRssMB) * MB) / c.size), `${Math.round(u.indexFileMB)} + ${Math.round(u.floatFileMB)} float32`]);
+    memory.push([c.size, `usearch store (int8 graph; float32 file read per candidate; estimate ${Math.round(u.estimatedMB)} MB)`, u.build.buildSeconds.toFixed(0), Math.round(u.build.insertsPerSecond), u.loadSeconds.toFixed(1), Math.round(u.rssMB), Math.round(u.rssMB - u.baselineRssMB), Math.round(((u.rssMB - u.baselineRssMB) * MB) / c.size), `${Math.round(u.indexFileMB)} + ${Math.round(u.floatFileMB)} sidecar`]);
     queries.push([c.size, `${u.exact.label} (usearch run)`, u.exact.p50, u.exact.p99, 1]);
     for (const row of u.rows) queries.push([c.size, row.label, row.p50, row.p99, row.recall]);
   }

@@ -56,7 +56,7 @@ const schema = z.object({
   IRIS_STRICT_CONTRACT: z.enum(['0', '1']).default('0'),
   IRIS_WARM_MODELS: z.enum(['0', '1']).default('1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  IRIS_VECTOR_STORE: z.enum(['hnsw', 'pgvector']).default('hnsw'),
+  IRIS_VECTOR_STORE: z.enum(['hnsw', 'usearch', 'pgvector']).default('hnsw'),
   IRIS_VECTOR_DATABASE_URL: z.string().url().optional(),
   IRIS_VECTOR_TYPE: z.enum(['vector', 'halfvec']).default('vector'),
 });
@@ -123,14 +123,15 @@ export interface BackendConfig {
   training: TrainingConfig;
   /** Webhook endpoints and deliveries (domains/webhooks/webhook-config.ts). */
   webhooks: WebhookConfig;
-  /** Where search indexes live: in each process's memory (hnsw) or in a pgvector database shared by all. */
+  /** Where search indexes live: in each process's memory (hnsw, usearch) or in a pgvector database shared by all. */
   vectors: VectorConfig;
   /** Version, commit (IRIS_BUILD_COMMIT) and Node version, reported by /readyz and iris_build_info. */
   build: BuildInfo;
 }
 
 export interface VectorConfig {
-  store: 'hnsw' | 'pgvector';
+  /** hnsw: float32 graph in memory; usearch: int8 graph in memory, float32 vectors in a file; pgvector: shared tables. */
+  store: 'hnsw' | 'usearch' | 'pgvector';
   /** pgvector: the vector database (default: the region's own database, DATABASE_URL). */
   databaseUrl: string;
   /** pgvector column type: float32 `vector` or float16 `halfvec`. */

@@ -7,14 +7,15 @@ import { ExactVectorStore } from './exact-vector-store.js';
 import { HnswVectorStore, type HnswParams } from './hnsw-vector-store.js';
 import type { PgVectorType } from './pgvector-schema.js';
 import { PgVectorStore } from './pgvector-vector-store.js';
+import { UsearchVectorStore } from './usearch-vector-store.js';
 import type { LoadResult, VectorItem, VectorStore } from './vector-store.js';
 
-/** Where a region keeps its indexes: in each process (hnsw) or in a pgvector database shared by all. */
-export type VectorBackend = { kind: 'hnsw' } | { kind: 'pgvector'; pool: pg.Pool; type: PgVectorType };
+/** Where a region keeps its indexes: in each process (hnsw, usearch) or in a pgvector database shared by all. */
+export type VectorBackend = { kind: 'hnsw' } | { kind: 'usearch' } | { kind: 'pgvector'; pool: pg.Pool; type: PgVectorType };
 
 export interface CreateVectorStoreOptions {
-  /** 'hnsw' (default) or 'exact' (brute force: fine up to some tens of thousands of items). */
-  kind?: 'hnsw' | 'exact';
+  /** 'hnsw' (default), 'usearch' (int8 graph, float32 vectors in a file) or 'exact' (brute force: fine up to some tens of thousands of items). */
+  kind?: 'hnsw' | 'usearch' | 'exact';
   dimension: number;
   embeddingVersion: string;
   dir?: string;
@@ -24,12 +25,13 @@ export interface CreateVectorStoreOptions {
 
 export function createVectorStore(options: CreateVectorStoreOptions): VectorStore {
   const { kind = 'hnsw', ...rest } = options;
-  return kind === 'exact' ? new ExactVectorStore(rest) : new HnswVectorStore(rest);
+  if (kind === 'exact') return new ExactVectorStore(rest);
+  return kind === 'usearch' ? new UsearchVectorStore(rest) : new HnswVectorStore(rest);
 }
 
 /** The store of one search service on the region's backend: `key` names it in a pgvector database. */
 export function createServiceStore(backend: VectorBackend, key: string, options: Omit<CreateVectorStoreOptions, 'kind'>): VectorStore {
-  if (backend.kind === 'hnsw') return createVectorStore({ ...options, kind: 'hnsw' });
+  if (backend.kind !== 'pgvector') return createVectorStore({ ...options, kind: backend.kind });
   return new PgVectorStore({ pool: backend.pool, key, type: backend.type, dimension: options.dimension, embeddingVersion: options.embeddingVersion });
 }
 

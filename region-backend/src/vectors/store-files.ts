@@ -3,7 +3,7 @@
  *
  *   manifest.json          the commit point: format, kind, metadata, and name + size + CRC-32 of each data file
  *   sidecar-<gen>.bin      ids per slot, tags, tag set per slot, the JS-side vectors (binary sections)
- *   index-<gen>.hnsw       the hnswlib graph (HNSW stores only)
+ *   index-<gen>.hnsw       the native graph (hnswlib for HNSW stores, usearch for usearch stores)
  *
  * A save writes the data files of a new generation under temporary names, fsyncs and renames them, then
  * replaces manifest.json the same way and only then deletes the previous generation. A crash at any point
@@ -33,7 +33,7 @@ export interface FileEntry {
 export interface Manifest {
   format: typeof STORE_FORMAT;
   formatVersion: number;
-  kind: 'hnsw' | 'exact';
+  kind: 'hnsw' | 'exact' | 'usearch';
   generation: number;
   savedAt: string;
   littleEndian: boolean;
@@ -47,7 +47,10 @@ export interface Manifest {
 
 export interface SidecarSection {
   name: string;
-  chunks: Uint8Array[];
+  /** The section's bytes in order. A lazy source (a file-backed slab) may reuse one buffer: each chunk is written before the next is asked for. */
+  chunks: Iterable<Uint8Array>;
+  /** Total bytes of `chunks`; required when they are not an array. */
+  bytes?: number;
 }
 
 export interface SaveInput {
@@ -132,7 +135,7 @@ export async function loadStoreFiles(dir: string, expect: LoadExpectation): Prom
   if (mismatch) return { status: 'incompatible', reason: mismatch };
 
   const entries = [manifest.files.sidecar, manifest.files.index].filter((e): e is FileEntry => e !== undefined);
-  if (expect.kind === 'hnsw' && !manifest.files.index) return { status: 'corrupt', reason: 'manifest names no index file' };
+  if (expect.kind !== 'exact' && !manifest.files.index) return { status: 'corrupt', reason: 'manifest names no index file' };
   for (const entry of entries) {
     const problem = await verifyFile(dir, entry);
     if (problem) return { status: 'corrupt', reason: problem };
@@ -150,6 +153,13 @@ export async function loadStoreFiles(dir: string, expect: LoadExpectation): Prom
   } catch (err) {
     return { status: 'corrupt', reason: `sidecar unreadable: ${(err as Error).message}` };
   }
+}
+
+/** Which store saved the directory's current files, for which embedding version; undefined when none is readable. */
+export async function savedStoreOf(dir: string): Promise<{ kind: Manifest['kind']; embeddingVersion: string } | undefined> {
+  const manifest = await readManifest(dir).catch(() => undefined);
+  if (!manifest || manifest.format !== STORE_FORMAT || typeof manifest.meta?.embeddingVersion !== 'string') return undefined;
+  return { kind: manifest.kind, embeddingVersion: manifest.meta.embeddingVersion };
 }
 
 function incompatibility(m: Manifest, expect: LoadExpectation): string | undefined {
@@ -197,20 +207,29 @@ async function writeAtomically(dir: string, name: string, write: (file: string) 
 
 async function writeSidecar(file: string, input: SaveInput): Promise<FileEntry> {
   const header = Buffer.from(
-    JSON.stringify({ ...input.header, sections: input.sections.map((s) => ({ name: s.name, bytes: byteLength(s.chunks) })) }),
+    JSON.stringify({ ...input.header, sections: input.sections.map((s) => ({ name: s.name, bytes: sectionBytes(s) })) }),
   );
   const lead = Buffer.alloc(MAGIC.length + 4);
   MAGIC.copy(lead);
   lead.writeUInt32LE(header.length, MAGIC.length);
-  const parts: Uint8Array[] = [lead, header, padding(lead.length + header.length)];
-  for (const section of input.sections) {
-    parts.push(...section.chunks, padding(byteLength(section.chunks)));
+  function* parts(): Generator<Uint8Array> {
+    yield* [lead, header, padding(lead.length + header.length)];
+    for (const section of input.sections) {
+      const expected = sectionBytes(section);
+      let written = 0;
+      for (const chunk of section.chunks) {
+        written += chunk.length;
+        yield chunk;
+      }
+      if (written !== expected) throw new Error(`section ${section.name} gave ${written} bytes, announced ${expected}`);
+      yield padding(expected);
+    }
   }
   const handle = await open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o644);
   let crc = 0;
   let bytes = 0;
   try {
-    for (const part of parts) {
+    for (const part of parts()) {
       if (part.length === 0) continue;
       await writeAll(handle, part);
       crc = zlib.crc32(part, crc);
@@ -256,16 +275,32 @@ async function readSidecarLayout(file: string, fileBytes: number): Promise<{ hea
  * section's), so loading never holds a second copy of the vectors.
  */
 export async function readSection(files: LoadedFiles, name: string, targets: readonly Uint8Array[]): Promise<void> {
+  await readSectionWith(files, name, byteLength(targets), async (read) => {
+    for (const target of targets) await read(target);
+  });
+}
+
+/**
+ * Reads a sidecar section of `bytes` bytes through `consume`, which asks for it in order, a buffer at a time
+ * (a file-backed slab copies it on in pieces); the whole section must be consumed.
+ */
+export async function readSectionWith(
+  files: LoadedFiles,
+  name: string,
+  bytes: number,
+  consume: (read: (target: Uint8Array) => Promise<void>) => Promise<void>,
+): Promise<void> {
   const section = files.sections.get(name);
-  const wanted = byteLength(targets);
-  if (!section || section.bytes !== wanted) throw new Error(`section ${name} has ${section?.bytes ?? 'no'} bytes, expected ${wanted}`);
+  if (!section || section.bytes !== bytes) throw new Error(`section ${name} has ${section?.bytes ?? 'no'} bytes, expected ${bytes}`);
   const handle = await open(files.sidecarFile, constants.O_RDONLY);
   try {
     let position = section.offset;
-    for (const target of targets) {
+    await consume(async (target) => {
+      if (position + target.length > section.offset + section.bytes) throw new Error(`section ${name} read past its end`);
       await readExactly(handle, target, position);
       position += target.length;
-    }
+    });
+    if (position !== section.offset + section.bytes) throw new Error(`section ${name} was not read to its end`);
   } finally {
     await handle.close();
   }
@@ -318,6 +353,12 @@ async function removeStaleFiles(dir: string, manifest: Manifest): Promise<void> 
   for (const name of await readdir(dir)) {
     if ((DATA_FILE.test(name) || name === `${MANIFEST}.tmp`) && !keep.has(name)) await rm(path.join(dir, name), { force: true });
   }
+}
+
+function sectionBytes(section: SidecarSection): number {
+  if (section.bytes !== undefined) return section.bytes;
+  if (!Array.isArray(section.chunks)) throw new Error(`section ${section.name}: a lazy source must announce its bytes`);
+  return byteLength(section.chunks as Uint8Array[]);
 }
 
 function byteLength(chunks: readonly Uint8Array[]): number {

@@ -6,7 +6,7 @@ import { normalizeTags } from './tag-filter.js';
 import { TagIndex, type TagMatch } from './tag-index.js';
 import { SlotDirectory } from './slot-directory.js';
 import { TopK } from './top-k.js';
-import { bytesOf, readSection, type LoadedFiles, type SidecarSection } from './store-files.js';
+import { bytesOf, readSection, readSectionWith, type LoadedFiles, type SidecarSection } from './store-files.js';
 import type { VectorItem, VectorStoreMeta } from './vector-store.js';
 import type { VectorSlab } from './vector-slab.js';
 
@@ -148,7 +148,7 @@ export class StoreState<S extends VectorSlab> {
       sections: [
         { name: 'ids', chunks: [bytesOf(this.directory.snapshot())] },
         { name: 'slotTagset', chunks: [bytesOf(tags.slotTagset)] },
-        { name: 'vectors', chunks: this.slab.chunks(slots) },
+        { name: 'vectors', ...this.slab.persisted(slots) },
       ],
     };
   }
@@ -174,12 +174,13 @@ export class StoreState<S extends VectorSlab> {
     this.capacity = 0;
     this.reserve(slots);
     // The slab's storage views, filled from the file in place.
-    await readSection(files, 'vectors', this.slab.chunks(slots));
+    await readSectionWith(files, 'vectors', this.slab.persisted(slots).bytes, (read) => this.slab.fill(slots, read));
     this.meta = { ...files.manifest.meta };
   }
 
   /** Forgets everything but the embedding version and dimension; `slab` is a fresh, empty slab. */
   reset(slab: S): void {
+    if (slab !== this.slab) this.slab.release();
     this.directory = new SlotDirectory();
     this.tags = new TagIndex();
     this.slab = slab;

@@ -26,11 +26,12 @@ export interface VectorSlab {
   scan(query: Float32Array, slots: Int32Array, count: number, top: TopK): void;
   /** The stored vector (a copy; dequantised for the int8 slab). */
   get(slot: number): Float32Array;
-  /**
-   * The storage of slots [0, slots) as byte views (not copies): written out by a save, filled in place by a
-   * load. The capacity must cover `slots`.
-   */
-  chunks(slots: number): Uint8Array[];
+  /** What a save writes for slots [0, slots): the byte count and the bytes in order (produced lazily by a file-backed slab). */
+  persisted(slots: number): { bytes: number; chunks: Iterable<Uint8Array> };
+  /** Fills slots [0, slots) from what `persisted` wrote, asking `read` for it in order. */
+  fill(slots: number, read: (target: Uint8Array) => Promise<void>): Promise<void>;
+  /** Frees what the slab holds outside the JavaScript heap (a file-backed slab closes its file). */
+  release(): void;
 }
 
 abstract class BlockSlab<T extends Float32Array | Int8Array> {
@@ -40,6 +41,24 @@ abstract class BlockSlab<T extends Float32Array | Int8Array> {
   constructor(readonly dimension: number) {}
 
   protected abstract allocate(length: number): T;
+
+  /**
+   * The storage of slots [0, slots) as byte views (not copies): written out by a save, filled in place by a
+   * load. The capacity must cover `slots`.
+   */
+  abstract chunks(slots: number): Uint8Array[];
+
+  persisted(slots: number): { bytes: number; chunks: Uint8Array[] } {
+    const chunks = this.chunks(slots);
+    return { bytes: chunks.reduce((n, c) => n + c.length, 0), chunks };
+  }
+
+  async fill(slots: number, read: (target: Uint8Array) => Promise<void>): Promise<void> {
+    for (const chunk of this.chunks(slots)) await read(chunk);
+  }
+
+  /** Nothing outside the heap: the garbage collector frees the blocks. */
+  release(): void {}
 
   ensureCapacity(slots: number): void {
     if (slots <= this.capacity) return;

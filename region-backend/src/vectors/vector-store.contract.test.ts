@@ -1,6 +1,6 @@
 /**
  * Behaviour every store promises (the VectorStore interface), checked against a brute force written here:
- * the in-process stores (HNSW, exact) and the pgvector store on real pgvector databases (a native PostgreSQL 15
+ * the in-process stores (HNSW, usearch, exact) and the pgvector store on real pgvector databases (a native PostgreSQL 15
  * with pgvector, and PGlite's `vector` extension over the PostgreSQL wire protocol). In-memory stores answer synchronously, pgvector with
  * promises: the suite awaits every call.
  */
@@ -13,6 +13,7 @@ import { pgvectorEngines, startPgVectorServer, type PgVectorEngine, type PgVecto
 import { ExactVectorStore } from './exact-vector-store.js';
 import { HnswVectorStore } from './hnsw-vector-store.js';
 import { PgVectorStore } from './pgvector-vector-store.js';
+import { UsearchVectorStore } from './usearch-vector-store.js';
 import { seededRandom } from '../util/seeded-random.js';
 import { matchesTags, parseTagFilter, type TagFilter } from './tag-filter.js';
 import type { Awaitable, VectorItem, VectorStore } from './vector-store.js';
@@ -39,6 +40,7 @@ type Factory = (dir?: string, version?: string) => VectorStore;
 const memoryFactories: [string, Factory][] = [
   ['hnsw', (dir, version = 'v1') => new HnswVectorStore({ dimension: D, embeddingVersion: version, dir, params: { initialCapacity: 16 } })],
   ['exact', (dir, version = 'v1') => new ExactVectorStore({ dimension: D, embeddingVersion: version, dir })],
+  ['usearch', (dir, version = 'v1') => new UsearchVectorStore({ dimension: D, embeddingVersion: version, dir })],
 ];
 let keys = 0;
 // For pgvector the "directory" names the index in the database: two stores made with one dir share it.

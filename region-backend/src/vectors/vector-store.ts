@@ -82,7 +82,7 @@ export type LoadResult =
   /** Torn, truncated or altered files: rebuild. */
   | { status: 'corrupt'; reason: string };
 
-export type VectorStoreKind = 'hnsw' | 'exact' | 'pgvector';
+export type VectorStoreKind = 'hnsw' | 'usearch' | 'exact' | 'pgvector';
 
 export interface VectorStoreStats {
   kind: VectorStoreKind;

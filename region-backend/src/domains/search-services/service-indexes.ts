@@ -13,6 +13,10 @@
  * before it loads again, or the query is refused without loading it. Only an index never loaded by the process
  * can pass the budget, by its own size, while it loads. Indexes that do not fit a process belong in pgvector.
  *
+ * A process configured for another in-process store than the one that saved a service's file (hnsw → usearch)
+ * serves from the saved file with the store that wrote it and builds the configured one beside it from the
+ * stored embeddings, as for an embedder change; the old file is replaced by the new store's first save.
+ *
  * Several processes may share one cache directory: the holder of its writer lease (index-writer.ts) saves,
  * the others only read saved files (their copies are rebuilt or caught up from PostgreSQL like any other).
  */
@@ -24,6 +28,7 @@ import { ApiError } from '@iris/shared';
 import { dimOfPipeline } from '../../vision/embedding/embedder-identity.js';
 import type { HnswParams } from '../../vectors/hnsw-vector-store.js';
 import { createServiceStore, type VectorBackend } from '../../vectors/open-vector-store.js';
+import { savedStoreOf } from '../../vectors/store-files.js';
 import type { VectorItem, VectorStore } from '../../vectors/vector-store.js';
 import { productAttributes } from '../search/product-filter.js';
 import { bytesToVector } from './embedding-pipeline.js';
@@ -177,10 +182,11 @@ export class ServiceIndexes {
   private async pinned(state: ServiceState): Promise<Entry> {
     if (this.closed) throw new Error('search indexes are closed');
     let entry = this.entries.get(state.id);
-    if (entry && entry.pipeline !== state.pipeline) {
+    // An index of the store being replaced that is still loading is waited for: it serves once loaded.
+    if (entry && (entry.pipeline !== state.pipeline || (entry.store.kind !== this.backend.kind && entry.loaded))) {
       if (this.canServeWhileSwitching(entry)) {
-        // The service switched to another embedder: its new index is built beside this one, which answers
-        // (as it stands: its pipeline gets no more changes) until the new one is ready.
+        // The service switched to another embedder (or the process to another store): its new index is built
+        // beside this one, which answers (as it stands: its pipeline gets no more changes) until the new one is ready.
         this.startSwitch(state, entry);
         entry.usedAt = performance.now();
         entry.pins++;
@@ -191,8 +197,9 @@ export class ServiceIndexes {
     }
     let reservation = 0;
     if (!entry) {
+      const backend = await this.backendOfSavedFile(state);
       reservation = await this.makeRoom(state);
-      entry = this.open(state);
+      entry = this.open(state, backend);
     }
     entry.usedAt = performance.now();
     entry.pins++;
@@ -208,6 +215,7 @@ export class ServiceIndexes {
       }
       await this.enforceBudget(entry);
       await this.refuseOverBudget(entry, state);
+      if (entry.store.kind !== this.backend.kind && this.canServeWhileSwitching(entry)) this.startSwitch(state, entry);
     } catch (err) {
       entry.pins--;
       throw err;
@@ -373,8 +381,23 @@ export class ServiceIndexes {
     await this.claim.release();
   }
 
-  private makeEntry(state: ServiceState): Entry {
-    const store = createServiceStore(this.options.vectors ?? { kind: 'hnsw' }, state.id, {
+  private get backend(): VectorBackend {
+    return this.options.vectors ?? { kind: 'hnsw' };
+  }
+
+  /**
+   * The store to open a service's index with: the configured one, or the other in-process store when that one
+   * saved the service's current file (it serves while the configured store is built beside it).
+   */
+  private async backendOfSavedFile(state: ServiceState): Promise<VectorBackend> {
+    if (this.backend.kind === 'pgvector') return this.backend;
+    const saved = await savedStoreOf(this.dirOf(state.id));
+    const other = saved && saved.embeddingVersion === state.pipeline && saved.kind !== this.backend.kind ? saved.kind : undefined;
+    return other === 'hnsw' || other === 'usearch' ? { kind: other } : this.backend;
+  }
+
+  private makeEntry(state: ServiceState, backend: VectorBackend = this.backend): Entry {
+    const store = createServiceStore(backend, state.id, {
       dimension: dimOfPipeline(state.pipeline),
       embeddingVersion: state.pipeline,
       dir: this.dirOf(state.id),
@@ -389,7 +412,7 @@ export class ServiceIndexes {
 
   /** In-process indexes keep serving while their successor loads; a shared pgvector table cannot hold two. */
   private canServeWhileSwitching(entry: Entry): boolean {
-    return entry.loaded && !entry.retired && (this.options.vectors ?? { kind: 'hnsw' }).kind === 'hnsw';
+    return entry.loaded && !entry.retired && this.backend.kind !== 'pgvector';
   }
 
   /** Builds the index of the service's new pipeline in the background, then puts it in place of `old`. */
@@ -427,8 +450,8 @@ export class ServiceIndexes {
     await entry.store.close().catch(() => undefined);
   }
 
-  private open(state: ServiceState): Entry {
-    const entry = this.makeEntry(state);
+  private open(state: ServiceState, backend: VectorBackend): Entry {
+    const entry = this.makeEntry(state, backend);
     const store = entry.store;
     entry.ready = this.load(entry).then(() => {
       entry.loaded = true;
@@ -539,7 +562,8 @@ export class ServiceIndexes {
   }
 
   private async save(entry: Entry): Promise<void> {
-    if (entry.retired) return;
+    // An index of the store being replaced keeps its file as it is: the new store's save replaces it.
+    if (entry.retired || entry.store.kind !== this.backend.kind) return;
     if (!(await this.isWriter())) {
       entry.dirty = false;
       return;
