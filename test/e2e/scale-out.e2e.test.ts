@@ -9,7 +9,7 @@
  * nothing acknowledged is lost, and callers saw only retryable answers (counted and printed). With both vector
  * stores (IRIS_VECTOR_STORE hnsw and pgvector).
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -143,6 +143,7 @@ describe.runIf(status.available)('a region of three backend processes behind HAP
     const { platform } = region;
     const retried = new Map<string, number>();
     const refused: string[] = [];
+    const stopped: ChildBackend[] = [];
     /** Calls until the answer is not a retryable one; counts the retryable ones by status. */
     const call = async (what: string, path: string, init: () => RequestInit = () => ({})): Promise<Response> => {
       for (;;) {
@@ -185,6 +186,7 @@ describe.runIf(status.available)('a region of three backend processes behind HAP
           if (done) break;
           const i = Math.floor(Math.random() * PROCESSES);
           await region.backends[i]!.kill('SIGKILL');
+          stopped.push(region.backends[i]!);
           kills++;
           region.backends[i] = await region.start(i);
         }
@@ -309,7 +311,16 @@ describe.runIf(status.available)('a region of three backend processes behind HAP
           `${JSON.stringify(Object.fromEntries(retried))}; pictures fetched more than once: ${again}; batch lines answered with an error: ` +
           `${lineErrors.length ? lineErrors.join('; ') : 'none'}`,
       );
-      expect(refused).toEqual([]);
+      // A refusal comes with what the backends and the edge logged about its request.
+      const logsDir = path.join(platform.dataDir, 'logs');
+      const edgeLog = () => (existsSync(logsDir) ? readdirSync(logsDir).map((f) => readFileSync(path.join(logsDir, f), 'utf8')).join('\n') : '');
+      const explained = refused.map((answer) => {
+        const id = /"request_id":"(\w+)"/.exec(answer)?.[1];
+        if (!id) return answer;
+        const lines = [...stopped, ...region.backends].flatMap((b) => b.logLines(id)).concat(edgeLog().split('\n').filter((l) => l.includes(id)));
+        return [answer, ...lines].join('\n');
+      });
+      expect(explained).toEqual([]);
       expect(kills).toBeGreaterThan(0);
     } finally {
       stop();

@@ -17,6 +17,8 @@ export interface ChildBackend {
   process: ChildProcess;
   call(input: { method: string; url: string; accountId?: number; resourceId?: string; body?: Buffer | string | object; headers?: Record<string, string> }): Promise<{ status: number; json: () => unknown; text: string }>;
   kill(signal: NodeJS.Signals): Promise<void>;
+  /** Lines this process has logged that hold `text` (a request id: what the process said about that call). */
+  logLines(text: string): string[];
 }
 
 /** Attempts at a free port: another process may take the one found before the child binds it. */
@@ -96,6 +98,7 @@ async function startOnce(options: ChildBackendOptions, port: number): Promise<Ch
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;
     },
+    logLines: (text) => output.join('').split('\n').filter((line) => line.includes(text)),
   };
 }
 

@@ -86,6 +86,14 @@ describe('search index memory budget', () => {
       expect(indexes.describe(id)).toMatchObject({ origin: 'file', size: IMAGES });
       expect(indexes.memoryBytes).toBeLessThanOrEqual(BUDGET);
     }
+    // Queries arriving together for an evicted service share one load of its files.
+    const cold = ids.find((id) => !indexes.loaded.includes(id))!;
+    const coldState = (await serviceState(pool, cold))!;
+    const loadsBefore = indexes.loads;
+    const together = await Promise.all(Array.from({ length: 4 }, () => indexes.use(coldState, (store) => store.search(vectors[0]!.vector, 1))));
+    expect(together.map((hits) => hits[0]?.id)).toEqual(Array(4).fill(vectors[0]!.id));
+    expect(indexes.loads - loadsBefore).toBe(1);
+
     // `/metrics` shows the same figures: loaded indexes and their sizes, loads and evictions.
     const metrics = await (await fetch(`http://127.0.0.1:${backend.app.metricsAddress()!.port}/metrics`)).text();
     const figure = (name: string) => Number(/^(\S+) (\S+)$/m.exec(metrics.split('\n').filter((l) => l.startsWith(name)).join('\n'))?.[2]);

@@ -198,8 +198,12 @@ export class ServiceIndexes {
     let reservation = 0;
     if (!entry) {
       const backend = await this.backendOfSavedFile(state);
-      reservation = await this.makeRoom(state);
-      entry = this.open(state, backend);
+      // Another query of the service may have opened it while the saved file was read: one entry per service.
+      entry = this.entries.get(state.id);
+      if (!entry) {
+        reservation = await this.makeRoom(state);
+        entry = this.entries.get(state.id) ?? this.open(state, backend);
+      }
     }
     entry.usedAt = performance.now();
     entry.pins++;
