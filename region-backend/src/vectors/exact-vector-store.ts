@@ -14,7 +14,6 @@ import {
   type VectorHit,
   type VectorItem,
   type VectorStore,
-    type VectorStoreStats,
 } from './vector-store.js';
 
 const REBUILD_YIELD_ITEMS = 2000;
@@ -118,18 +117,6 @@ export class ExactVectorStore extends LocalVectorStore<Float32Slab> implements V
       }
       return { status: 'loaded', meta: this.meta, size: this.size };
     });
-  }
-
-  stats(): VectorStoreStats {
-    return {
-      kind: this.kind,
-      size: this.size,
-      slots: this.state.directory.slotCount,
-      deleted: this.state.directory.freeCount,
-      tags: this.state.tags.tagCount,
-      tagsets: this.state.tags.tagsetCount,
-      estimatedBytes: this.state.estimatedBytes(),
-    };
   }
 
   async close(): Promise<void> {

@@ -24,7 +24,6 @@ import {
   type VectorHit,
   type VectorItem,
   type VectorStore,
-    type VectorStoreStats,
 } from './vector-store.js';
 
 type Graph = InstanceType<typeof hnswlib.HierarchicalNSW>;
@@ -219,22 +218,13 @@ export class HnswVectorStore extends LocalVectorStore<Int8Slab> implements Vecto
     });
   }
 
-  stats(): VectorStoreStats {
+  protected override indexBytes(): number {
     const slots = this.state.directory.slotCount;
     const capacity = this.graph.getMaxElements();
     const m = this.params.m;
     // hnswlib per node: vector, level-0 links (2M + count), label; per capacity: a mutex (40) and a level (4);
     // the label map (~40); upper levels hold ~1/M of the nodes with M links each.
-    const graphBytes = slots * (this.dimension * 4 + (2 * m + 1) * 4 + 8 + 40 + 8) + capacity * 46 + (slots / m) * (m + 1) * 4;
-    return {
-      kind: this.kind,
-      size: this.size,
-      slots,
-      deleted: this.state.directory.freeCount,
-      tags: this.state.tags.tagCount,
-      tagsets: this.state.tags.tagsetCount,
-      estimatedBytes: Math.round(graphBytes + this.state.estimatedBytes()),
-    };
+    return slots * (this.dimension * 4 + (2 * m + 1) * 4 + 8 + 40 + 8) + capacity * 46 + (slots / m) * (m + 1) * 4;
   }
 
   async close(): Promise<void> {

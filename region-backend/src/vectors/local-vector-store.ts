@@ -1,12 +1,12 @@
 /**
- * What the two in-process stores (exact scan, HNSW) share: the slot/tag state, the mutation gate that holds
- * changes back during a save, the open/closed life cycle and the optional save directory.
+ * What the in-process stores (exact scan, HNSW, usearch) share: the slot/tag state and its stats, the mutation
+ * gate that holds changes back during a save, the open/closed life cycle and the optional save directory.
  */
 import { MutationGate } from './mutation-gate.js';
 import { StoreState, type StoreOptions } from './store-state.js';
 import { removeStoreFiles } from './store-files.js';
 import type { VectorSlab } from './vector-slab.js';
-import type { VectorStoreMeta } from './vector-store.js';
+import type { VectorStoreKind, VectorStoreMeta, VectorStoreStats } from './vector-store.js';
 
 export abstract class LocalVectorStore<S extends VectorSlab> {
   readonly shared = false;
@@ -25,7 +25,25 @@ export abstract class LocalVectorStore<S extends VectorSlab> {
     this.gate = new MutationGate(options.onError ?? ((err) => console.error('vector store: deferred change failed', err)));
   }
 
+  abstract readonly kind: VectorStoreKind;
   abstract close(): Promise<void>;
+
+  /** Bytes held beside the slot and tag state (a native graph): none for a plain scan. */
+  protected indexBytes(): number {
+    return 0;
+  }
+
+  stats(): VectorStoreStats {
+    return {
+      kind: this.kind,
+      size: this.size,
+      slots: this.state.directory.slotCount,
+      deleted: this.state.directory.freeCount,
+      tags: this.state.tags.tagCount,
+      tagsets: this.state.tags.tagsetCount,
+      estimatedBytes: Math.round(this.indexBytes() + this.state.estimatedBytes()),
+    };
+  }
 
   get size(): number {
     return this.state.size;

@@ -31,7 +31,6 @@ import {
   type VectorHit,
   type VectorItem,
   type VectorStore,
-  type VectorStoreStats,
 } from './vector-store.js';
 
 type Graph = InstanceType<typeof usearch.Index>;
@@ -176,22 +175,13 @@ export class UsearchVectorStore extends LocalVectorStore<FileFloat32Slab> implem
     });
   }
 
-  stats(): VectorStoreStats {
+  protected override indexBytes(): number {
     const slots = this.state.directory.slotCount;
     const m = this.params.m;
     // usearch per node: int8 codes, key (8), level (2) and a node pointer (8) in its tables, level-0 links
     // (2M slot numbers of 4 bytes + a count); the key → slot map and the allocator's rounding (~200, from RSS
     // in the vector-store bench at 100k–300k); upper levels hold ~1/M of the nodes with M links each.
-    const graphBytes = slots * (this.dimension + 8 + 2 + 8 + (2 * m + 1) * 4 + 200) + (slots / m) * (m + 1) * 4;
-    return {
-      kind: this.kind,
-      size: this.size,
-      slots,
-      deleted: this.state.directory.freeCount,
-      tags: this.state.tags.tagCount,
-      tagsets: this.state.tags.tagsetCount,
-      estimatedBytes: Math.round(graphBytes + this.state.estimatedBytes()),
-    };
+    return slots * (this.dimension + 8 + 2 + 8 + (2 * m + 1) * 4 + 200) + (slots / m) * (m + 1) * 4;
   }
 
   async close(): Promise<void> {
