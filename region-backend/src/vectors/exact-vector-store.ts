@@ -118,11 +118,4 @@ export class ExactVectorStore extends LocalVectorStore<Float32Slab> implements V
       return { status: 'loaded', meta: this.meta, size: this.size };
     });
   }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    await this.gate.idle();
-    this.closed = true;
-    this.state.reset(this.newSlab(this.dimension));
-  }
 }

@@ -227,11 +227,7 @@ export class HnswVectorStore extends LocalVectorStore<Int8Slab> implements Vecto
     return slots * (this.dimension * 4 + (2 * m + 1) * 4 + 8 + 40 + 8) + capacity * 46 + (slots / m) * (m + 1) * 4;
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    await this.gate.idle();
-    this.closed = true;
-    this.state.reset(this.newSlab(this.dimension));
+  protected override releaseIndex(): void {
     // Dropping the reference lets the addon free the native index when collected.
     this.graph = this.newGraph(1);
   }

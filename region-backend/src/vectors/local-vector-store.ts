@@ -26,7 +26,20 @@ export abstract class LocalVectorStore<S extends VectorSlab> {
   }
 
   abstract readonly kind: VectorStoreKind;
-  abstract close(): Promise<void>;
+
+  /** Waits for changes in flight, then drops every vector; the store answers nothing after it. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.gate.idle();
+    this.closed = true;
+    this.state.reset(this.newSlab(this.dimension));
+    // A closed store holds nothing outside the heap either (a file-backed slab closes its file).
+    this.state.slab.release();
+    this.releaseIndex();
+  }
+
+  /** Drops what the store holds beside the slot and tag state (a native graph): nothing for a plain scan. */
+  protected releaseIndex(): void {}
 
   /** Bytes held beside the slot and tag state (a native graph): none for a plain scan. */
   protected indexBytes(): number {

@@ -184,12 +184,7 @@ export class UsearchVectorStore extends LocalVectorStore<FileFloat32Slab> implem
     return slots * (this.dimension + 8 + 2 + 8 + (2 * m + 1) * 4 + 200) + (slots / m) * (m + 1) * 4;
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    await this.gate.idle();
-    this.closed = true;
-    this.state.reset(this.newSlab(this.dimension));
-    this.state.slab.release();
+  protected override releaseIndex(): void {
     // Dropping the reference lets the addon free the native index when collected.
     this.graph = this.newGraph();
   }
