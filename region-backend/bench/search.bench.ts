@@ -32,13 +32,12 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import sharp from 'sharp';
 import { newResourceId, signInternal, DEFAULT_QUOTAS } from '@iris/shared';
 import { median, percentile, printTable } from '../../scripts/table.js';
 import { startPlatform, type Platform } from '../../scripts/platform.js';
 import { freePort } from '../src/db/embedded-postgres.js';
 import { EMBEDDING_DIM } from '../src/vision/embedding/embedding-info.js';
-import { photoJpeg, photoPixels } from '../test/support/test-images.js';
+import { photoJpeg, photoPixels, stampedPhotoJpegs } from '../test/support/test-images.js';
 import { pipelineOf, vectorToBytes } from '../src/domains/search-services/embedding-pipeline.js';
 import { SyntheticVectors } from '../test/support/synthetic-vectors.js';
 import { opencv } from '../src/vision/runtime/opencv-runtime.js';
@@ -351,23 +350,6 @@ async function indexBytes(databaseUrl: string, size: number, fileMB: number): Pr
   }
 }
 
-/** 2,000 distinct 640×480 JPEGs: a few generated photos, each stamped with a unique block pattern. */
-async function distinctJpegs(count: number): Promise<Buffer[]> {
-  const bases = Array.from({ length: 16 }, (_, i) => photoPixels(640, 480, 100 + i));
-  const out: Buffer[] = [];
-  for (let n = 0; n < count; n++) {
-    const base = bases[n % bases.length]!;
-    const data = Buffer.from(base.data);
-    for (let bit = 0; bit < 16; bit++) {
-      const on = (n >> bit) & 1;
-      const x0 = 16 + bit * 36;
-      for (let y = 440; y < 470; y++) for (let x = x0; x < x0 + 30; x++) data.fill(on ? 250 : 5, (y * 640 + x) * 3, (y * 640 + x) * 3 + 3);
-    }
-    out.push(await sharp(data, { raw: { width: 640, height: 480, channels: 3 } }).jpeg({ quality: 85 }).toBuffer());
-  }
-  return out;
-}
-
 /** CPU seconds so far of the cn-east backend's thread groups and of PostgreSQL (all its processes). */
 function cpuSeconds(platform: Platform): Record<string, number> {
   const { backends, postgres } = platform.processes();
@@ -437,7 +419,7 @@ async function addAndWait(platform: Platform, backend: Caller, urls: string[], w
 
 async function indexingThroughput(platform: Platform): Promise<void> {
   // Distinct pictures for the floor run and the measured run: the same bytes would be stored and embedded once.
-  const images = await distinctJpegs(2 * INDEX_IMAGES);
+  const images = await stampedPhotoJpegs(2 * INDEX_IMAGES);
   const server = http.createServer((req, res) => {
     const image = images[Number(/\/(\d+)\.jpg/.exec(req.url ?? '')?.[1] ?? -1)];
     if (!image) return res.writeHead(404).end();

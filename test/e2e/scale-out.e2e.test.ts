@@ -1,7 +1,6 @@
 /**
  * A region grown by adding processes: cn-east served by three backend processes on one native PostgreSQL 15 with
- * pgvector, each with its own cache directory (IRIS_CACHE_DIR) and the one shared blob directory
- * (IRIS_SHARED_DIR), behind Debian's HAProxy with health checks on `/readyz`; the edge forwards to HAProxy.
+ * pgvector behind Debian's HAProxy (support/scale-out-region.ts).
  *
  * While 1,000 pictures are added to a set with a search service, queries run and a batch task runs, a random
  * backend process is SIGKILLed about every 10 s and started again. Afterwards every record is stored, downloaded
@@ -9,22 +8,19 @@
  * nothing acknowledged is lost, and callers saw only retryable answers (counted and printed). With both vector
  * stores (IRIS_VECTOR_STORE hnsw and pgvector).
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../region-backend/src/db/embedded-postgres.js';
-import { startChildBackend, type ChildBackend } from '../../region-backend/test/data-sets/child-backend.js';
+import type { ChildBackend } from '../../region-backend/test/data-sets/child-backend.js';
 import { startImageServer, type ImageServer } from '../../region-backend/test/support/image-server.js';
 import { photoJpeg } from '../../region-backend/test/support/test-images.js';
 import { nativeServices, nativeSkipNote, startNativePostgres, type NativePostgres } from '../../region-backend/test/support/native-services.js';
 import { waitUntil } from '../../region-backend/test/support/wait-for.js';
 import { vectorTable } from '../../region-backend/src/vectors/pgvector-schema.js';
 import { prepareModels } from '../../region-backend/src/vision/prepare-models.js';
-import { modelCacheDir } from '../../region-backend/src/vision/runtime/converted-model.js';
-import { startPlatformFixture, type PlatformFixture } from './platform-fixture.js';
-import { startHaproxy, type Haproxy } from './support/haproxy.js';
+import { startScaleOutRegion, type ScaleOutRegion } from './support/scale-out-region.js';
 
 /** 1,000 in `npm test`; fewer with IRIS_SCALE_OUT_PICTURES for a quick look. */
 const PICTURES = Number(process.env.IRIS_SCALE_OUT_PICTURES ?? 1000);
@@ -38,14 +34,6 @@ const RETRYABLE = new Set([429, 502, 503, 504]);
 const status = nativeServices();
 const note = nativeSkipNote(status);
 if (note) console.warn(note);
-
-interface Region {
-  platform: PlatformFixture;
-  haproxy: Haproxy;
-  backends: ChildBackend[];
-  start(i: number): Promise<ChildBackend>;
-  close(): Promise<void>;
-}
 
 describe.runIf(status.available)('a region of three backend processes behind HAProxy, processes killed at random', () => {
   let postgres: NativePostgres;
@@ -70,72 +58,10 @@ describe.runIf(status.available)('a region of three backend processes behind HAP
     if (root) rmSync(root, { recursive: true, force: true });
   });
 
-  async function startRegion(store: 'hnsw' | 'pgvector'): Promise<Region> {
+  const startRegion = (store: 'hnsw' | 'pgvector'): Promise<ScaleOutRegion> => {
     if (!status.available) throw new Error('unreachable');
-    const databases = { 'cn-east': `scale_${store}_cn_east`, 'ap-southeast': `scale_${store}_ap_southeast` };
-    for (const db of Object.values(databases)) await postgres.handle.ensureDatabase(db);
-    let proxyPort = 0;
-    let platform: PlatformFixture | undefined;
-    // A free port found may be taken by another program before it is bound (a shared machine): pick again.
-    for (let attempt = 1; !platform; attempt++) {
-      proxyPort = await freePort();
-      platform = await startPlatformFixture({
-        env: {
-          DATABASE_URL_CN_EAST: postgres.handle.connectionString(databases['cn-east']),
-          DATABASE_URL_AP_SOUTHEAST: postgres.handle.connectionString(databases['ap-southeast']),
-          IRIS_MODEL_CACHE_DIR: modelCacheDir(),
-        },
-        externalBackends: { 'cn-east': `http://127.0.0.1:${proxyPort}` },
-      }).catch((err: unknown) => {
-        if (attempt < 3 && /already in use/.test(String(err))) return undefined;
-        throw err;
-      });
-    }
-    const shared = path.join(root, store, 'shared');
-    const ports = await Promise.all(Array.from({ length: PROCESSES }, () => freePort()));
-    const start = (i: number) => {
-      const cache = path.join(root, store, `cache-${i}`);
-      mkdirSync(cache, { recursive: true });
-      return startChildBackend({
-        databaseUrl: platform.databaseUrls['cn-east'],
-        dataDir: shared,
-        port: ports[i],
-        secret: platform.internalSecrets['cn-east'],
-        startTimeoutMs: 300_000,
-        env: {
-          IRIS_REGION: 'cn-east',
-          IRIS_SHARED_DIR: shared,
-          IRIS_CACHE_DIR: cache,
-          IRIS_VECTOR_STORE: store,
-          IRIS_PUBLIC_EDGE_URL: platform.edgeUrl,
-          IRIS_METRICS_PORT: 'off',
-        },
-      });
-    };
-    const started = await Promise.allSettled(ports.map((_, i) => start(i)));
-    const backends = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-    let haproxy: Haproxy;
-    try {
-      const failed = started.find((s) => s.status === 'rejected');
-      if (failed) throw failed.reason;
-      haproxy = await startHaproxy({ binary: status.services.haproxy, env: status.services.env, port: proxyPort, servers: ports });
-    } catch (err) {
-      for (const backend of backends) await backend.kill('SIGKILL');
-      await platform.stop();
-      throw err;
-    }
-    return {
-      platform,
-      haproxy,
-      backends,
-      start,
-      close: async () => {
-        await haproxy.stop();
-        for (const backend of backends) await backend.kill('SIGKILL');
-        await platform.stop();
-      },
-    };
-  }
+    return startScaleOutRegion({ services: status.services, postgres, root, name: store, store, processes: PROCESSES });
+  };
 
   it.each(['hnsw', 'pgvector'] as const)('with the %s vector store', async (store) => {
     const began = Date.now();

@@ -175,3 +175,20 @@ export function bmp(img: RgbImage, variant: '24' | '32-alpha' | '8-palette', alp
 
 export const HTML_PAGE = Buffer.from('<!DOCTYPE html>\n<html><head><title>Not found</title></head><body>nothing here</body></html>\n');
 export const SVG_IMAGE = Buffer.from('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>');
+
+/** `count` distinct 640×480 JPEGs: 16 generated photos, each copy stamped with its number as a block pattern. */
+export async function stampedPhotoJpegs(count: number): Promise<Buffer[]> {
+  const bases = Array.from({ length: 16 }, (_, i) => photoPixels(640, 480, 100 + i));
+  const out: Buffer[] = [];
+  for (let n = 0; n < count; n++) {
+    const base = bases[n % bases.length]!;
+    const data = Buffer.from(base.data);
+    for (let bit = 0; bit < 16; bit++) {
+      const on = (n >> bit) & 1;
+      const x0 = 16 + bit * 36;
+      for (let y = 440; y < 470; y++) for (let x = x0; x < x0 + 30; x++) data.fill(on ? 250 : 5, (y * 640 + x) * 3, (y * 640 + x) * 3 + 3);
+    }
+    out.push(await sharp(data, { raw: { width: 640, height: 480, channels: 3 } }).jpeg({ quality: 85 }).toBuffer());
+  }
+  return out;
+}

@@ -10,6 +10,8 @@ import { waitUntil } from '../../../region-backend/test/support/wait-for.js';
 
 export interface Haproxy {
   url: string;
+  /** Resolves once every server has answered `/readyz` with 200 through HAProxy (each is in the rotation). */
+  allServersUp(timeoutMs: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -34,6 +36,8 @@ export async function startHaproxy(options: { binary: string; env: Record<string
       '  option httpchk GET /readyz',
       '  http-check expect status 200',
       '  default-server inter 500ms fall 2 rise 2',
+      // Which process answered: a test waits until every one is in the rotation.
+      '  http-response set-header x-iris-server %s',
       ...options.servers.map((port, i) => `  server backend${i} 127.0.0.1:${port} check`),
       '',
     ].join('\n'),
@@ -53,6 +57,19 @@ export async function startHaproxy(options: { binary: string; env: Record<string
   );
   return {
     url,
+    allServersUp: async (timeoutMs) => {
+      const seen = new Set<string>();
+      await waitUntil(
+        async () => {
+          const res = await fetch(`${url}/readyz`).catch(() => undefined);
+          const server = res?.headers.get('x-iris-server');
+          if (res?.status === 200 && server) seen.add(server);
+          return seen.size;
+        },
+        (count) => count === options.servers.length,
+        timeoutMs,
+      );
+    },
     stop: async () => {
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
