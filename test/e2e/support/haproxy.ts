@@ -26,6 +26,9 @@ export async function startHaproxy(options: { binary: string; env: Record<string
       'defaults',
       '  mode http',
       '  timeout connect 2s',
+      // A check's answer may take this long on a loaded machine (the deploy file's 5 s): a dead process still
+      // leaves the rotation at once (its connection is refused), a busy one is not taken out.
+      '  timeout check 5s',
       '  timeout client 180s',
       '  timeout server 180s',
       '  retries 3',
