@@ -7,9 +7,9 @@
  * (a) Subject among the top 5, per subject kind: before (the detector on the picture, scores ramped, ranked by
  *     score alone and with things first) and after (the detector also on the picture framed by a margin,
  *     scores calibrated, things first).
- * (b) Calibration: an isotonic fit per evidence kind (tag-calibration.ts). Each photo's tags are scored with
- *     the fit on the other half of the photos (two folds), so the reliability table is held out. With
- *     IRIS_TAGGING_WRITE_CALIBRATION=1 the fit on all photos is written to tag-calibration.table.ts.
+ * (b) Calibration: Platt scaling over the two views' detector scores (tag-calibration.ts). Each photo's tags
+ *     are scored with the fit on all the other photos (leave one photo out), so the reliability table is held
+ *     out. With IRIS_TAGGING_WRITE_CALIBRATION=1 the fit on all photos is written to tag-calibration.table.ts.
  * (c) Cost: the detector on the picture and on the framed picture, and the whole evidence without and with
  *     the framed view (median ms on this machine, with its load average).
  */
@@ -24,14 +24,13 @@ import type { AnalysisContext } from '../src/domains/analysis/analysis-registry.
 import { detect, OBJECT_STAGE, sharedImage } from '../src/domains/analysis/detect/vision-calls.js';
 import { FRAME_MARGIN, gatherEvidence, SCENE_OBJECTS_STAGE, type Evidence } from '../src/domains/analysis/classify/scene-evidence.js';
 import { objectConfidence } from '../src/domains/analysis/classify/scene-rules.js';
-import { calibrate, fitIsotonic, type CalibrationTable, type EvidenceKind } from '../src/domains/analysis/classify/tag-calibration.js';
+import { calibratedScore, fitPlatt, type Calibration, type ViewScores } from '../src/domains/analysis/classify/tag-calibration.js';
 import { objectEvidence, rankTags, tagsFromEvidence, type Tag } from '../src/domains/analysis/classify/tagging.handler.js';
 import { InferencePool } from '../src/inference/inference-pool.js';
 import { loadCollageHosts, loadRegionPhotos, loadTaggingStamps } from './lib/debian-datasets.js';
 import { TAGGING_LABELS, type SubjectKind, type TaggingLabel } from './lib/tagging-labels.js';
 
 const TOP = 5;
-const KINDS: EvidenceKind[] = ['object', 'object-framed'];
 const TABLE_FILE = path.resolve(import.meta.dirname, '../src/domains/analysis/classify/tag-calibration.table.ts');
 
 async function decode(file: string): Promise<RgbImage> {
@@ -53,44 +52,26 @@ function byScore(tags: Tag[], count: number): string[] {
   return [...best].sort((a, b) => b[1] - a[1]).slice(0, count).map(([k]) => k);
 }
 
-/** The tags before: objects of the plain view only, their detector score ramped 0.2 → 0.6. */
+/** The tags before: objects of the plain view only, their detector score ramped 0.2 → 0.6, answered from 0.25. */
 function tagsBefore(e: Evidence): Tag[] {
   const rest = tagsFromEvidence({ ...e, objects: [], framedObjects: [] });
-  return [...e.objects.map((o) => ({ key: `coco:${o.label}`, score: objectConfidence(o.score) })), ...rest];
-}
-
-function tagsWith(e: Evidence, table: CalibrationTable): Tag[] {
-  const rest = tagsFromEvidence({ ...e, objects: [], framedObjects: [] });
-  return [...objectEvidence(e).map((o) => ({ key: o.key, score: calibrate(table[o.kind], o.raw) })), ...rest];
+  const objects = e.objects.map((o) => ({ key: `coco:${o.label}`, score: objectConfidence(o.score) })).filter((t) => t.score >= 0.25);
+  return [...objects, ...rest];
 }
 
 interface Measured {
   label: TaggingLabel;
-  fold: number;
   right: Set<string>;
-  /** Best raw score per evidence kind and class. */
-  samples: { kind: EvidenceKind; key: string; raw: number }[];
+  /** Per class, the best detector score of each view. */
+  samples: { key: string; scores: ViewScores }[];
   before: Evidence;
   after: Evidence;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
-function fit(photos: Measured[]): CalibrationTable {
-  const table = {} as Record<EvidenceKind, ReturnType<typeof fitIsotonic>>;
-  for (const kind of KINDS) {
-    table[kind] = fitIsotonic(photos.flatMap((m) => m.samples.filter((s) => s.kind === kind).map((s) => ({ score: s.raw, right: m.right.has(s.key) }))));
-  }
-  return table;
-}
-
-function bestPerKey(samples: { kind: EvidenceKind; key: string; raw: number }[]) {
-  const best = new Map<string, { kind: EvidenceKind; key: string; raw: number }>();
-  for (const s of samples) {
-    const id = `${s.kind} ${s.key}`;
-    if ((best.get(id)?.raw ?? -1) < s.raw) best.set(id, s);
-  }
-  return [...best.values()];
+function fit(photos: Measured[]): Calibration {
+  return fitPlatt(photos.flatMap((m) => m.samples.map((s) => ({ scores: s.scores, right: m.right.has(s.key) }))));
 }
 
 export default async function evaluate(): Promise<void> {
@@ -112,7 +93,7 @@ export default async function evaluate(): Promise<void> {
     const measured: Measured[] = [];
     const cost = { plain: [] as number[], framed: [] as number[], before: [] as number[], after: [] as number[] };
     const want = { text: 'always', faces: true, nsfw: true } as const;
-    for (const [i, { label, path: file }] of photos.entries()) {
+    for (const { label, path: file } of photos) {
       const image = await decode(file);
       let t = performance.now();
       const before = await gatherEvidence(ctx, image, want);
@@ -126,11 +107,10 @@ export default async function evaluate(): Promise<void> {
         into.push(performance.now() - t);
       }
       const right = new Set([label.subject, ...(label.present ?? [])].filter((c): c is string => !!c).map((c) => `coco:${c}`));
-      const samples = bestPerKey(objectEvidence(after).map((o) => ({ kind: o.kind, key: o.key, raw: o.raw })));
-      measured.push({ label, fold: i % 2, right, samples, before, after });
+      measured.push({ label, right, samples: objectEvidence(after), before, after });
     }
-    if (process.env.TMP_DUMP) writeFileSync(process.env.TMP_DUMP, JSON.stringify(measured.map((m) => ({ file: m.label.file, kind: m.label.kind, right: [...m.right], samples: m.samples }))));
-    const folds = [fit(measured.filter((m) => m.fold === 1)), fit(measured.filter((m) => m.fold === 0))];
+    // Leave one photo out: each photo's tags are scored with the fit on all the others.
+    const heldOut = measured.map((m) => fit(measured.filter((o) => o !== m)));
     const all = fit(measured);
 
     // (a) The subject among the first five.
@@ -138,11 +118,11 @@ export default async function evaluate(): Promise<void> {
     const rows: (string | number)[][] = [];
     const answered: { before: { score: number; right: boolean }[]; after: { score: number; right: boolean }[] } = { before: [], after: [] };
     const falseSubjects = { before: 0, after: 0 };
-    for (const m of measured) {
+    for (const [i, m] of measured.entries()) {
       const old = tagsBefore(m.before);
       const scoreOrder = byScore(old, TOP);
       const firstOld = rankTags(old, LIMITS.countDefault, 'en');
-      const now = rankTags(tagsWith(m.after, folds[m.fold]!), LIMITS.countDefault, 'en');
+      const now = rankTags(tagsFromEvidence(m.after, heldOut[i]), LIMITS.countDefault, 'en');
       const top = (r: typeof now) => r.slice(0, TOP).map((x) => x.puid.replace('.', ':'));
       for (const t of firstOld) if (t.puid.startsWith('coco.')) answered.before.push({ score: t.score, right: m.right.has(t.puid.replace('.', ':')) });
       for (const t of now) if (t.puid.startsWith('coco.')) answered.after.push({ score: t.score, right: m.right.has(t.puid.replace('.', ':')) });
@@ -185,7 +165,7 @@ export default async function evaluate(): Promise<void> {
 
     // (b) Reliability of the object tags answered: held-out calibration against the ramp before.
     const bands: [number, number][] = [
-      [0.25, 0.4],
+      [0.2, 0.4],
       [0.4, 0.6],
       [0.6, 0.8],
       [0.8, 1.01],
@@ -199,12 +179,20 @@ export default async function evaluate(): Promise<void> {
       });
     console.log('Object tags answered, before (detector score ramped 0.2 → 0.6):');
     printTable(['score', 'tags', 'mean score', 'share right'], reliability(answered.before));
-    console.log('Object tags answered, after (calibrated, each photo scored with the fit on the other half):');
+    console.log('Object tags answered, after (calibrated, each photo scored with the fit on the other photos):');
     printTable(['score', 'tags', 'mean score', 'share right'], reliability(answered.after));
     const brier = (tags: { score: number; right: boolean }[]) => tags.reduce((s, t) => s + (t.score - (t.right ? 1 : 0)) ** 2, 0) / Math.max(1, tags.length);
     console.log(`Brier score of the object tags answered: before ${brier(answered.before).toFixed(3)}, after ${brier(answered.after).toFixed(3)} (lower is better).\n`);
-    console.log('Calibration fitted on all photos (raw detector score → probability):');
-    printTable(['evidence', 'raw', 'p'], KINDS.map((k) => [k, all[k].raw.join(' '), all[k].p.join(' ')]));
+    // Every class a view found on a photo, answered or not: the ramp before against the held-out calibration.
+    const candidates = measured.flatMap((m, i) =>
+      m.samples.map((c) => ({ right: m.right.has(c.key), before: objectConfidence(c.scores.object ?? 0), after: calibratedScore(c.scores, heldOut[i]) })),
+    );
+    console.log(
+      `Brier score over all ${candidates.length} object candidates: before ${brier(candidates.map((c) => ({ score: c.before, right: c.right }))).toFixed(3)}, ` +
+        `after ${brier(candidates.map((c) => ({ score: c.after, right: c.right }))).toFixed(3)}.\n`,
+    );
+    console.log('Calibration fitted on all photos: p = 1 / (1 + exp(-(bias + Σ weight · detector score of the view))):');
+    printTable(['bias', ...Object.keys(all.weights).map((k) => `weight ${k}`)], [[all.bias, ...Object.values(all.weights)]]);
 
     // (c) Cost.
     printTable(
@@ -219,13 +207,13 @@ export default async function evaluate(): Promise<void> {
     console.log(`load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 
     if (process.env.IRIS_TAGGING_WRITE_CALIBRATION === '1') {
-      const line = (k: EvidenceKind) => `  '${k}': { raw: [${all[k].raw.join(', ')}], p: [${all[k].p.join(', ')}] },`;
       writeFileSync(
         TABLE_FILE,
         [
-          `// Written by \`npm run eval -- tagging\` (IRIS_TAGGING_WRITE_CALIBRATION=1): isotonic fits on ${measured.length} labelled photos.`,
+          `// Written by \`npm run eval -- tagging\` (IRIS_TAGGING_WRITE_CALIBRATION=1): Platt scaling fitted on ${measured.length} labelled photos.`,
           'export const TAG_CALIBRATION = {',
-          ...KINDS.map(line),
+          `  bias: ${all.bias},`,
+          `  weights: { ${Object.entries(all.weights).map(([k, w]) => `${k.includes('-') ? `'${k}'` : k}: ${w}`).join(', ')} },`,
           '};',
           '',
         ].join('\n'),

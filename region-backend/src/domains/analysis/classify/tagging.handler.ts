@@ -13,10 +13,15 @@ import type { AnalysisHandler } from '../analysis-registry.js';
 import { sharedImage } from '../detect/vision-calls.js';
 import { gatherEvidence, type Evidence } from './scene-evidence.js';
 import { ramp, sceneScores } from './scene-rules.js';
-import { calibratedScore, type EvidenceKind } from './tag-calibration.js';
+import { calibratedScore, type Calibration, type EvidenceKind } from './tag-calibration.js';
 
 /** Tags scoring below this are never answered (weak evidence is noise, not a tag). */
 const MIN_TAG_SCORE = 0.25;
+/**
+ * Object tags' scores are calibrated probabilities: one right one time in five is still worth answering (it
+ * put the subject among the first five on more photos, and few objects on photos the pack cannot name).
+ */
+const MIN_OBJECT_TAG_SCORE = 0.2;
 const MAX_COUNT = 200;
 
 export function parseCount(params: Record<string, string>): number {
@@ -34,22 +39,28 @@ export interface Tag {
 
 export interface ObjectEvidence {
   key: string;
-  kind: EvidenceKind;
-  /** The detector's score. */
-  raw: number;
+  /** The detector's best score for the class in each view that found it. */
+  scores: Partial<Record<EvidenceKind, number>>;
 }
 
-/** The object tags' evidence: each detection of each view, with the view it came from. */
+/** The object tags' evidence: per class, the best detector score of each view. */
 export function objectEvidence(e: Evidence): ObjectEvidence[] {
-  return [
-    ...e.objects.map((o) => ({ key: `coco:${o.label}`, kind: 'object' as const, raw: o.score })),
-    ...(e.framedObjects ?? []).map((o) => ({ key: `coco:${o.label}`, kind: 'object-framed' as const, raw: o.score })),
-  ];
+  const byKey = new Map<string, Partial<Record<EvidenceKind, number>>>();
+  const add = (kind: EvidenceKind, objects: readonly { label: string; score: number }[]) => {
+    for (const o of objects) {
+      const scores = byKey.get(`coco:${o.label}`) ?? {};
+      scores[kind] = Math.max(scores[kind] ?? 0, o.score);
+      byKey.set(`coco:${o.label}`, scores);
+    }
+  };
+  add('object', e.objects);
+  add('object-framed', e.framedObjects ?? []);
+  return [...byKey].map(([key, scores]) => ({ key, scores }));
 }
 
 /** Every tag the evidence supports, with its score (unsorted, may repeat a key). */
-export function tagsFromEvidence(e: Evidence): Tag[] {
-  const tags: Tag[] = objectEvidence(e).map((o) => ({ key: o.key, score: calibratedScore(o.kind, o.raw) }));
+export function tagsFromEvidence(e: Evidence, calibration?: Calibration): Tag[] {
+  const tags: Tag[] = objectEvidence(e).map((o) => ({ key: o.key, score: calibratedScore(o.scores, calibration) }));
   const scenes = sceneScores(e);
   const indoor = scenes.find((x) => x.id === 'indoor')?.score ?? 0;
   // Only the likelier of indoor/outdoor, and only when the evidence leans clearly (0.5 means no evidence).
@@ -76,7 +87,8 @@ export const namesSubject = (key: string) => key.startsWith('coco:') || key === 
 /** Best score per tag, de-duplicated by key and by the text answered, subjects first, highest first, at most `count`. */
 export function rankTags(tags: readonly Tag[], count: number, lang: Lang): { category: string; puid: string; score: number }[] {
   const best = new Map<string, number>();
-  for (const t of tags) if (t.score >= MIN_TAG_SCORE && TAGGING_LABELS.has(t.key)) best.set(t.key, Math.max(best.get(t.key) ?? 0, t.score));
+  const floor = (key: string) => (key.startsWith('coco:') ? MIN_OBJECT_TAG_SCORE : MIN_TAG_SCORE);
+  for (const t of tags) if (t.score >= floor(t.key) && TAGGING_LABELS.has(t.key)) best.set(t.key, Math.max(best.get(t.key) ?? 0, t.score));
   const seenText = new Set<string>();
   const out: { category: string; puid: string; score: number }[] = [];
   const tier = (key: string) => (namesSubject(key) ? 0 : 1);
