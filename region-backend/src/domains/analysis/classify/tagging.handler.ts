@@ -1,7 +1,7 @@
 /**
  * General tagging (_0000159): one merged, de-duplicated list of tags from everything the default pack sees:
  * COCO objects found in the picture and in the picture framed by a margin (score: the detector's score
- * calibrated per view on labelled photos, tag-calibration.ts: an object tag of 0.8 was right about 80 % of the
+ * calibrated over both views on labelled photos, tag-calibration.ts: an object tag of 0.8 was right about 80 % of the
  * time there), scenes (scene rule scores), faces, text, dominant colours
  * (score: 0.2 + their share of the picture, at most 0.9), black-and-white / colourful pictures and illustrations.
  * Tags that name what is in the picture (objects, faces) come first, then the words that describe it (scenes,
