@@ -54,7 +54,7 @@ function byScore(tags: Tag[], count: number): string[] {
 
 /** The tags before: objects of the plain view only, their detector score ramped 0.2 → 0.6, answered from 0.25. */
 function tagsBefore(e: Evidence): Tag[] {
-  const rest = tagsFromEvidence({ ...e, objects: [], framedObjects: [] });
+  const rest = tagsFromEvidence(e).filter((t) => !t.key.startsWith('coco:'));
   const objects = e.objects.map((o) => ({ key: `coco:${o.label}`, score: objectConfidence(o.score) })).filter((t) => t.score >= 0.25);
   return [...objects, ...rest];
 }
