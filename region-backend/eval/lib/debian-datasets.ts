@@ -221,6 +221,20 @@ export function loadCollageHosts(): PhotoCollection {
   return collectByPath(COLLAGE_HOST_SOURCES);
 }
 
+/** Tux Paint's stamps: photographed objects and animals cut out on a transparent background (tagging only). */
+export const TAGGING_STAMPS_DIR = 'usr/share/tuxpaint/stamps';
+
+/** The stamps named (paths under TAGGING_STAMPS_DIR), from `tuxpaint-stamps-default`; ids are `<package>/<path>`. */
+export function loadTaggingStamps(files: readonly string[]): PhotoCollection {
+  const pkg = debianPackage('tuxpaint-stamps-default');
+  if (isMissing(pkg)) return { photos: [], missing: [pkg] };
+  const photos = files.flatMap((file) => {
+    const full = path.join(pkg.root, TAGGING_STAMPS_DIR, file);
+    return existsSync(full) ? [{ id: `${pkg.pkg}/${file}`, pkg: pkg.pkg, path: full }] : [];
+  });
+  return { photos, missing: [] };
+}
+
 function collectByPath(sources: PhotoSource[]): PhotoCollection {
   const photos: PhotoFile[] = [];
   const missing: MissingPackage[] = [];

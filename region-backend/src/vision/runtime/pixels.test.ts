@@ -1,7 +1,7 @@
 import type { RgbImage } from '../../images/rgb-image.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cropNormalised, cropRgb, limitSide, resizeRgb, toInputTensor } from './pixels.js';
+import { cropNormalised, cropRgb, frameRgb, limitSide, resizeRgb, toInputTensor } from './pixels.js';
 
 function image(width: number, height: number, pixel: (x: number, y: number) => [number, number, number]): RgbImage {
   const data = new Uint8Array(width * height * 3);
@@ -111,5 +111,30 @@ describe('pixel operations', () => {
     // Channel 0 is blue: (60/10 - 1)/2 = 2.5 and (30/10 - 1)/2 = 1.
     expect(Array.from(nchw.data.subarray(0, 6))).toEqual([2.5, 1, 5, 2, 4, 1]);
     expect(() => toInputTensor([img, image(1, 1, () => [0, 0, 0])], plain)).toThrow(/share a size/);
+  });
+
+  it('frames a picture: the picture unchanged in the middle, each border pixel a copy of the nearest edge pixel', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 16 }), fc.integer({ min: 1, max: 16 }), fc.double({ min: 0, max: 2, noNaN: true }), (w, h, margin) => {
+        const img = image(w, h, (x, y) => [x * 10, y * 10, (x + y) % 256]);
+        const { image: framed, inner } = frameRgb(img, margin, 4096);
+        expect([inner.width, inner.height]).toEqual([w, h]);
+        expect(framed.width).toBe(w + 2 * inner.left);
+        expect(framed.height).toBe(h + 2 * inner.top);
+        for (let y = 0; y < framed.height; y++) {
+          for (let x = 0; x < framed.width; x++) {
+            const sx = Math.max(0, Math.min(w - 1, x - inner.left));
+            const sy = Math.max(0, Math.min(h - 1, y - inner.top));
+            const at = (y * framed.width + x) * 3;
+            expect(Array.from(framed.data.subarray(at, at + 3))).toEqual([sx * 10, sy * 10, (sx + sy) % 256]);
+          }
+        }
+      }),
+      { numRuns: 40 },
+    );
+    // A large picture is shrunk first, so the frame stays within the bound.
+    const big = frameRgb(image(1000, 500, () => [255, 255, 255]), 0.5, 512);
+    expect(Math.max(big.image.width, big.image.height)).toBeLessThanOrEqual(512);
+    expect(big.inner.width).toBe(256);
   });
 });

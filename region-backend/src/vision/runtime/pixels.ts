@@ -122,6 +122,32 @@ export function limitSide(img: RgbImage, maxSide: number): RgbImage {
   return resizeRgb(img, Math.max(1, Math.round(img.width * scale)), Math.max(1, Math.round(img.height * scale)));
 }
 
+/**
+ * The picture shrunk to at most `maxSide` and framed by a border of `margin` × its size on every side, the
+ * border repeating the nearest edge pixel (a white backdrop stays white). The picture fills 1 / (1 + 2·margin)
+ * of the frame's width and height; `inner` is where it lies, in pixels of the frame.
+ */
+export function frameRgb(img: RgbImage, margin: number, maxSide: number): { image: RgbImage; inner: { left: number; top: number; width: number; height: number } } {
+  const inner = limitSide(img, Math.max(1, Math.round(maxSide / (1 + 2 * margin))));
+  const dx = Math.round(inner.width * margin);
+  const dy = Math.round(inner.height * margin);
+  const width = inner.width + 2 * dx;
+  const height = inner.height + 2 * dy;
+  const out = new Uint8Array(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    const sy = Math.max(0, Math.min(inner.height - 1, y - dy));
+    for (let x = 0; x < width; x++) {
+      const sx = Math.max(0, Math.min(inner.width - 1, x - dx));
+      const s = (sy * inner.width + sx) * 3;
+      const o = (y * width + x) * 3;
+      out[o] = inner.data[s]!;
+      out[o + 1] = inner.data[s + 1]!;
+      out[o + 2] = inner.data[s + 2]!;
+    }
+  }
+  return { image: { data: out, width, height }, inner: { left: dx, top: dy, width: inner.width, height: inner.height } };
+}
+
 export interface InputTensor {
   data: Float32Array;
   dims: number[];

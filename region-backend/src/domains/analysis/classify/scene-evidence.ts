@@ -17,11 +17,20 @@ export const SCENE_OBJECTS_STAGE = 'scene-objects';
 
 export interface Evidence extends SceneEvidence {
   stats: ImageStats;
+  /** COCO objects found in the picture framed by FRAME_MARGIN (tagging evidence only; the scene rules ignore it). */
+  framedObjects?: LabelledDetection[];
   faces?: LabelledDetection[];
   nsfw?: ClassScore[];
 }
 
 const TEXT_TASK = 'ocr-detect';
+
+/**
+ * The framed view's border, a share of the picture's size on every side: the picture fills half the frame. On
+ * the tagging photos it found the subject where the plain view missed it (objects cut out edge to edge,
+ * close-ups); a quarter found fewer (docs/benchmarks.md, "Tagging").
+ */
+export const FRAME_MARGIN = 0.5;
 
 function polygonArea(quad: number[]): number {
   let area = 0;
@@ -46,11 +55,13 @@ async function textEvidence(ctx: AnalysisContext, image: RgbImage): Promise<Scen
 export async function gatherEvidence(
   ctx: AnalysisContext,
   image: RgbImage,
-  want: { text?: 'always' | 'document-like'; faces?: boolean; nsfw?: boolean } = {},
+  want: { text?: 'always' | 'document-like'; faces?: boolean; nsfw?: boolean; framed?: boolean } = {},
 ): Promise<Evidence> {
   const picture = stats(ctx, image);
-  const [objects, pictureStats, text, faces, nsfw] = await Promise.all([
-    detect(ctx, { stage: SCENE_OBJECTS_STAGE, fallback: OBJECT_STAGE, image, minScore: 0.2 }),
+  const objectsIn = (margin?: number) => detect(ctx, { stage: SCENE_OBJECTS_STAGE, fallback: OBJECT_STAGE, image, minScore: 0.2, ...(margin ? { margin } : {}) });
+  const [objects, framedObjects, pictureStats, text, faces, nsfw] = await Promise.all([
+    objectsIn(),
+    want.framed ? objectsIn(FRAME_MARGIN) : undefined,
     picture,
     want.text === 'always'
       ? textEvidence(ctx, image)
@@ -62,6 +73,7 @@ export async function gatherEvidence(
   ]);
   return {
     objects,
+    ...(framedObjects ? { framedObjects } : {}),
     stats: pictureStats,
     ...(text ? { text } : {}),
     ...(faces ? { faces } : {}),
