@@ -163,7 +163,8 @@ describe('search on an image set', () => {
       const body = res.json() as SearchResponse;
       expect(body.results).toHaveLength(5);
       expect(body.results[0]).toMatchObject({ url: urlOf(n), metadata: `meta ${n}`, tags: tagsOf(n).join('|') });
-      expect(body.results[0]!.score).toBeGreaterThan(0.95);
+      // Verified (a screenshot kept as it came verifies with 40 inliers: 0.95), or the vectors alone say so.
+      expect(body.results[0]!.score).toBeGreaterThanOrEqual(0.95);
       for (let i = 1; i < body.results.length; i++) expect(body.results[i]!.score).toBeLessThanOrEqual(body.results[i - 1]!.score);
       for (const r of body.results) {
         expect(r.score).toBeGreaterThanOrEqual(0);
