@@ -21,6 +21,8 @@ const schema = z.object({
   IRIS_DECODE_THREADS: z.coerce.number().int().min(1).max(64).default(Math.min(2, Math.max(1, os.availableParallelism()))),
   IRIS_DECODE_TIMEOUT_MS: positiveInt(DEFAULT_DECODE_TIMEOUT_MS),
   IRIS_BLOB_DIR: z.string().optional(),
+  /** Pixels of just-stored pictures kept for their first embedding (images/recent-pixels.ts); 0 turns it off. */
+  IRIS_RECENT_PIXELS_MB: z.coerce.number().int().min(0).max(16_384).default(128),
   /** Time limit of resolving one host name of a client URL. */
   IRIS_DNS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(DEFAULT_DNS_TIMEOUT_MS),
   /** Comma-separated name servers for client URLs (`ip`, `ip:port`, `[ipv6]:port`); default the system's. */
@@ -37,6 +39,8 @@ export interface ImageConfig {
   storedMaxSide: number;
   /** Root of the file-system blob store (IRIS_BLOB_DIR, default `<shared dir>/blobs`). */
   blobDir: string;
+  /** Bytes of pixels of just-stored pictures kept in memory for their first embedding (IRIS_RECENT_PIXELS_MB). */
+  recentPixelsBytes: number;
 }
 
 export function loadImageConfig(env: NodeJS.ProcessEnv, sharedDir: string, allowPrivateAddresses: boolean): ImageConfig {
@@ -67,5 +71,6 @@ export function loadImageConfig(env: NodeJS.ProcessEnv, sharedDir: string, allow
     decodeTimeoutMs: e.IRIS_DECODE_TIMEOUT_MS,
     storedMaxSide: e.IRIS_STORED_IMAGE_MAX_SIDE,
     blobDir: path.resolve(e.IRIS_BLOB_DIR ?? path.join(sharedDir, 'blobs')),
+    recentPixelsBytes: e.IRIS_RECENT_PIXELS_MB * 1024 * 1024,
   };
 }

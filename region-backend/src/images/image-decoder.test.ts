@@ -178,11 +178,41 @@ describe('normaliseForStorage', () => {
 
   it('encodes without optimised Huffman tables: a few more bytes, exactly the pixels the optimised encoding gives', async () => {
     const photo = await photoJpeg(640, 480, 11);
-    const stored = await normaliseForStorage(photo);
+    const stored = await normaliseForStorage(photo, { keepJpeg: false });
     const optimised = await sharp(photo).jpeg({ quality: DEFAULT_STORAGE_QUALITY }).toBuffer();
     expect(stored.bytes.length).toBeGreaterThan(optimised.length);
     const [a, b] = await Promise.all([decodeImage(stored.bytes), decodeImage(optimised)]);
     expect(Buffer.from(a.data).equals(Buffer.from(b.data))).toBe(true);
+  });
+
+  it('keeps an upright sRGB JPEG as it came, without its metadata, with the pixels its stored bytes decode to', async () => {
+    const photo = await sharp(await photoJpeg(320, 240, 12)).withExif({ IFD0: { Copyright: 'GPS-SECRET' } }).jpeg({ quality: 85 }).toBuffer();
+    const stored = await normaliseForStorage(photo);
+    expect([stored.width, stored.height, stored.pixels?.width, stored.pixels?.height]).toEqual([320, 240, 320, 240]);
+    expect(stored.bytes.length).toBeLessThan(photo.length);
+    expect(Buffer.from(stored.bytes).includes('GPS-SECRET')).toBe(false);
+    expect((await sharp(stored.bytes).metadata()).exif).toBeUndefined();
+    // Exactly what decoding the stored copy gives, and what the original decodes to.
+    const back = await decodeImage(stored.bytes);
+    expect(Buffer.from(back.data).equals(Buffer.from(stored.pixels!.data))).toBe(true);
+    expect(Buffer.from((await decodeImage(photo)).data).equals(Buffer.from(stored.pixels!.data))).toBe(true);
+  });
+
+  it('re-encodes, without pixels, what cannot be kept as it came', async () => {
+    const cases = [
+      await orientedJpeg(), // turned by its EXIF orientation
+      await sharp(await photoJpeg(320, 240, 13)).withIccProfile('p3').jpeg().toBuffer(), // a colour profile
+      await photoJpeg(1200, 900, 14), // larger than the stored side
+      await sharp(await photoJpeg(64, 48, 15)).toColourspace('b-w').jpeg().toBuffer(), // not three channels
+      await sharp(photoPixels(64, 48, 16).data, rawInput(photoPixels(64, 48, 16))).png().toBuffer(),
+      // More bytes per pixel than a photo needs (quality 100 of noise).
+      await sharp(Buffer.from(Array.from({ length: 64 * 48 * 3 }, (_, i) => (i * 7919) % 251)), { raw: { width: 64, height: 48, channels: 3 } }).jpeg({ quality: 100 }).toBuffer(),
+    ];
+    for (const bytes of cases) {
+      const stored = await normaliseForStorage(bytes);
+      expect(stored.pixels).toBeUndefined();
+      expect(sniffImageFormat(stored.bytes)).toBe('jpeg');
+    }
   });
 
   it('puts transparent areas on white and keeps small images at their size', async () => {

@@ -9,6 +9,7 @@ import sharp, { type Sharp } from 'sharp';
 import { decodeBmp, readBmpHeader } from './bmp-decoder.js';
 import { ImageDecodeError } from './image-errors.js';
 import { describeUnsupported, sniffImageFormat, type ImageFormat } from './image-format.js';
+import { stripJpegMetadata } from './jpeg-metadata.js';
 import { locToPixels, type Loc } from './loc.js';
 
 export { ImageDecodeError, type ImageDecodeErrorKind } from './image-errors.js';
@@ -18,6 +19,11 @@ export { parseLoc, type Loc } from './loc.js';
 export const DEFAULT_MAX_PIXELS = 100_000_000;
 export const DEFAULT_STORAGE_MAX_SIDE = 1024;
 export const DEFAULT_STORAGE_QUALITY = 90;
+/**
+ * A JPEG is stored as it came (metadata stripped) only up to this many bytes per pixel: about quality 95 for
+ * photos; a larger file (quality 100, a hostile padding of the scans) is re-encoded.
+ */
+export const KEPT_JPEG_MAX_BYTES_PER_PIXEL = 0.75;
 
 export interface ImageProbe {
   format: ImageFormat;
@@ -27,6 +33,13 @@ export interface ImageProbe {
   /** Frames in an animated GIF/WebP (1 otherwise); only the first is ever decoded. */
   pages: number;
   hasAlpha: boolean;
+  /** EXIF orientation (1: upright). */
+  orientation: number;
+  /** Whether the file embeds an ICC profile. */
+  hasIcc: boolean;
+  /** Colour space and channels as stored (libvips' names: 'srgb', 'b-w', 'cmyk' …). */
+  space: string;
+  channels: number;
 }
 
 export interface DecodeOptions {
@@ -44,6 +57,12 @@ export interface StoredImage {
   width: number;
   height: number;
   format: 'jpeg';
+  /**
+   * The stored copy's pixels exactly as decoding `bytes` gives them (upright 8-bit sRGB), when the copy is
+   * the downloaded JPEG itself and was decoded to check it: later work can start from them instead of
+   * decoding the stored copy again. Absent for a re-encoded copy.
+   */
+  pixels?: RgbImage;
 }
 
 function formatOf(bytes: Uint8Array): ImageFormat {
@@ -66,7 +85,8 @@ export async function probeImage(bytes: Uint8Array): Promise<ImageProbe> {
   if (format === 'bmp') {
     const h = readBmpHeader(bytes);
     if (h.width <= 0 || h.height <= 0) throw new ImageDecodeError('undecodable', 'BMP: invalid dimensions');
-    return { format, width: h.width, height: h.height, pages: 1, hasAlpha: h.masks[3] !== 0 };
+    const hasAlpha = h.masks[3] !== 0;
+    return { format, width: h.width, height: h.height, pages: 1, hasAlpha, orientation: 1, hasIcc: false, space: 'srgb', channels: hasAlpha ? 4 : 3 };
   }
   try {
     // Without `pages`, metadata describes the first frame only; autoOrient swaps sides for EXIF 5–8.
@@ -74,7 +94,17 @@ export async function probeImage(bytes: Uint8Array): Promise<ImageProbe> {
     const width = meta.autoOrient?.width ?? meta.width;
     const height = meta.autoOrient?.height ?? meta.height;
     if (!width || !height) throw new ImageDecodeError('undecodable', 'the image header has no size');
-    return { format, width, height, pages: meta.pages ?? 1, hasAlpha: meta.hasAlpha ?? false };
+    return {
+      format,
+      width,
+      height,
+      pages: meta.pages ?? 1,
+      hasAlpha: meta.hasAlpha ?? false,
+      orientation: meta.orientation ?? 1,
+      hasIcc: meta.icc !== undefined,
+      space: meta.space ?? '',
+      channels: meta.channels ?? 0,
+    };
   } catch (err) {
     throw decodeFailure(err);
   }
@@ -129,16 +159,21 @@ export async function decodeImage(bytes: Uint8Array, options: Partial<DecodeOpti
 /**
  * The copy of an image the platform keeps: upright, sRGB, no metadata (no EXIF location), alpha on white,
  * longest side at most `maxSide`, baseline JPEG. Indexing and training read this instead of downloading again.
+ * A JPEG that is already all of that (upright, sRGB without a profile, small enough) is kept as it came with
+ * its metadata removed losslessly (jpeg-metadata.ts) and decoded once, here, to check it: no re-encoding, and
+ * its pixels come back with it (`pixels`). `keepJpeg: false` re-encodes every picture.
  */
 export async function normaliseForStorage(
   bytes: Uint8Array,
-  options: { maxSide?: number; quality?: number; maxPixels?: number } = {},
+  options: { maxSide?: number; quality?: number; maxPixels?: number; keepJpeg?: boolean } = {},
 ): Promise<StoredImage> {
   const maxSide = options.maxSide ?? DEFAULT_STORAGE_MAX_SIDE;
   const maxPixels = options.maxPixels ?? DEFAULT_MAX_PIXELS;
   const probe = await probeImage(bytes);
   checkPixels(probe, maxPixels);
   try {
+    const kept = options.keepJpeg === false ? null : await keptJpeg(bytes, probe, maxSide, maxPixels);
+    if (kept) return kept;
     const { data, info } = await open(bytes, probe, maxPixels)
       .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: true })
       .flatten({ background: '#ffffff' })
@@ -150,4 +185,35 @@ export async function normaliseForStorage(
   } catch (err) {
     throw decodeFailure(err);
   }
+}
+
+/** Whether the downloaded bytes can be the stored copy as they are (metadata aside). */
+function keepable(bytes: Uint8Array, probe: ImageProbe, maxSide: number): boolean {
+  return (
+    probe.format === 'jpeg' &&
+    probe.pages === 1 &&
+    probe.orientation === 1 &&
+    !probe.hasIcc &&
+    !probe.hasAlpha &&
+    probe.space === 'srgb' &&
+    probe.channels === 3 &&
+    Math.max(probe.width, probe.height) <= maxSide &&
+    bytes.length <= probe.width * probe.height * KEPT_JPEG_MAX_BYTES_PER_PIXEL
+  );
+}
+
+/** The JPEG kept as it came, without metadata, with the pixels its stored bytes decode to; null if it cannot be. */
+async function keptJpeg(bytes: Uint8Array, probe: ImageProbe, maxSide: number, maxPixels: number): Promise<StoredImage | null> {
+  if (!keepable(bytes, probe, maxSide)) return null;
+  const stripped = stripJpegMetadata(bytes);
+  if (!stripped) return null;
+  // The stored bytes themselves are decoded (not the original), so `pixels` are theirs by construction.
+  const { data, info } = await sharp(stripped, { limitInputPixels: maxPixels, failOn: 'error' })
+    .toColourspace('srgb')
+    .removeAlpha()
+    .raw({ depth: 'uchar' })
+    .toBuffer({ resolveWithObject: true });
+  if (info.channels !== 3 || info.width !== probe.width || info.height !== probe.height) return null;
+  const pixels = { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+  return { bytes: stripped, width: info.width, height: info.height, format: 'jpeg', pixels };
 }

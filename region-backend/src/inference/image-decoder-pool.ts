@@ -86,8 +86,8 @@ export class ImageDecoderPool {
     return this.run({ op: 'rgb', bytes, options: { ...options, maxPixels: this.limits.maxPixels } }, priority, accountId);
   }
 
-  /** The normalised JPEG copy kept in the blob store. */
-  forStorage(bytes: Uint8Array, options: { maxSide?: number; quality?: number } = {}, priority: Priority = 'background'): Promise<StoredImage> {
+  /** The normalised JPEG copy kept in the blob store (with its pixels when it is the downloaded JPEG itself). */
+  forStorage(bytes: Uint8Array, options: { maxSide?: number; quality?: number; keepJpeg?: boolean } = {}, priority: Priority = 'background'): Promise<StoredImage> {
     return this.run({ op: 'store', bytes, options: { ...options, maxPixels: this.limits.maxPixels } }, priority);
   }
 

@@ -2,7 +2,7 @@
  * Search services on an image set, end to end on one real backend: real PostgreSQL, real embedding model in a
  * worker thread, real HNSW index, images downloaded from a loopback server through the data-set API.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newResourceId } from '@iris/shared';
 import sharp from 'sharp';
 import { inTransaction } from '../../src/db/transaction.js';
@@ -62,6 +62,8 @@ describe('search on an image set', () => {
   const get = (id: string) => backend.call({ method: 'GET', url: `${SERVICES}/${id}` });
 
   it('creates a service with the specification fields, then indexes the whole set', async () => {
+    // The pictures were just downloaded: their first passes start from the pixels decoded then.
+    const take = vi.spyOn(backend.app.recentPixels, 'take');
     const id = newResourceId();
     const res = await backend.call({ method: 'POST', url: `/image_sets/_0000014/${setId}/services`, resourceId: id, payload: { name: 'photos', scenario: 'general' } });
     expect(res.statusCode, res.body).toBe(200);
@@ -80,6 +82,11 @@ describe('search on an image set', () => {
     expect(indexed.last_indexed_time).toMatch(TIME);
     const set = (await backend.call({ method: 'GET', url: `/image_sets/_0000014/${setId}` })).json();
     expect(set.n_downloaded).toBe(COUNT);
+    const blobs = new Set((await backend.app.db.pool.query<{ blob_key: string }>('SELECT blob_key FROM data_set_records WHERE set_id = $1', [setId])).rows.map((r) => r.blob_key));
+    const fromPixels = take.mock.calls.filter((_, i) => take.mock.results[i]!.value !== undefined).map(([key]) => key);
+    expect(fromPixels.length).toBeGreaterThan(COUNT / 2);
+    expect(fromPixels.every((key) => blobs.has(key))).toBe(true);
+    take.mockRestore();
   });
 
   it('indexes in two passes: the second completes each first-pass vector into the one-pass vector, and the index takes it', async () => {
@@ -156,7 +163,8 @@ describe('search on an image set', () => {
       const body = res.json() as SearchResponse;
       expect(body.results).toHaveLength(5);
       expect(body.results[0]).toMatchObject({ url: urlOf(n), metadata: `meta ${n}`, tags: tagsOf(n).join('|') });
-      expect(body.results[0]!.score).toBeGreaterThan(0.95);
+      // Verified (a screenshot kept as it came verifies with 40 inliers: 0.95), or the vectors alone say so.
+      expect(body.results[0]!.score).toBeGreaterThanOrEqual(0.95);
       for (let i = 1; i < body.results.length; i++) expect(body.results[i]!.score).toBeLessThanOrEqual(body.results[i - 1]!.score);
       for (const r of body.results) {
         expect(r.score).toBeGreaterThanOrEqual(0);

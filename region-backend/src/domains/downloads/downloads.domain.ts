@@ -28,7 +28,7 @@ const routes = fp(
       pool: app.db.pool,
       queue: app.queue,
       log: app.log.child({ domain: 'downloads' }),
-      download: imageDownloader(app.blobWriter, imageConfig, app.decoder),
+      download: imageDownloader(app.blobWriter, imageConfig, app.decoder, app.recentPixels),
       concurrency: app.config.downloadConcurrency,
       config: app.config.downloads,
       observe: (outcome, err) => app.metrics.downloads.inc({ outcome, reason: outcome === 'ok' ? 'none' : downloadReason(err) }),

@@ -6,6 +6,8 @@
 import { ImageDecodeError, ImageFetchError } from '../../images/image-errors.js';
 import { fetchImage } from '../../images/image-fetcher.js';
 import type { ImageConfig } from '../../images/image-config.js';
+import type { RecentPixels } from '../../images/recent-pixels.js';
+import type { RgbImage } from '../../images/rgb-image.js';
 import type { ImageDecoderPool } from '../../inference/image-decoder-pool.js';
 import { InferenceTimeoutError } from '../../inference/inference-pool.js';
 import type { StoredBlob } from '../data-sets/record.repo.js';
@@ -50,16 +52,22 @@ export function classifyFailure(err: unknown): DownloadFailure {
 export interface DownloadOptions {
   /** Called before the normalised copy is stored; throws (StoredBytesExceeded) to refuse it. */
   admit?: () => Promise<void>;
+  /** Told the stored copy's pixels when decoding it gave them (a JPEG kept as it came), after it is stored. */
+  pixels?: (blobKey: string, pixels: RgbImage) => void;
 }
 
 export type ImageDownloader = (url: string, options?: DownloadOptions) => Promise<StoredBlob>;
 
-/** The real downloader over the images module; throws DownloadFailure. */
-export function imageDownloader(blobs: BlobWriter, config: ImageConfig, decoder: ImageDecoderPool): ImageDownloader {
+/**
+ * The real downloader over the images module; throws DownloadFailure. The pixels of a picture decoded once
+ * on its way to storage are kept in `recent` for its first embedding.
+ */
+export function imageDownloader(blobs: BlobWriter, config: ImageConfig, decoder: ImageDecoderPool, recent?: RecentPixels): ImageDownloader {
+  const pixels = recent && ((blobKey: string, rgb: RgbImage) => void recent.put(blobKey, rgb));
   return async function downloadImage(url, options = {}) {
     try {
       const fetched = await fetchImage(url, config.fetch);
-      return await storeImage(blobs, config, decoder, fetched.bytes, options);
+      return await storeImage(blobs, config, decoder, fetched.bytes, { ...(pixels ? { pixels } : {}), ...options });
     } catch (err) {
       throw classifyFailure(err);
     }
@@ -74,5 +82,6 @@ export async function storeImage(blobs: BlobWriter, config: Pick<ImageConfig, 's
   const stored = await decoder.forStorage(bytes, { maxSide: config.storedMaxSide });
   await options.admit?.();
   const blobKey = await blobs.put(stored.bytes);
+  if (stored.pixels) options.pixels?.(blobKey, stored.pixels);
   return { blobKey, width: stored.width, height: stored.height, bytes: stored.bytes.byteLength };
 }

@@ -10,6 +10,8 @@
 import type pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
 import type { BlobStore } from '../../images/blob-store.js';
+import type { RecentPixels } from '../../images/recent-pixels.js';
+import type { RgbImage } from '../../images/rgb-image.js';
 import { InferenceTaskError, type InferencePool } from '../../inference/inference-pool.js';
 import { listRecordChanges, type RecordChange } from '../data-sets/index.js';
 import { downloadsDue } from '../downloads/download.repo.js';
@@ -33,6 +35,7 @@ import {
 } from './index-items.repo.js';
 import { NO_LOCAL_FEATURES } from '../../vision/embedding/local-features.js';
 import type { IndexEmbedding, IndexEmbedRequest } from '../../vision/embedding/search-embedding.js';
+import { MAX_WORKING_SIDE } from '../../vision/embedding/image-views.js';
 import { serviceState, type ServiceState } from './search-service.repo.js';
 
 
@@ -76,6 +79,8 @@ export interface IndexerDeps {
   inference: InferencePool;
   log: FastifyBaseLogger;
   embedders: EmbedderRegistry;
+  /** Pixels of pictures this process just stored: a first pass starts from them instead of decoding the stored copy. */
+  recentPixels?: RecentPixels;
 }
 
 export interface RunSummary {
@@ -246,6 +251,7 @@ export class SearchIndexer {
     const have = await embeddingPasses(this.deps.pool, pipeline, keys);
     await this.eachImage(keys.filter((key) => !have.has(key)), service, pipeline, {
       payloadOf: () => ({ pass }),
+      recentPixels: pass === 'first',
       store: async (key, result) => {
         const vector = vectorToBytes(result.vector, embedder.dim);
         const viewSum = result.viewSum && vectorToBytes(result.viewSum, result.viewSum.length);
@@ -294,6 +300,8 @@ export class SearchIndexer {
       payloadOf: (key: string) => Pick<IndexEmbedRequest, 'pass' | 'viewSum'>;
       store: (key: string, result: IndexEmbedding) => Promise<void>;
       leaveOut: (key: string) => Promise<void>;
+      /** Start from the pixels kept at download when this process still has them. */
+      recentPixels?: boolean;
     },
   ): Promise<void> {
     const { blobs, inference, log } = this.deps;
@@ -303,13 +311,17 @@ export class SearchIndexer {
       keys.map(async (key) => {
         const release = await gate.acquire();
         try {
-          const bytes = await blobs.get(key);
-          if (!bytes) {
+          const pixels = how.recentPixels ? this.recentPixelsOf(key) : undefined;
+          const bytes = pixels ? null : await blobs.get(key);
+          if (!pixels && !bytes) {
             log.warn({ serviceId: service.id, blobKey: key }, 'stored image missing: left out of the index');
             return await how.leaveOut(key);
           }
-          const payload = { image: bytes, scenario: service.scenario, ...how.payloadOf(key), ...(embedder.manifestPath ? { embedder } : {}) };
-          await how.store(key, await inference.run('search-index-embed', payload, { priority: 'background' }));
+          const image = pixels ? { rgb: pixels } : { image: bytes! };
+          const payload = { ...image, scenario: service.scenario, ...how.payloadOf(key), ...(embedder.manifestPath ? { embedder } : {}) };
+          // The pixels' memory moves to the inference thread instead of being copied.
+          const transfer = pixels && pixels.data.byteLength === pixels.data.buffer.byteLength && pixels.data.buffer instanceof ArrayBuffer ? [pixels.data.buffer] : [];
+          await how.store(key, await inference.run('search-index-embed', payload, { priority: 'background', transfer }));
         } catch (err) {
           if (this.closing) throw err;
           if (err instanceof InferenceTaskError) {
@@ -328,6 +340,15 @@ export class SearchIndexer {
         }
       }),
     );
+  }
+
+  /**
+   * The pixels kept when the picture was stored, if this process still has them and the embedder would take
+   * them as they are (decoding the stored copy gives exactly these pixels: images/image-decoder.ts).
+   */
+  private recentPixelsOf(key: string): RgbImage | undefined {
+    const pixels = this.deps.recentPixels?.take(key);
+    return pixels && Math.max(pixels.width, pixels.height) <= MAX_WORKING_SIDE ? pixels : undefined;
   }
 
   /** Removes items whose records were purged while this service was not being indexed. */

@@ -38,7 +38,7 @@ const services = fp(
       memoryBudgetBytes: config.indexMemoryBytes,
       vectors: vectors.backend,
     });
-    const indexer = new SearchIndexer({ pool: app.db.pool, blobs: app.blobs, inference: app.inference, log, embedders }, { batchSize: config.indexBatch });
+    const indexer = new SearchIndexer({ pool: app.db.pool, blobs: app.blobs, recentPixels: app.recentPixels, inference: app.inference, log, embedders }, { batchSize: config.indexBatch });
     const poller = new IndexPoller({ pool: app.db.pool, queue: app.queue, indexes, log, intervalMs: config.pollMs, embedders });
     app.decorate('searchEmbedders', embedders);
     app.decorate('searchIndexes', indexes);

@@ -31,13 +31,14 @@ export interface RerankDeps {
 }
 
 /**
- * packLocalFeatures bytes of the query, and for the mirror-image pass the decoded query or, when they were
- * described beside the embedding, its mirror image's features.
+ * packLocalFeatures bytes of the query, and for the mirror-image pass the decoded query or, when they are
+ * being described beside the embedding, its mirror image's features (awaited only by a mirror pass; null
+ * when describing them failed).
  */
 export interface QueryLocalFeatures {
   features: Uint8Array;
   picture?: RgbImage;
-  mirrored?: Uint8Array | null;
+  mirrored?: Promise<Uint8Array | null>;
 }
 
 export async function rerank(selected: Selected[], query: QueryLocalFeatures, deps: RerankDeps): Promise<Selected[]> {
@@ -51,7 +52,8 @@ export async function rerank(selected: Selected[], query: QueryLocalFeatures, de
   // Nothing verified, yet the vector says "the same picture": perhaps a mirrored copy (ORB is not mirror-invariant).
   if ((query.mirrored || query.picture) && wantsMirrorPass(verifications, head[0]!.hit.score)) {
     const likely = head.map((s, i) => (s.hit.score >= RERANK.mirrorMinScore ? candidates[i]! : null));
-    const mirror = query.mirrored ? { mirrored: query.mirrored } : { mirrorOf: query.picture ?? null };
+    const mirrored = await query.mirrored;
+    const mirror = mirrored ? { mirrored } : { mirrorOf: query.picture ?? null };
     verifications = await deps.inference.run('search-verify', { query: query.features, candidates: likely, ...mirror }, options);
   }
   const rescored = head.map((s, i) => {

@@ -201,7 +201,7 @@ export class SearchQueryService {
     }
   }
 
-  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number, rerank: boolean, embedder: EmbedderRef): Promise<QueryEmbedding & { picture: RgbImage; mirrored?: Uint8Array }> {
+  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number, rerank: boolean, embedder: EmbedderRef): Promise<QueryEmbedding & { picture: RgbImage; mirrored?: Promise<Uint8Array | null> }> {
     let rgb: RgbImage;
     try {
       rgb = await this.deps.decoder.rgb(bytes, { maxSide: QUERY_MAX_SIDE, ...(params.loc ? { crop: params.loc } : {}) }, 'interactive', accountId);
@@ -212,17 +212,21 @@ export class SearchQueryService {
     try {
       // The query's local features (re-ranking) are extracted beside its embedding, on another thread when one is
       // free: a short task, it may use an idle thread beyond the account's share (`mayBorrow`). When the pool
-      // is idle, the mirror image is described there too, in the embedding's shadow, for the mirror pass.
+      // is idle, the mirror image is described by a task of its own, on the first thread to free up: only a
+      // mirror pass waits for it, the verification of the candidates does not.
       const options = { priority: 'interactive' as const, accountId };
       const payload = { rgb, scenario, features: false, ...(embedder.manifestPath ? { embedder } : {}) };
       const mirror = rerank && this.deps.inference.idleThreads >= 2;
-      const [embedding, local] = await Promise.all([
-        this.deps.inference.run('search-query-embed', payload, options),
-        rerank ? this.deps.inference.run('search-query-features', { rgb, mirror }, { ...options, mayBorrow: true }) : null,
-      ]);
+      const embedded = this.deps.inference.run('search-query-embed', payload, options);
+      const described = rerank ? this.deps.inference.run('search-query-features', { rgb }, { ...options, mayBorrow: true }) : null;
+      // Queued last; a mirror pass without them describes the mirror image from the picture instead.
+      const mirrored = mirror
+        ? this.deps.inference.run('search-query-features', { rgb, mirror: true }, { ...options, mayBorrow: true }).then((m) => m.features, () => null)
+        : undefined;
+      const [embedding, local] = await Promise.all([embedded, described]);
       if (!local) return { ...embedding, picture: rgb };
       // The decoded picture also serves the mirror pass (when its mirror image was not described) and the regions.
-      return { ...embedding, features: local.features, picture: rgb, ...(local.mirrored ? { mirrored: local.mirrored } : {}) };
+      return { ...embedding, features: local.features, picture: rgb, ...(mirrored ? { mirrored } : {}) };
     } catch (err) {
       if (err instanceof InferenceTaskError && (err.code === 'image_decode_failed' || err.code === 'invalid_embed_input')) {
         throw new ApiError('invalidData', `image cannot be decoded: ${err.message}`);

@@ -8,7 +8,7 @@ import { decodeImage, normaliseForStorage, type DecodeOptions, type StoredImage 
 
 export type ImageDecodePayload =
   | { op: 'rgb'; bytes: Uint8Array; options: DecodeOptions }
-  | { op: 'store'; bytes: Uint8Array; options: { maxSide?: number; quality?: number; maxPixels: number } }
+  | { op: 'store'; bytes: Uint8Array; options: { maxSide?: number; quality?: number; maxPixels: number; keepJpeg?: boolean } }
   | { op: 'reference'; bytes: Uint8Array; maxPixels: number };
 
 export type ImageDecodeResult = RgbImage | StoredImage | DecodedReference;

@@ -5,24 +5,21 @@ import type { RgbImage } from '../../images/rgb-image.js';
 
 export interface SearchQueryFeaturesPayload {
   rgb: RgbImage;
-  /** Also describe the mirror image (when a thread was idle: ready before the embedding, not after it). */
+  /** Describe the query's mirror image instead (for the mirror pass). */
   mirror?: boolean;
 }
 
 export interface SearchQueryFeatures {
-  /** packLocalFeatures bytes of the query. */
+  /** packLocalFeatures bytes of the query, or of its mirror image when asked. */
   features: Uint8Array;
-  /** The same of its mirror image, when asked. */
-  mirrored: Uint8Array | null;
 }
 
 /**
- * `search-query-features`: the packed ORB features of a decoded query picture (and of its mirror image), for
- * geometric re-ranking. Runs beside `search-query-embed`, on another thread when one is free.
+ * `search-query-features`: the packed ORB features of a decoded query picture, or of its mirror image, for
+ * geometric re-ranking. Runs beside `search-query-embed`, on another thread when one is free; the mirror image
+ * is a task of its own, so the verification of the candidates never waits for it.
  */
 export default async function searchQueryFeaturesTask(payload: SearchQueryFeaturesPayload): Promise<SearchQueryFeatures> {
   const { cv } = await opencv();
-  const banner = textBanner(payload.rgb);
-  const features = packLocalFeatures(queryLocalFeatures(cv, payload.rgb, false, banner));
-  return { features, mirrored: payload.mirror ? packLocalFeatures(queryLocalFeatures(cv, payload.rgb, true, banner)) : null };
+  return { features: packLocalFeatures(queryLocalFeatures(cv, payload.rgb, payload.mirror === true, textBanner(payload.rgb))) };
 }

@@ -31,7 +31,8 @@ export interface DecodedImage {
   height: number;
 }
 
-const MAX_WORKING_SIDE = 1024;
+/** Larger pictures are scaled down before their views are rendered. */
+export const MAX_WORKING_SIDE = 1024;
 
 export class ImageDecodeError extends Error {
   readonly code = 'image_decode_failed';

@@ -12,6 +12,7 @@ import { photoJpeg } from '../../../test/support/test-images.js';
 import { writeTinyEncoder } from '../../../test/support/tiny-encoder.js';
 import { embedderIdentity, refOf, type EmbedderRef } from './embedder-identity.js';
 import { EmbedInputError } from './embedder.js';
+import { normaliseForStorage } from '../../images/image-decoder.js';
 import { embedForIndex, embedForIndexMany, type IndexEmbedding } from './search-embedding.js';
 
 let dir: string;
@@ -55,6 +56,22 @@ describe('indexing in two passes', () => {
     const { first, second } = await twoPasses(photos[0]!, 'general', embedder);
     expect(first.viewSum).toHaveLength(48);
     expect(Array.from(second.vector)).toEqual(Array.from(whole.vector));
+  });
+
+  it('a first pass from the pixels kept at download gives the vector of the stored copy bit for bit', async () => {
+    for (const photo of photos) {
+      const stored = await normaliseForStorage(photo);
+      expect(stored.pixels).toBeDefined();
+      for (const scenario of ['general', 'fashion']) {
+        const [fromBytes, fromPixels] = await embedForIndexMany([
+          { image: stored.bytes, scenario, pass: 'first' },
+          { rgb: stored.pixels!, scenario, pass: 'first' },
+        ]);
+        expect(Array.from((fromPixels as IndexEmbedding).viewSum!)).toEqual(Array.from((fromBytes as IndexEmbedding).viewSum!));
+        expect(Array.from((fromPixels as IndexEmbedding).vector)).toEqual(Array.from((fromBytes as IndexEmbedding).vector));
+        expect([(fromPixels as IndexEmbedding).width, (fromPixels as IndexEmbedding).height]).toEqual([stored.width, stored.height]);
+      }
+    }
   });
 
   it('refuses a second pass without a usable view sum as a bad input of that image only', async () => {
