@@ -36,7 +36,8 @@ import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures, queryDescribeS
 import { applyWhitening, decodeWhitening } from '../src/vision/embedding/pca-whitening.js';
 import { RERANK, rerankScore, wantsMirrorPass } from '../src/vision/embedding/rerank-score.js';
 import { textBanner, withoutRows } from '../src/vision/embedding/text-banner.js';
-import { embedQueryRegions, QUERY_REGIONS, queryRegions, regionPixels, windowsToDescribe } from '../src/vision/embedding/query-regions.js';
+import { embedQueryRegions, QUERY_REGIONS, queryRegions, REGION_SCAN, regionPixels, windowsToDescribe } from '../src/vision/embedding/query-regions.js';
+import { featuresInWindow, windowsLocalFeatures } from '../src/vision/embedding/window-features.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadCollageHosts, loadHeldOutPhotos, loadRegionPhotos, loadTestPhotos } from './lib/debian-datasets.js';
@@ -53,6 +54,16 @@ const LIMIT = process.env.IRIS_EVAL_LIMIT ? Number(process.env.IRIS_EVAL_LIMIT) 
 /** `IRIS_EVAL_SEARCH_SETS=regions` queries the region photos only (the first set's photos then stay out of the gallery too). */
 const SETS = (process.env.IRIS_EVAL_SEARCH_SETS ?? 'first,regions').split(',');
 const log = (msg: string) => process.stderr.write(`[search eval] ${msg}\n`);
+/**
+ * The region pass's settings, to try others than the search's: the size of the view the windows are pooled from,
+ * the windows verified with their own keypoints, and where those come from (`shared`: one description of the
+ * whole query at the windows' scale, as the search does; `each`: one ORB run per window, cut out).
+ */
+const REGION_SETTINGS = {
+  scan: { ...REGION_SCAN, size: Number(process.env.IRIS_EVAL_REGION_SCAN ?? REGION_SCAN.size) },
+  windowKeypoints: Number(process.env.IRIS_EVAL_WINDOW_KEYPOINTS ?? QUERY_REGIONS.windowKeypoints),
+  windowOrb: process.env.IRIS_EVAL_WINDOW_ORB === 'each' ? ('each' as const) : ('shared' as const),
+};
 
 interface Query {
   photo: number;
@@ -259,7 +270,7 @@ export default async function run(): Promise<void> {
       const tried = new Set(head.map((r) => r.index));
       const picked = new Map<number, { score: number; region: number }>();
       const t3 = performance.now();
-      const regionVectors = await embedQueryRegions(decoded, regions);
+      const regionVectors = await embedQueryRegions(decoded, regions, undefined, REGION_SETTINGS.scan);
       regionMs += performance.now() - t3;
       const rankings = regionVectors.map((v) => rank(galleryMulti.map((g) => similarity(v, g))));
       const bests = rankings.map((list) => list.filter((r) => !tried.has(r.index)));
@@ -270,11 +281,12 @@ export default async function run(): Promise<void> {
       const extra = [...picked.entries()];
       const checks = verifyCandidates(queryLocalFeatures(cv, decoded), extra.map(([index]) => galleryFeatures[index]!));
       const found = new Map(extra.flatMap(([index, p], k) => (checks[k] ? [[index, { index, score: rerankScore(p.score, checks[k]!), region: p.region }] as const] : [])));
-      // The windows whose best new hit scores highest: their hits verified with the window's own keypoints.
+      // The windows whose best new hit scores highest: their hits verified with the window's own keypoints
+      // (the whole query's candidates its keypoints rejected included).
       const t4 = performance.now();
-      // Their hits include the whole query's candidates its keypoints rejected.
-      for (const ri of found.size ? [] : windowsToDescribe(rankings.map((list) => list[0]?.score ?? 0))) {
-        const own = queryLocalFeatures(cv, await regionPixels(decoded, regions[ri]!));
+      const shared = REGION_SETTINGS.windowOrb === 'shared' ? windowsLocalFeatures(cv, decoded, QUERY_REGIONS.side) : null;
+      for (const ri of windowsToDescribe(rankings.map((list) => list[0]?.score ?? 0), REGION_SETTINGS.windowKeypoints)) {
+        const own = shared ? featuresInWindow(shared, regions[ri]!.box) : queryLocalFeatures(cv, await regionPixels(decoded, regions[ri]!));
         const list = rankings[ri]!.slice(0, QUERY_REGIONS.hitsPerWindow).filter((r) => !found.has(r.index));
         verifyCandidates(own, list.map((r) => galleryFeatures[r.index]!)).forEach((v, k) => {
           if (v) found.set(list[k]!.index, { index: list[k]!.index, score: rerankScore(list[k]!.score, v), region: ri });
