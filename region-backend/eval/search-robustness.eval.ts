@@ -39,6 +39,7 @@ import { textBanner, withoutRows } from '../src/vision/embedding/text-banner.js'
 import { embedQueryRegions, QUERY_REGIONS, queryRegions, REGION_SCAN, regionPixels, windowsToDescribe } from '../src/vision/embedding/query-regions.js';
 import { featuresInWindow, windowsLocalFeatures } from '../src/vision/embedding/window-features.js';
 import { readFileSync, writeFileSync } from 'node:fs';
+import sharp from 'sharp';
 import { fileURLToPath } from 'node:url';
 import { loadCollageHosts, loadHeldOutPhotos, loadRegionPhotos, loadTestPhotos } from './lib/debian-datasets.js';
 import { itemKey, productionDescriptor, type EvalItem } from './lib/embedding-candidates.js';
@@ -204,6 +205,7 @@ export default async function run(): Promise<void> {
   let boxes = 0;
   let banners = 0;
   let mirrorPasses = 0;
+  let turnPasses = 0;
   const failures: (string | number)[][] = [];
   for (const [qi, q] of queries.entries()) {
     perEditCount.set(q.edit, (perEditCount.get(q.edit) ?? 0) + 1);
@@ -260,6 +262,19 @@ export default async function run(): Promise<void> {
     extractLocalFeatures(cv, decoded, queryDescribeSide(decoded), LOCAL_FEATURES.queryFeatures);
     orbMs += t2 - t1;
     plainOrbMs += performance.now() - t2;
+    // An experiment the search does not run (IRIS_EVAL_TURNS=s): when nothing verified but the best vector score is
+    // at least s, each candidate also scores the best of the query turned by 90°, 180° and 270° (three more views).
+    if (process.env.IRIS_EVAL_TURNS && !verifications.some(Boolean) && head[0]!.score >= Number(process.env.IRIS_EVAL_TURNS)) {
+      turnPasses++;
+      const raw = { raw: { width: decoded.width, height: decoded.height, channels: 3 as const } };
+      const turned = await Promise.all(
+        [90, 180, 270].map(async (angle) => {
+          const { data, info } = await sharp(Buffer.from(decoded.data), raw).rotate(angle).raw().toBuffer({ resolveWithObject: true });
+          return vectorOf(rgbItem({ data: new Uint8Array(data), width: info.width, height: info.height }, `${itemKey(q.bytes)}/turn/${angle}`), QUERY_VIEWS);
+        }),
+      );
+      for (const r of reranked) r.score = Math.max(r.score, ...turned.map((t) => similarity(t, galleryMulti[r.index]!)));
+    }
     const finalRanking = [...reranked.sort((a, b) => b.score - a.score), ...ranked.slice(RERANK.candidates)];
     record(stages[4]!, q.edit, finalRanking, q.photo);
 
@@ -320,7 +335,7 @@ export default async function run(): Promise<void> {
 
   console.log(
     `${photos} test photos among ${galleryItems.length} gallery pictures (the rest from the OpenCV manual); ${queries.length} queries ` +
-      `(${SEARCH_EDITS.length} edits per test photo, ${REGION_EDITS.length} per region photo). Content box found in ${boxes} queries, text banner in ${banners}; ${verified} candidates verified, ${falseVerified} of them wrongly; mirror-image pass in ${mirrorPasses} queries; ` +
+      `(${SEARCH_EDITS.length} edits per test photo, ${REGION_EDITS.length} per region photo). Content box found in ${boxes} queries, text banner in ${banners}; ${verified} candidates verified, ${falseVerified} of them wrongly; mirror-image pass in ${mirrorPasses} queries; turns tried in ${turnPasses}; ` +
       `region pass (${regions.length} regions) in ${regionPasses} queries, a region verified in ${regionWins} (${[...regionWinners].map(([k, n]) => `${k}: ${n}`).join(', ')}); the regions' vectors took ${(regionMs / Math.max(1, regionPasses)).toFixed(1)} ms per region pass and the windows' own keypoints and verification ${(windowOrbMs / Math.max(1, regionPasses)).toFixed(1)} ms (one thread); the right picture's best rank among a window's hits: ${bestWindowRank.join(' ')}.\n`,
   );
   const share = (m: Map<SearchEdit, number>, e: SearchEdit) => (m.get(e) ?? 0) / (perEditCount.get(e) ?? 1);
