@@ -127,6 +127,8 @@ export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): 
     const match = input.known?.get(s.hit.id);
     return !matches.has(s.hit.id) && match && shareInside(match.queryBox, box) >= 0.5 ? { ...s, hit: { ...s.hit, score: rerankScore(s.hit.score, match) }, match } : rescore(s);
   };
-  const groups = regions.map((region, r) => ({ region, results: hits[r]!.slice(0, input.perRegion).map((s) => inWindow(s, region.box)).sort((a, b) => b.hit.score - a.hit.score) }));
+  // A group's results: the region's hits rescored where verified, best first, so a verified hit below the first
+  // few by vector still leads its group.
+  const groups = regions.map((region, r) => ({ region, results: hits[r]!.map((s) => inWindow(s, region.box)).sort((a, b) => b.hit.score - a.hit.score).slice(0, input.perRegion) }));
   return { verified: verified.map((v) => v.selected), winner: verified.length ? regions[verified[0]!.region]! : null, groups };
 }
