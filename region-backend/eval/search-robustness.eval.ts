@@ -264,6 +264,7 @@ export default async function run(): Promise<void> {
     plainOrbMs += performance.now() - t2;
     // An experiment the search does not run (IRIS_EVAL_TURNS=s): when nothing verified but the best vector score is
     // at least s, each candidate also scores the best of the query turned by 90°, 180° and 270° (three more views).
+    // The right picture's turned scores are logged.
     if (process.env.IRIS_EVAL_TURNS && !verifications.some(Boolean) && head[0]!.score >= Number(process.env.IRIS_EVAL_TURNS)) {
       turnPasses++;
       const raw = { raw: { width: decoded.width, height: decoded.height, channels: 3 as const } };
@@ -273,7 +274,10 @@ export default async function run(): Promise<void> {
           return vectorOf(rgbItem({ data: new Uint8Array(data), width: info.width, height: info.height }, `${itemKey(q.bytes)}/turn/${angle}`), QUERY_VIEWS);
         }),
       );
-      for (const r of reranked) r.score = Math.max(r.score, ...turned.map((t) => similarity(t, galleryMulti[r.index]!)));
+      // IRIS_EVAL_TURN_BAR: a turned score counts only from this score on.
+      const bar = Number(process.env.IRIS_EVAL_TURN_BAR ?? 0);
+      log(`turns for ${q.edit} of photo ${q.photo}: ${turned.map((t) => similarity(t, galleryMulti[q.photo]!).toFixed(3)).join(' ')}`);
+      for (const r of reranked) r.score = Math.max(r.score, ...turned.map((t) => similarity(t, galleryMulti[r.index]!)).filter((v) => v >= bar));
     }
     const finalRanking = [...reranked.sort((a, b) => b.score - a.score), ...ranked.slice(RERANK.candidates)];
     record(stages[4]!, q.edit, finalRanking, q.photo);

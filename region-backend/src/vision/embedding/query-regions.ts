@@ -31,9 +31,10 @@ export const QUERY_REGIONS = {
   /**
    * Windows whose hits are also verified with the window's own keypoints (those of the whole query described at
    * the window's scale that fall inside it: window-features.ts, where the whole query's keypoints fall mostly on
-   * the rest of the query), those whose best new hit scores highest. Their best `hitsPerWindow` hits are verified so.
+   * the rest of the query), those whose best new hit scores highest: every window with a hit, since one
+   * description serves them all and a verification costs little. Their best `hitsPerWindow` hits are verified so.
    */
-  windowKeypoints: 3,
+  windowKeypoints: 9,
   hitsPerWindow: 5,
 };
 
