@@ -25,6 +25,7 @@
  *   IRIS_BENCH_SEARCH_SIZE=20000 IRIS_BENCH_QUERIES=50 IRIS_BENCH_INDEX_IMAGES=500 npm run bench -- search
  *   IRIS_BENCH_SEARCH_SIZE=0 npm run bench -- search     (indexing throughput only)
  *   IRIS_BENCH_INDEX_IMAGES=0 npm run bench -- search    (query latency only)
+ *   IRIS_BENCH_SEARCH_ROWS=regions IRIS_BENCH_INDEX_IMAGES=0 npm run bench -- search    (the regions rows only)
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
@@ -58,6 +59,8 @@ import { decodeImage } from '../src/images/image-decoder.js';
 const SIZE = Number(process.env.IRIS_BENCH_SEARCH_SIZE ?? 100_000);
 const QUERIES = Number(process.env.IRIS_BENCH_QUERIES ?? 100);
 const INDEX_IMAGES = Number(process.env.IRIS_BENCH_INDEX_IMAGES ?? 2000);
+/** `regions`: only the weak-match rows (the regions of the query against `regions=off`) and no re-ranking stages. */
+const ROWS = process.env.IRIS_BENCH_SEARCH_ROWS ?? 'all';
 const SCENARIO = 'general';
 const CHUNK = 5000;
 /** The backend's default (IRIS_SEARCH_RERANK). */
@@ -279,7 +282,8 @@ async function queryLatency(platform: Platform, dataDir: string): Promise<void> 
   };
   const loadBefore = os.loadavg()[0]!;
   // Re-ranking on and off in the same run, interleaved call by call.
-  const p50 = await timed('no filter', {}, {
+  const all = ROWS !== 'regions';
+  const p50 = !all ? new Map<string, number>() : await timed('no filter', {}, {
     're-ranking on, through the edge': { call: edge, fields: { regions: 'off' } },
     're-ranking off (rerank=0), through the edge': { call: edge, fields: { rerank: '0' } },
     're-ranking on, backend direct': { call: backend, fields: { regions: 'off' } },
@@ -295,8 +299,10 @@ async function queryLatency(platform: Platform, dataDir: string): Promise<void> 
     'regions (default), backend direct': { call: backend, fields: {} },
     'regions=off, backend direct': { call: backend, fields: { regions: 'off' } },
   });
-  await timed('tags=sel20 (20 % of items)', { tags: 'sel20' }, { 'backend direct': { call: backend, fields: {} } });
-  await timed('tags=sel1 (1 % of items)', { tags: 'sel1' }, { 'backend direct': { call: backend, fields: {} } });
+  if (all) {
+    await timed('tags=sel20 (20 % of items)', { tags: 'sel20' }, { 'backend direct': { call: backend, fields: {} } });
+    await timed('tags=sel1 (1 % of items)', { tags: 'sel1' }, { 'backend direct': { call: backend, fields: {} } });
+  }
   const ratio = (on: string, off: string) => (p50.get(on) ?? NaN) / (p50.get(off) ?? NaN);
   const edgeRatio = ratio('re-ranking on, through the edge', 're-ranking off (rerank=0), through the edge');
   const directRatio = ratio('re-ranking on, backend direct', 're-ranking off (rerank=0), backend direct');
@@ -323,6 +329,7 @@ async function queryLatency(platform: Platform, dataDir: string): Promise<void> 
       `×${directRatio.toFixed(2)} straight to the backend; for a 1024×768 query photo ×${largeRatio.toFixed(2)} straight to the backend. Searching the query's ${MAX_QUERY_REGIONS} regions when the whole-picture match is weak costs ` +
       `×${regionsRatio.toFixed(2)} of the same query with regions=off, straight to the backend (goal ≤ 1.5).\n`,
   );
+  if (!all) return;
   const bytes = await indexBytes(platform.databaseUrls['cn-east'], SIZE, fileMB);
   printTable(['index bytes per image', 'bytes'], bytes);
 

@@ -36,8 +36,10 @@ import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures, queryDescribeS
 import { applyWhitening, decodeWhitening } from '../src/vision/embedding/pca-whitening.js';
 import { RERANK, rerankScore, wantsMirrorPass } from '../src/vision/embedding/rerank-score.js';
 import { textBanner, withoutRows } from '../src/vision/embedding/text-banner.js';
-import { embedQueryRegions, QUERY_REGIONS, queryRegions, regionPixels, windowsToDescribe } from '../src/vision/embedding/query-regions.js';
+import { embedQueryRegions, QUERY_REGIONS, queryRegions, REGION_SCAN, regionPixels, windowsToDescribe } from '../src/vision/embedding/query-regions.js';
+import { featuresInWindow, windowsLocalFeatures } from '../src/vision/embedding/window-features.js';
 import { readFileSync, writeFileSync } from 'node:fs';
+import sharp from 'sharp';
 import { fileURLToPath } from 'node:url';
 import { loadCollageHosts, loadHeldOutPhotos, loadRegionPhotos, loadTestPhotos } from './lib/debian-datasets.js';
 import { itemKey, productionDescriptor, type EvalItem } from './lib/embedding-candidates.js';
@@ -53,6 +55,16 @@ const LIMIT = process.env.IRIS_EVAL_LIMIT ? Number(process.env.IRIS_EVAL_LIMIT) 
 /** `IRIS_EVAL_SEARCH_SETS=regions` queries the region photos only (the first set's photos then stay out of the gallery too). */
 const SETS = (process.env.IRIS_EVAL_SEARCH_SETS ?? 'first,regions').split(',');
 const log = (msg: string) => process.stderr.write(`[search eval] ${msg}\n`);
+/**
+ * The region pass's settings, to try others than the search's: the size of the view the windows are pooled from,
+ * the windows verified with their own keypoints, and where those come from (`shared`: one description of the
+ * whole query at the windows' scale, as the search does; `each`: one ORB run per window, cut out).
+ */
+const REGION_SETTINGS = {
+  scan: { ...REGION_SCAN, size: Number(process.env.IRIS_EVAL_REGION_SCAN ?? REGION_SCAN.size) },
+  windowKeypoints: Number(process.env.IRIS_EVAL_WINDOW_KEYPOINTS ?? QUERY_REGIONS.windowKeypoints),
+  windowOrb: process.env.IRIS_EVAL_WINDOW_ORB === 'each' ? ('each' as const) : ('shared' as const),
+};
 
 interface Query {
   photo: number;
@@ -193,6 +205,7 @@ export default async function run(): Promise<void> {
   let boxes = 0;
   let banners = 0;
   let mirrorPasses = 0;
+  let turnPasses = 0;
   const failures: (string | number)[][] = [];
   for (const [qi, q] of queries.entries()) {
     perEditCount.set(q.edit, (perEditCount.get(q.edit) ?? 0) + 1);
@@ -249,6 +262,23 @@ export default async function run(): Promise<void> {
     extractLocalFeatures(cv, decoded, queryDescribeSide(decoded), LOCAL_FEATURES.queryFeatures);
     orbMs += t2 - t1;
     plainOrbMs += performance.now() - t2;
+    // An experiment the search does not run (IRIS_EVAL_TURNS=s): when nothing verified but the best vector score is
+    // at least s, each candidate also scores the best of the query turned by 90°, 180° and 270° (three more views).
+    // The right picture's turned scores are logged.
+    if (process.env.IRIS_EVAL_TURNS && !verifications.some(Boolean) && head[0]!.score >= Number(process.env.IRIS_EVAL_TURNS)) {
+      turnPasses++;
+      const raw = { raw: { width: decoded.width, height: decoded.height, channels: 3 as const } };
+      const turned = await Promise.all(
+        [90, 180, 270].map(async (angle) => {
+          const { data, info } = await sharp(Buffer.from(decoded.data), raw).rotate(angle).raw().toBuffer({ resolveWithObject: true });
+          return vectorOf(rgbItem({ data: new Uint8Array(data), width: info.width, height: info.height }, `${itemKey(q.bytes)}/turn/${angle}`), QUERY_VIEWS);
+        }),
+      );
+      // IRIS_EVAL_TURN_BAR: a turned score counts only from this score on.
+      const bar = Number(process.env.IRIS_EVAL_TURN_BAR ?? 0);
+      log(`turns for ${q.edit} of photo ${q.photo}: ${turned.map((t) => similarity(t, galleryMulti[q.photo]!).toFixed(3)).join(' ')}`);
+      for (const r of reranked) r.score = Math.max(r.score, ...turned.map((t) => similarity(t, galleryMulti[r.index]!)).filter((v) => v >= bar));
+    }
     const finalRanking = [...reranked.sort((a, b) => b.score - a.score), ...ranked.slice(RERANK.candidates)];
     record(stages[4]!, q.edit, finalRanking, q.photo);
 
@@ -259,7 +289,7 @@ export default async function run(): Promise<void> {
       const tried = new Set(head.map((r) => r.index));
       const picked = new Map<number, { score: number; region: number }>();
       const t3 = performance.now();
-      const regionVectors = await embedQueryRegions(decoded, regions);
+      const regionVectors = await embedQueryRegions(decoded, regions, undefined, REGION_SETTINGS.scan);
       regionMs += performance.now() - t3;
       const rankings = regionVectors.map((v) => rank(galleryMulti.map((g) => similarity(v, g))));
       const bests = rankings.map((list) => list.filter((r) => !tried.has(r.index)));
@@ -270,11 +300,12 @@ export default async function run(): Promise<void> {
       const extra = [...picked.entries()];
       const checks = verifyCandidates(queryLocalFeatures(cv, decoded), extra.map(([index]) => galleryFeatures[index]!));
       const found = new Map(extra.flatMap(([index, p], k) => (checks[k] ? [[index, { index, score: rerankScore(p.score, checks[k]!), region: p.region }] as const] : [])));
-      // The windows whose best new hit scores highest: their hits verified with the window's own keypoints.
+      // The windows whose best new hit scores highest: their hits verified with the window's own keypoints
+      // (the whole query's candidates its keypoints rejected included).
       const t4 = performance.now();
-      // Their hits include the whole query's candidates its keypoints rejected.
-      for (const ri of found.size ? [] : windowsToDescribe(rankings.map((list) => list[0]?.score ?? 0))) {
-        const own = queryLocalFeatures(cv, await regionPixels(decoded, regions[ri]!));
+      const shared = REGION_SETTINGS.windowOrb === 'shared' ? windowsLocalFeatures(cv, decoded, QUERY_REGIONS.side) : null;
+      for (const ri of windowsToDescribe(rankings.map((list) => list[0]?.score ?? 0), REGION_SETTINGS.windowKeypoints)) {
+        const own = shared ? featuresInWindow(shared, regions[ri]!.box) : queryLocalFeatures(cv, await regionPixels(decoded, regions[ri]!));
         const list = rankings[ri]!.slice(0, QUERY_REGIONS.hitsPerWindow).filter((r) => !found.has(r.index));
         verifyCandidates(own, list.map((r) => galleryFeatures[r.index]!)).forEach((v, k) => {
           if (v) found.set(list[k]!.index, { index: list[k]!.index, score: rerankScore(list[k]!.score, v), region: ri });
@@ -308,7 +339,7 @@ export default async function run(): Promise<void> {
 
   console.log(
     `${photos} test photos among ${galleryItems.length} gallery pictures (the rest from the OpenCV manual); ${queries.length} queries ` +
-      `(${SEARCH_EDITS.length} edits per test photo, ${REGION_EDITS.length} per region photo). Content box found in ${boxes} queries, text banner in ${banners}; ${verified} candidates verified, ${falseVerified} of them wrongly; mirror-image pass in ${mirrorPasses} queries; ` +
+      `(${SEARCH_EDITS.length} edits per test photo, ${REGION_EDITS.length} per region photo). Content box found in ${boxes} queries, text banner in ${banners}; ${verified} candidates verified, ${falseVerified} of them wrongly; mirror-image pass in ${mirrorPasses} queries; turns tried in ${turnPasses}; ` +
       `region pass (${regions.length} regions) in ${regionPasses} queries, a region verified in ${regionWins} (${[...regionWinners].map(([k, n]) => `${k}: ${n}`).join(', ')}); the regions' vectors took ${(regionMs / Math.max(1, regionPasses)).toFixed(1)} ms per region pass and the windows' own keypoints and verification ${(windowOrbMs / Math.max(1, regionPasses)).toFixed(1)} ms (one thread); the right picture's best rank among a window's hits: ${bestWindowRank.join(' ')}.\n`,
   );
   const share = (m: Map<SearchEdit, number>, e: SearchEdit) => (m.get(e) ?? 0) / (perEditCount.get(e) ?? 1);

@@ -1,9 +1,11 @@
 /**
  * Regions of the query (docs/search.md, "Regions of the query"): when re-ranking verified none of the whole
- * picture's candidates, the query's windows (vision/embedding/query-regions.ts) are pooled
- * from one backbone pass over the query, each one searches the index, and the best hits of each region are verified with the
- * whole query's keypoints. A verified region hit is the picture the query shows: the plain answer puts it
- * first and answers that region as `loc`; `regions=all` answers every region's results as a group.
+ * picture's candidates, the query's windows (vision/embedding/query-regions.ts) are pooled from one backbone
+ * pass over the query while, on another thread, the query is described with keypoints at the windows' scale;
+ * the windows search the index together, and the best hits of each region are verified with the whole
+ * query's keypoints and the best windows' hits with the window's own keypoints. A verified region hit is the
+ * picture the query shows: the plain answer puts it first and answers that region as `loc`; `regions=all`
+ * answers every region's results as a group.
  */
 import type { RgbImage } from '../../images/rgb-image.js';
 import type pg from 'pg';
@@ -43,8 +45,8 @@ export interface RegionPassInput {
   tried: ReadonlySet<number>;
   /** The whole picture's verified matches, by record: a group shows one as verified when its match lies in the window. */
   known?: ReadonlyMap<number, Verification>;
-  /** The filtered hits of one query vector, best first. */
-  searchVector: (vector: Float32Array, count: number) => Promise<Selected[]>;
+  /** The filtered hits of each query vector, best first (one search of the records for all). */
+  searchVectors: (vectors: Float32Array[], count: number) => Promise<Selected[][]>;
 }
 
 export interface RegionPassDeps {
@@ -71,15 +73,20 @@ export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): 
   if (!regions.length) return { verified: [], winner: null, groups: [] };
   const options = { priority: 'interactive' as const, accountId: deps.accountId };
   const payload = { rgb: input.picture, ...(input.embedder.manifestPath ? { embedder: input.embedder } : {}) };
-  // One task: the built-in embedder pools every window from one backbone pass over the whole query.
-  const vectors = await deps.inference.run('search-query-regions', { ...payload, regions }, options);
+  // The built-in embedder pools every window from one backbone pass over the whole query; the windows' keypoints,
+  // needed whichever windows are verified, are described meanwhile on a free thread.
+  const [vectors, windowFeatures] = await Promise.all([
+    deps.inference.run('search-query-regions', { ...payload, regions }, options),
+    deps.inference.run('search-window-features', { rgb: input.picture, side: QUERY_REGIONS.side }, { ...options, mayBorrow: true }),
+  ]);
   const wanted = Math.max(input.perRegion + input.tried.size, QUERY_REGIONS.hitsPerWindow);
-  const hits = await Promise.all(vectors.map((v) => input.searchVector(v, wanted)));
+  const hits = await input.searchVectors(vectors, wanted);
   const fresh = hits.map((list) => list.filter((x) => !input.tried.has(x.hit.id)));
 
   // The best few new hits of each region are verified with the whole query's keypoints; a record keeps the
   // region that scored it best. The windows whose best new hit scores highest also verify their hits with
-  // keypoints of their own (the whole query's fall mostly outside a small picture inside it).
+  // keypoints of their own (the whole query's fall mostly outside a small picture inside it), the whole
+  // query's candidates whose keypoints were rejected included.
   const toVerify = new Map<number, { selected: Selected; region: number }>();
   fresh.forEach((list, r) => {
     for (const s of list.slice(0, QUERY_REGIONS.hitsPerRegion)) {
@@ -87,19 +94,19 @@ export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): 
       if (!seen || seen.selected.hit.score < s.hit.score) toVerify.set(s.hit.id, { selected: s, region: r });
     }
   });
-  // A window's hits include the whole query's candidates whose keypoints were rejected.
   const windows = windowsToDescribe(hits.map((list) => list[0]?.hit.score ?? 0)).map((r) => ({ r, list: hits[r]!.slice(0, QUERY_REGIONS.hitsPerWindow) }));
   const ids = [...new Set([...toVerify.keys(), ...windows.flatMap((w) => w.list.map((s) => s.hit.id))])];
   const stored = ids.length ? await itemFeatures(deps.pool, deps.service.id, deps.service.pipeline, ids) : new Map<number, Uint8Array>();
   const featuresOf = (list: number[]) => list.map((id) => stored.get(id) ?? null);
   const wholeIds = [...toVerify.keys()];
-  const whole = stored.size && wholeIds.length ? await deps.inference.run('search-verify', { query: input.features, candidates: featuresOf(wholeIds) }, options) : [];
+  // Both verifications at once (each a few milliseconds): the whole query's matches count first.
+  const [whole, perWindow] = stored.size
+    ? await Promise.all([
+        wholeIds.length ? deps.inference.run('search-verify', { query: input.features, candidates: featuresOf(wholeIds) }, options) : [],
+        Promise.all(windows.map((w) => deps.inference.run('search-verify', { query: windowFeatures, window: { box: regions[w.r]!.box }, candidates: featuresOf(w.list.map((s) => s.hit.id)) }, options))),
+      ])
+    : [[], []];
   const matches = new Map(wholeIds.flatMap((id, k) => (whole[k] ? [[id, whole[k]!] as const] : [])));
-  // Early exit: a hit the whole query's keypoints verified is decisive, and the windows' own keypoints are spared.
-  const perWindow =
-    stored.size && !matches.size
-      ? await Promise.all(windows.map((w) => deps.inference.run('search-verify', { query: input.features, window: { rgb: input.picture, box: regions[w.r]!.box }, candidates: featuresOf(w.list.map((s) => s.hit.id)) }, options)))
-      : [];
   windows.forEach((w, k) =>
     w.list.forEach((s, i) => {
       const match = perWindow[k]?.[i];
@@ -120,6 +127,8 @@ export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): 
     const match = input.known?.get(s.hit.id);
     return !matches.has(s.hit.id) && match && shareInside(match.queryBox, box) >= 0.5 ? { ...s, hit: { ...s.hit, score: rerankScore(s.hit.score, match) }, match } : rescore(s);
   };
-  const groups = regions.map((region, r) => ({ region, results: hits[r]!.slice(0, input.perRegion).map((s) => inWindow(s, region.box)).sort((a, b) => b.hit.score - a.hit.score) }));
+  // A group's results: the region's hits rescored where verified, best first, so a verified hit below the first
+  // few by vector still leads its group.
+  const groups = regions.map((region, r) => ({ region, results: hits[r]!.map((s) => inWindow(s, region.box)).sort((a, b) => b.hit.score - a.hit.score).slice(0, input.perRegion) }));
   return { verified: verified.map((v) => v.selected), winner: verified.length ? regions[verified[0]!.region]! : null, groups };
 }

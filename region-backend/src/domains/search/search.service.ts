@@ -162,7 +162,7 @@ export class SearchQueryService {
       regions = await this.deps.indexes
         .use(service, (store) =>
           regionPass(
-            { picture: query.picture, features: query.features, embedder, maxRegions: this.deps.maxRegions, perRegion, tried, known: new Map(selected.flatMap((s) => (s.match ? [[s.hit.id, s.match] as const] : []))), searchVector: (v, count) => this.select(store, service, v, { ...params, count, page: 0 }, product) },
+            { picture: query.picture, features: query.features, embedder, maxRegions: this.deps.maxRegions, perRegion, tried, known: new Map(selected.flatMap((s) => (s.match ? [[s.hit.id, s.match] as const] : []))), searchVectors: (vectors, count) => this.selectMany(store, service, vectors, { ...params, count, page: 0 }, product) },
             { pool: this.deps.pool, inference: this.deps.inference, service: served, accountId },
           ),
         )
@@ -267,6 +267,25 @@ export class SearchQueryService {
       if (selected.length >= need || hits.length < k || k >= limit) return selected;
       k = Math.min(limit, k * 4);
     }
+  }
+
+  /**
+   * `select` for several vectors with one read of the records of all their hits; a vector whose hits the filters
+   * thin out below the page is searched again on its own, as `select` does.
+   */
+  private async selectMany(store: VectorStore, service: ServiceState, vectors: Float32Array[], params: SearchParams, product: boolean): Promise<Selected[][]> {
+    const need = (params.page + 1) * params.count;
+    const limit = Math.min(store.size, MAX_CANDIDATES);
+    const options = product ? { product: productFilter(params.keywords, params.minPrice, params.maxPrice) } : {};
+    const k = Math.min(limit, need + 8);
+    const hits = await Promise.all(vectors.map((v) => (k > 0 ? store.search(v, k, params.tags, options) : Promise.resolve([]))));
+    const records = await liveRecords(this.deps.pool, service.set_id, [...new Set(hits.flat().map((h) => h.id))]);
+    return Promise.all(
+      hits.map((list, i) => {
+        const selected = this.filter(list, records, params, product);
+        return selected.length >= need || list.length < k || k >= limit ? selected : this.select(store, service, vectors[i]!, params, product);
+      }),
+    );
   }
 
   private filter(hits: VectorHit[], records: Map<number, HitRecord>, params: SearchParams, product: boolean): Selected[] {

@@ -44,15 +44,15 @@ export interface ExcludedRows {
 
 /**
  * ORB features of an RGB image rescaled so its longer side is `side` pixels (of its mirror image when asked),
- * none inside `exclude`.
+ * none inside `exclude`; the strongest corners first when asked (else in ORB's order).
  */
-export function extractLocalFeatures(cv: Cv, image: RgbImage, side: number, maxFeatures: number, mirror = false, exclude?: ExcludedRows | null): LocalFeatures {
+export function extractLocalFeatures(cv: Cv, image: RgbImage, side: number, maxFeatures: number, mirror = false, exclude?: ExcludedRows | null, strongestFirst = false): LocalFeatures {
   const factor = side / Math.max(image.width, image.height);
   const width = Math.max(1, Math.round(image.width * factor));
   const height = Math.max(1, Math.round(image.height * factor));
   const scope = new CvScope();
   try {
-    const raw: RawFeatures = { points: [], descriptors: [] };
+    const raw: RawFeatures = { points: [], descriptors: [], ...(strongestFirst ? { responses: [] } : {}) };
     let mask: CvMat | undefined;
     if (exclude) {
       mask = scope.keep(new cv.Mat(height, width, cv.CV_8UC1, [255, 0, 0, 0]));
@@ -61,10 +61,23 @@ export function extractLocalFeatures(cv: Cv, image: RgbImage, side: number, maxF
       mask.data.fill(0, top * width, bottom * width);
     }
     orbInto(cv, scope, greyAt(cv, scope, image, width, height, mirror), maxFeatures, 0, 1, raw, mask);
-    return packFeatures(raw, width, height);
+    const features = packFeatures(raw, width, height);
+    return raw.responses ? strongestFirstOf(features, raw.responses) : features;
   } finally {
     scope.release();
   }
+}
+
+function strongestFirstOf(f: LocalFeatures, responses: number[]): LocalFeatures {
+  const order = responses.map((_, i) => i).sort((a, b) => responses[b]! - responses[a]!);
+  const points = new Float32Array(f.count * 2);
+  const descriptors = new Uint8Array(f.count * DESCRIPTOR_BYTES);
+  order.forEach((i, k) => {
+    points[2 * k] = f.points[2 * i]!;
+    points[2 * k + 1] = f.points[2 * i + 1]!;
+    descriptors.set(f.descriptors.subarray(i * DESCRIPTOR_BYTES, (i + 1) * DESCRIPTOR_BYTES), k * DESCRIPTOR_BYTES);
+  });
+  return { ...f, points, descriptors };
 }
 
 /**

@@ -56,7 +56,9 @@ describe('query regions', () => {
   });
 
   it('describes the windows whose best hit scores highest, none without a hit, and maps their matches back to the query', () => {
-    expect(windowsToDescribe([0.5, 0.7, 0, 0.9, 0.6])).toEqual([3, 1, 4].slice(0, QUERY_REGIONS.windowKeypoints));
+    expect(windowsToDescribe([0.5, 0.7, 0, 0.9, 0.6])).toEqual([3, 1, 4, 0].slice(0, QUERY_REGIONS.windowKeypoints));
+    expect(windowsToDescribe([0.5, 0.7, 0, 0.9, 0.6], 2)).toEqual([3, 1]);
+    expect(windowsToDescribe([0.5, 0.7], -1)).toEqual([]);
     expect(windowsToDescribe([0, 0])).toEqual([]);
     expect(windowsToDescribe([])).toEqual([]);
     const unit = fc.double({ min: 0, max: 1, noNaN: true });

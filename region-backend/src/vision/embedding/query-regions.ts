@@ -29,20 +29,23 @@ export const QUERY_REGIONS = {
   /** Best new hits of each region that are verified with the whole query's keypoints. */
   hitsPerRegion: 2,
   /**
-   * Windows described with keypoints of their own (ORB of the window alone, where the whole query's keypoints
-   * fall mostly on the rest of the query), those whose best new hit scores highest; IRIS_EVAL_WINDOW_KEYPOINTS
-   * overrides the count in the evaluation. Their best `hitsPerWindow` new hits are verified with them.
+   * Windows whose hits are also verified with the window's own keypoints (those of the whole query described at
+   * the window's scale that fall inside it: window-features.ts, where the whole query's keypoints fall mostly on
+   * the rest of the query), those whose best new hit scores highest: every window with a hit, since one
+   * description serves them all and a verification costs little. Their best `hitsPerWindow` hits are verified so.
    */
-  windowKeypoints: Number(process.env.IRIS_EVAL_WINDOW_KEYPOINTS ?? 3),
+  windowKeypoints: 9,
   hitsPerWindow: 5,
 };
 
 /**
- * The view of the whole query that the built-in embedder's windows are pooled from (IRIS_EVAL_REGION_SCAN
- * overrides its size in the evaluation): one backbone pass over the query at twice the query view's scale, so
- * a half-size window covers as many cells of each map as a whole 224 px view does.
+ * The view of the whole query that the built-in embedder's windows are pooled from: one backbone pass over the
+ * query at 1.71 times the query view's scale (shorter side 384 px), so a half-size window covers nearly as many
+ * cells of each map as a whole 224 px view does (6 of the last map's cells across instead of 7). At 448 px the
+ * evaluation found as many collages, and the pass cost a third more; at 320 px it found fewer
+ * (docs/benchmarks.md, "Picture inside a larger picture").
  */
-export const REGION_SCAN: ViewSpec = { size: Number(process.env.IRIS_EVAL_REGION_SCAN ?? 448), fit: 'aspect' };
+export const REGION_SCAN: ViewSpec = { size: 384, fit: 'aspect' };
 
 /** The view a window is embedded with when it is cut out (an operator's ONNX embedder, whose maps Iris cannot see). */
 export const REGION_VIEWS: readonly ViewSpec[] = [{ size: 224, fit: 'aspect' }];
@@ -57,12 +60,12 @@ export function queryRegions(): QueryRegion[] {
 }
 
 /** Indices of the windows to describe with their own keypoints, given each window's best new hit score, best first. */
-export function windowsToDescribe(bestScores: readonly number[]): number[] {
+export function windowsToDescribe(bestScores: readonly number[], count: number = QUERY_REGIONS.windowKeypoints): number[] {
   return bestScores
     .map((score, i) => ({ score, i }))
     .filter((w) => w.score > 0)
     .sort((a, b) => b.score - a.score)
-    .slice(0, QUERY_REGIONS.windowKeypoints)
+    .slice(0, Math.max(0, count))
     .map((w) => w.i);
 }
 
@@ -81,13 +84,13 @@ export function regionPixels(rgb: RgbImage, region: QueryRegion): Promise<RgbIma
  * pools each window's cells of its maps (R-MAC's regions, GeM-pooled as the embedding is); an operator's ONNX
  * embedder embeds each cut-out window, all in one model batch.
  */
-export async function embedQueryRegions(rgb: RgbImage, regions: readonly QueryRegion[], embedder?: EmbedderRef): Promise<Float32Array[]> {
+export async function embedQueryRegions(rgb: RgbImage, regions: readonly QueryRegion[], embedder?: EmbedderRef, scan: ViewSpec = REGION_SCAN): Promise<Float32Array[]> {
   if (!regions.length) return [];
   if (embedder?.manifestPath) {
     const items = await Promise.all(regions.map(async (region) => ({ rgb: await regionPixels(rgb, region), views: REGION_VIEWS })));
     const sums = await viewSumsOf(items, embedder);
     return Promise.all(sums.map((sum) => vectorOfViewSum(sum, embedder)));
   }
-  const [maps] = await layerMaps([await renderView(rgb, REGION_SCAN)], undefined, builtinPrecisionOf(embedder));
+  const [maps] = await layerMaps([await renderView(rgb, scan)], undefined, builtinPrecisionOf(embedder));
   return Promise.all(regions.map((region) => vectorOfViewSum(viewDescriptor(maps!.map((map) => subMap(map, region.box))), embedder)));
 }

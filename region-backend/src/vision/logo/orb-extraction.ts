@@ -17,6 +17,8 @@ export interface FeatureSet {
 export interface RawFeatures {
   points: number[];
   descriptors: Uint8Array[];
+  /** Each keypoint's corner response, when given. */
+  responses?: number[];
 }
 
 export function greyMat(cv: Cv, scope: CvScope, grey: Uint8Array, width: number, height: number): CvMat {
@@ -58,8 +60,9 @@ export function orbInto(cv: Cv, scope: CvScope, image: CvMat, maxFeatures: numbe
   const n = keypoints.size();
   if (!n || descriptors.rows !== n || descriptors.cols !== DESCRIPTOR_BYTES) return;
   for (let i = 0; i < n; i++) {
-    const pt = keypoints.get(i).pt;
-    out.points.push((pt.x - offset) / scale, (pt.y - offset) / scale);
+    const keypoint = keypoints.get(i);
+    out.points.push((keypoint.pt.x - offset) / scale, (keypoint.pt.y - offset) / scale);
+    out.responses?.push(keypoint.response);
   }
   out.descriptors.push(descriptors.data.slice(0, n * DESCRIPTOR_BYTES));
 }
