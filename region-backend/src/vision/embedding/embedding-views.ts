@@ -9,8 +9,8 @@ import { scenarioViews } from './scenario-config.js';
 
 const WHOLE: ViewSpec = { size: 224, fit: 'aspect' };
 
-/** Longer sides of the thumbnail copies seen at indexing time (IRIS_EVAL_THUMB_SIDES overrides in the evaluation). */
-const THUMB_SIDES = (process.env.IRIS_EVAL_THUMB_SIDES ?? '112').split(',').map(Number).filter((n) => n > 0);
+/** Longer sides of the thumbnail copies seen at indexing time (changing them changes every stored vector: a new EMBEDDING_VERSION). */
+const THUMB_SIDES = [112];
 
 export const THUMB_VIEWS: readonly ViewSpec[] = THUMB_SIDES.map((side) => ({ ...WHOLE, sourceSide: side }));
 
