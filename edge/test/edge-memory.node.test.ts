@@ -9,27 +9,20 @@
  * The calls carry unknown access key ids: the edge answers them alone (401, then 429 once the address has used
  * up its failed authentications), so no backend is involved and the calls are cheap.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import { fetch as miniflareFetch } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../region-backend/src/db/embedded-postgres.js';
+import { startEdgeServer, type EdgeServerProcess } from './edge-server-process.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const WRANGLER = path.join(ROOT, 'node_modules', '.bin', 'wrangler');
 const ADMIN = randomBytes(16).toString('hex');
 const CALLS = 6000;
 const IN_FLIGHT = 4;
 /** Heap (V8 `totalSize`) an isolate may hold after the calls; with V8's defaults the edge's reached 25 MB after these calls, with the flags 12–15. */
 const HEAP_BOUND_MB = 20;
-const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: '1' };
 
-let dataDir: string;
-let edge: ChildProcess;
+let edge: EdgeServerProcess | undefined;
 let port: number;
 let inspectorPort: number;
 
@@ -71,31 +64,19 @@ function get(agent: http.Agent): Promise<number> {
 }
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'iris-edge-memory-'));
   port = await freePort();
   inspectorPort = await freePort();
-  execFileSync(WRANGLER, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', dataDir, '--config', 'wrangler.toml'], { cwd: ROOT, env, stdio: 'ignore' });
-  const args = ['--import', 'tsx', 'scripts/edge-server.ts', '--config', 'wrangler.toml', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', dataDir, '--inspector-port', String(inspectorPort)];
   // Unreachable backends: these calls never need one.
-  const vars = { ADMIN_TOKEN: ADMIN, BACKEND_URL_CN_EAST: 'http://127.0.0.1:1', BACKEND_URL_AP_SOUTHEAST: 'http://127.0.0.1:1', INTERNAL_SECRET_CN_EAST: 'memory-test-cn', INTERNAL_SECRET_AP_SOUTHEAST: 'memory-test-ap', SECRETS_MASTER_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=' };
-  for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);
-  edge = spawn(process.execPath, args, { cwd: ROOT, env, stdio: 'ignore' });
-  for (let i = 0; i < 300; i++) {
-    const ok = await fetch(`http://127.0.0.1:${port}/admin/health`, { headers: { authorization: `Bearer ${ADMIN}` } }).then((r) => r.ok, () => false);
-    if (ok) return;
-    if (edge.exitCode !== null) throw new Error('the edge exited');
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error('the edge did not become ready');
+  edge = await startEdgeServer({
+    port,
+    admin: ADMIN,
+    inspectorPort,
+    vars: { ADMIN_TOKEN: ADMIN, BACKEND_URL_CN_EAST: 'http://127.0.0.1:1', BACKEND_URL_AP_SOUTHEAST: 'http://127.0.0.1:1', INTERNAL_SECRET_CN_EAST: 'memory-test-cn', INTERNAL_SECRET_AP_SOUTHEAST: 'memory-test-ap', SECRETS_MASTER_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=' },
+  });
 });
 
 afterAll(async () => {
-  if (edge && edge.exitCode === null) {
-    const exited = new Promise((r) => edge.once('exit', r));
-    edge.kill('SIGTERM');
-    await exited;
-  }
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await edge?.stop();
 });
 
 describe('the edge on workerd under sustained traffic', () => {

@@ -4,7 +4,7 @@
  * with a body arriving over real HTTP, response compression by the runtime, and the admin CLI as a separate
  * process.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -12,16 +12,14 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEdgeServer, type EdgeServerProcess } from './edge-server-process.js';
 import { SECRETS, startFakeBackends, type FakeBackends } from './fake-backend.global-setup.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const WRANGLER = path.join(ROOT, 'node_modules', '.bin', 'wrangler');
 const ADMIN = randomBytes(16).toString('hex');
-const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: '1' };
 
-let dataDir: string;
 let backends: FakeBackends;
-let edge: ChildProcess;
+let edge: EdgeServerProcess | undefined;
 let port: number;
 
 function freePort(): Promise<number> {
@@ -74,38 +72,25 @@ function cli(args: string[], extraEnv: Record<string, string> = {}): Promise<{ c
 }
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'iris-edge-e2e-'));
   backends = await startFakeBackends();
   port = await freePort();
-  execFileSync(WRANGLER, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', dataDir, '--config', 'wrangler.toml'], { cwd: ROOT, env, stdio: 'ignore' });
-  const vars = {
-    ADMIN_TOKEN: ADMIN,
-    BACKEND_URL_CN_EAST: backends.urls['cn-east'],
-    BACKEND_URL_AP_SOUTHEAST: backends.urls['ap-southeast'],
-    INTERNAL_SECRET_CN_EAST: SECRETS['cn-east'],
-    INTERNAL_SECRET_AP_SOUTHEAST: SECRETS['ap-southeast'],
-    SECRETS_MASTER_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
-  };
-  const args = ['--import', 'tsx', 'scripts/edge-server.ts', '--config', 'wrangler.toml', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', dataDir];
-  for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);
-  edge = spawn(process.execPath, args, { cwd: ROOT, env, stdio: 'ignore' });
-  for (let i = 0; i < 300; i++) {
-    const ok = await fetch(`http://127.0.0.1:${port}/admin/health`, { headers: { authorization: `Bearer ${ADMIN}` } }).then((r) => r.ok, () => false);
-    if (ok) return;
-    if (edge.exitCode !== null) throw new Error('the edge exited');
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error('the edge did not become ready');
+  edge = await startEdgeServer({
+    port,
+    admin: ADMIN,
+    vars: {
+      ADMIN_TOKEN: ADMIN,
+      BACKEND_URL_CN_EAST: backends.urls['cn-east'],
+      BACKEND_URL_AP_SOUTHEAST: backends.urls['ap-southeast'],
+      INTERNAL_SECRET_CN_EAST: SECRETS['cn-east'],
+      INTERNAL_SECRET_AP_SOUTHEAST: SECRETS['ap-southeast'],
+      SECRETS_MASTER_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
+    },
+  });
 });
 
 afterAll(async () => {
-  if (edge && edge.exitCode === null) {
-    const exited = new Promise((r) => edge.once('exit', r));
-    edge.kill('SIGTERM');
-    await exited;
-  }
+  await edge?.stop();
   await backends?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('the edge on workerd, and the admin CLI against it', () => {
