@@ -253,39 +253,32 @@ export class SearchQueryService {
 
   /** Hits that pass every filter, best first, enough for the page asked for (fewer when the index runs out). */
   private async select(store: VectorStore, service: ServiceState, vector: Float32Array, params: SearchParams, product: boolean): Promise<Selected[]> {
+    return (await this.selectMany(store, service, [vector], params, product))[0]!;
+  }
+
+  /**
+   * The page's hits of each vector that pass the records' filters. Each round searches the vectors still short of
+   * the page, with one read of the records of all their new hits, and widens the search (×4) for a vector whose
+   * hits the filters thinned below the page, until the store has no more candidates.
+   */
+  private async selectMany(store: VectorStore, service: ServiceState, vectors: Float32Array[], params: SearchParams, product: boolean): Promise<Selected[][]> {
     const need = (params.page + 1) * params.count;
     const limit = Math.min(store.size, MAX_CANDIDATES);
     // Stores that hold product attributes (pgvector) filter in SQL; the records are checked below all the same.
     const options = product ? { product: productFilter(params.keywords, params.minPrice, params.maxPrice) } : {};
     const records = new Map<number, HitRecord>();
-    let k = Math.min(limit, need + 8);
-    for (;;) {
-      const hits = k > 0 ? await store.search(vector, k, params.tags, options) : [];
-      const unknown = hits.map((h) => h.id).filter((id) => !records.has(id));
+    const selected: Selected[][] = vectors.map(() => []);
+    let short = vectors.map((_, i) => i);
+    for (let k = Math.min(limit, need + 8); short.length; k = Math.min(limit, k * 4)) {
+      const hits = await Promise.all(short.map((i) => (k > 0 ? store.search(vectors[i]!, k, params.tags, options) : Promise.resolve([]))));
+      const unknown = [...new Set(hits.flat().map((h) => h.id))].filter((id) => !records.has(id));
       for (const [id, record] of await liveRecords(this.deps.pool, service.set_id, unknown)) records.set(id, record);
-      const selected = this.filter(hits, records, params, product);
-      if (selected.length >= need || hits.length < k || k >= limit) return selected;
-      k = Math.min(limit, k * 4);
+      short = short.filter((i, j) => {
+        selected[i] = this.filter(hits[j]!, records, params, product);
+        return !(selected[i].length >= need || hits[j]!.length < k || k >= limit);
+      });
     }
-  }
-
-  /**
-   * `select` for several vectors with one read of the records of all their hits; a vector whose hits the filters
-   * thin out below the page is searched again on its own, as `select` does.
-   */
-  private async selectMany(store: VectorStore, service: ServiceState, vectors: Float32Array[], params: SearchParams, product: boolean): Promise<Selected[][]> {
-    const need = (params.page + 1) * params.count;
-    const limit = Math.min(store.size, MAX_CANDIDATES);
-    const options = product ? { product: productFilter(params.keywords, params.minPrice, params.maxPrice) } : {};
-    const k = Math.min(limit, need + 8);
-    const hits = await Promise.all(vectors.map((v) => (k > 0 ? store.search(v, k, params.tags, options) : Promise.resolve([]))));
-    const records = await liveRecords(this.deps.pool, service.set_id, [...new Set(hits.flat().map((h) => h.id))]);
-    return Promise.all(
-      hits.map((list, i) => {
-        const selected = this.filter(list, records, params, product);
-        return selected.length >= need || list.length < k || k >= limit ? selected : this.select(store, service, vectors[i]!, params, product);
-      }),
-    );
+    return selected;
   }
 
   private filter(hits: VectorHit[], records: Map<number, HitRecord>, params: SearchParams, product: boolean): Selected[] {
