@@ -3,7 +3,7 @@ import { Worker, type TransferListItem } from 'node:worker_threads';
 import { ApiError } from '@iris/shared';
 import { currentUsageScope, type UsageScope } from '../util/usage-scope.js';
 import { AccountQueues } from './account-queues.js';
-import type { BatchItem, TaskRequest, TaskResponse } from './task-protocol.js';
+import type { BatchItem, StopRequest, TaskRequest, TaskResponse } from './task-protocol.js';
 import { BATCHED_TASKS, isTaskName, type TaskName, type TaskPayload, type TaskResult } from './task-registry.js';
 
 export type Priority = 'interactive' | 'background';
@@ -129,6 +129,28 @@ type WorkerMessage = TaskResponse | { ready: true } | { nice: number } | { warme
 
 const entry = new URL(`./inference-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
 const bootstrap = new URL('./worker-bootstrap.mjs', import.meta.url);
+/** How long a thread asked to stop may take to finish what it runs before it is terminated. */
+const STOP_GRACE_MS = 10_000;
+
+/**
+ * Ends a thread once its running call (or model load) is done, as it is asked (StopRequest); terminates it
+ * if it has not ended within `STOP_GRACE_MS` (a task looping in JavaScript). Terminating a thread while ONNX
+ * Runtime or libvips works for it can abort the whole process when the native call returns into the
+ * stopped thread; and it would not stop that native work anyway.
+ */
+function stopThread(worker: Worker): Promise<void> {
+  if (worker.threadId < 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => void worker.terminate(), STOP_GRACE_MS);
+    worker.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    worker.ref();
+    worker.postMessage({ stop: true } satisfies StopRequest);
+  });
+}
+
 /** Work that names no account (operator calls, internal jobs) shares one queue. */
 const NO_ACCOUNT = '-';
 
@@ -249,7 +271,7 @@ export class InferencePool {
     this.closed = true;
     for (const job of [...this.queues.interactive.drain(), ...this.queues.background.drain()]) job.reject(new Error('inference pool is closed'));
     for (const slot of this.slots) if (slot.timer) clearTimeout(slot.timer);
-    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+    await Promise.all(this.slots.map((s) => stopThread(s.worker)));
   }
 
   /**
@@ -324,7 +346,7 @@ export class InferencePool {
     const index = this.slots.indexOf(slot);
     if (index < 0) return;
     this.finish(slot)?.reject(err);
-    void slot.worker.terminate();
+    void stopThread(slot.worker);
     this.slots[index] = this.spawn(slot.lowPriority);
     this.dispatch();
   }

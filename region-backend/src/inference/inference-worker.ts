@@ -1,5 +1,5 @@
 import { parentPort, workerData, type TransferListItem } from 'node:worker_threads';
-import type { BatchItem, TaskError, TaskRequest, TaskResponse } from './task-protocol.js';
+import type { BatchItem, StopRequest, TaskError, TaskRequest, TaskResponse } from './task-protocol.js';
 import { taskLoader, type TaskModule } from './task-registry.js';
 
 /** A task module as the worker calls it: the payload was typed by the caller (`pool.run`), it arrives unknown. */
@@ -52,24 +52,46 @@ function transferablesOf(value: unknown, out: TransferListItem[] = [], depth = 0
   return out;
 }
 
-parentPort!.on('message', async (request: TaskRequest) => {
+/** Calls running on this thread, and the warm-up while it runs: a stop request waits for them. */
+const inFlight = new Set<Promise<unknown>>();
+let stopping = false;
+
+function track<T>(work: Promise<T>): Promise<T> {
+  inFlight.add(work);
+  void work.finally(() => inFlight.delete(work)).catch(() => {});
+  return work;
+}
+
+async function answer(request: TaskRequest): Promise<void> {
   try {
     const result = await execute(request);
     parentPort!.postMessage({ id: request.id, ok: true, result } satisfies TaskResponse, transferablesOf(result));
   } catch (err) {
     parentPort!.postMessage({ id: request.id, ok: false, error: taskError(err) } satisfies TaskResponse);
   }
+}
+
+parentPort!.on('message', (message: TaskRequest | StopRequest) => {
+  if ('stop' in message) {
+    // The thread ends by itself once its native work is done: closing the port leaves its event loop empty.
+    stopping = true;
+    void Promise.allSettled([...inFlight]).then(() => parentPort!.close());
+    return;
+  }
+  void track(answer(message));
 });
 
 // A pool that warms its threads (IRIS_WARM_MODELS) has each load and run every model before its first job. A
 // model that fails here is loaded again on first use, where its error reaches the call that needs it.
 if ((workerData as { warm?: boolean } | null)?.warm) {
+  const warm = moduleFor('warm-models').then((module) => (module.default as (stopping: () => boolean) => Promise<unknown>)(() => stopping));
   try {
-    parentPort!.postMessage({ warmed: await (await moduleFor('warm-models')).default(undefined) });
+    const warmed = await track(warm);
+    if (!stopping) parentPort!.postMessage({ warmed });
   } catch (err) {
-    parentPort!.postMessage({ warmed: { error: taskError(err).message } });
+    if (!stopping) parentPort!.postMessage({ warmed: { error: taskError(err).message } });
   }
 }
 
 // Tells the pool this thread has loaded: its time limits start counting from here.
-parentPort!.postMessage({ ready: true });
+if (!stopping) parentPort!.postMessage({ ready: true });

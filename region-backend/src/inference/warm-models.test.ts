@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InferencePool, type WarmReport } from './inference-pool.js';
 import { manifestStages, resolveManifest } from '../vision/runtime/model-config.js';
+import { EMBEDDING_DIM } from '../vision/embedding/embedding-info.js';
 
 describe('warmed inference threads', () => {
   it('load and run every model of the pack before their first job', async () => {
@@ -16,5 +17,20 @@ describe('warmed inference threads', () => {
     } finally {
       await pool.close();
     }
+  });
+
+  it('a pool closed while a thread runs a model lets the call finish, then ends the thread', async () => {
+    // Ending a thread in the middle of ONNX Runtime's native work can abort the whole process (as a backend
+    // stopped on SIGTERM while its threads warmed did); closing waits for the call instead.
+    const pool = new InferencePool(1, { lowPriorityThreads: 0 });
+    const started = new Promise<void>((resolve) => {
+      pool.observer = { started: () => resolve(), finished: () => {} };
+    });
+    const side = 96;
+    const embedded = pool.run('embed', { rgb: { data: new Uint8Array(side * side * 3).fill(90), width: side, height: side } });
+    await started;
+    await pool.close();
+    expect((await embedded).vector.length).toBe(EMBEDDING_DIM);
+    await expect(pool.run('ping', 1)).rejects.toThrow(/closed/);
   });
 });
