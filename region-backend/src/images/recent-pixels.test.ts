@@ -26,5 +26,9 @@ describe('RecentPixels', () => {
     expect(recent.take('c')).toBeUndefined();
     expect(recent.take('d')?.data.length).toBe(12);
     expect(new RecentPixels(0, 1000).put('x', pixels(3))).toBe(false);
+    // Without puts, expired entries go when asked to.
+    now = 4000;
+    recent.dropExpired();
+    expect(recent.size).toBe(0);
   });
 });

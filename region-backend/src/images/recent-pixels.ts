@@ -1,6 +1,6 @@
 /**
- * The pixels of pictures just stored, by blob key, for the work that follows in this process (a search
- * service's first pass), so it need not decode the stored copy again. An optimisation only: bounded in bytes
+ * The pixels of pictures just stored or just embedded, by blob key, for the work that follows in this process
+ * (a search service's first pass, then its second), so it need not decode the stored copy again. An optimisation only: bounded in bytes
  * and in age, each entry taken once, and nothing is lost when an entry is missing (after a restart, in another
  * process, or refused because the cache was full): the taker decodes the stored copy, which gives the same
  * pixels. When full, new entries are refused rather than old ones evicted: the takers work oldest first.
@@ -41,6 +41,11 @@ export class RecentPixels {
     this.entries.delete(blobKey);
     this.bytes -= entry.pixels.data.byteLength;
     return this.now() - entry.at <= this.maxAgeMs ? entry.pixels : undefined;
+  }
+
+  /** Drops the entries past their age (else only a put does, and memory stays held while nothing comes). */
+  dropExpired(): void {
+    this.expire();
   }
 
   /** Pixel bytes held. */

@@ -81,6 +81,11 @@ export interface IndexerDeps {
   embedders: EmbedderRegistry;
   /** Pixels of pictures this process just stored: a first pass starts from them instead of decoding the stored copy. */
   recentPixels?: RecentPixels;
+  /**
+   * Pixels of pictures whose first pass just ran in this process, kept for their second pass (which then need
+   * not read and decode the stored copy); bounded like `recentPixels`, and optional in the same way.
+   */
+  secondPassPixels?: RecentPixels;
 }
 
 export interface RunSummary {
@@ -183,6 +188,7 @@ export class SearchIndexer {
           continue;
         }
         await markCaughtUp(this.deps.pool, serviceId);
+        this.deps.secondPassPixels?.dropExpired();
         await purgeItemTombstones(this.deps.pool, serviceId, new Date(Date.now() - ITEM_TOMBSTONE_MS));
         return;
       }
@@ -249,14 +255,16 @@ export class SearchIndexer {
   private async ensureEmbeddings(keys: string[], service: ServiceState, pipeline: string, pass: 'first' | 'whole'): Promise<Map<string, EmbeddingPasses>> {
     const embedder = await this.deps.embedders.embedderOf(pipeline);
     const have = await embeddingPasses(this.deps.pool, pipeline, keys);
+    const keepPixels = pass === 'first' && (this.deps.secondPassPixels?.maxBytes ?? 0) > 0;
     await this.eachImage(keys.filter((key) => !have.has(key)), service, pipeline, {
-      payloadOf: () => ({ pass }),
-      recentPixels: pass === 'first',
+      payloadOf: () => ({ pass, ...(keepPixels ? { keepPixels } : {}) }),
+      pixelsOf: pass === 'first' ? (key) => this.keptPixels(this.deps.recentPixels, key) : undefined,
       store: async (key, result) => {
         const vector = vectorToBytes(result.vector, embedder.dim);
         const viewSum = result.viewSum && vectorToBytes(result.viewSum, result.viewSum.length);
         await insertEmbedding(this.deps.pool, key, pipeline, { vector, features: result.features, viewSum });
         have.set(key, result.features ? 'complete' : 'first');
+        if (result.rgb && !result.features) this.deps.secondPassPixels?.put(key, result.rgb);
       },
       // The record is left out of the index.
       leaveOut: async () => {},
@@ -278,6 +286,7 @@ export class SearchIndexer {
     for (const item of items) if (!item.complete && !item.view_sum) await completeEmbedding(pool, item.blob_key, service.pipeline, null, NO_LOCAL_FEATURES);
     await this.eachImage([...viewSums.keys()], service, service.pipeline, {
       payloadOf: (key) => ({ pass: 'second', viewSum: viewSums.get(key)! }),
+      pixelsOf: (key) => this.keptPixels(this.deps.secondPassPixels, key),
       store: (key, result) => completeEmbedding(pool, key, service.pipeline, vectorToBytes(result.vector, embedder.dim), result.features ?? NO_LOCAL_FEATURES),
       // Searchable already: the image keeps its first-pass vector, without keypoints to re-rank by.
       leaveOut: (key) => completeEmbedding(pool, key, service.pipeline, null, NO_LOCAL_FEATURES),
@@ -297,11 +306,11 @@ export class SearchIndexer {
     service: ServiceState,
     pipeline: string,
     how: {
-      payloadOf: (key: string) => Pick<IndexEmbedRequest, 'pass' | 'viewSum'>;
+      payloadOf: (key: string) => Pick<IndexEmbedRequest, 'pass' | 'viewSum' | 'keepPixels'>;
       store: (key: string, result: IndexEmbedding) => Promise<void>;
       leaveOut: (key: string) => Promise<void>;
-      /** Start from the pixels kept at download when this process still has them. */
-      recentPixels?: boolean;
+      /** The picture's pixels when this process still has them (otherwise the stored copy is read and decoded). */
+      pixelsOf?: (key: string) => RgbImage | undefined;
     },
   ): Promise<void> {
     const { blobs, inference, log } = this.deps;
@@ -311,7 +320,7 @@ export class SearchIndexer {
       keys.map(async (key) => {
         const release = await gate.acquire();
         try {
-          const pixels = how.recentPixels ? this.recentPixelsOf(key) : undefined;
+          const pixels = how.pixelsOf?.(key);
           const bytes = pixels ? null : await blobs.get(key);
           if (!pixels && !bytes) {
             log.warn({ serviceId: service.id, blobKey: key }, 'stored image missing: left out of the index');
@@ -343,11 +352,12 @@ export class SearchIndexer {
   }
 
   /**
-   * The pixels kept when the picture was stored, if this process still has them and the embedder would take
-   * them as they are (decoding the stored copy gives exactly these pixels: images/image-decoder.ts).
+   * The pixels a table kept of the picture (when it was stored, or at its first pass), if this process still has
+   * them and the embedder would take them as they are: decoding the stored copy gives exactly these pixels
+   * (images/image-decoder.ts; a first pass answers the pixels it decoded or was given).
    */
-  private recentPixelsOf(key: string): RgbImage | undefined {
-    const pixels = this.deps.recentPixels?.take(key);
+  private keptPixels(table: RecentPixels | undefined, key: string): RgbImage | undefined {
+    const pixels = table?.take(key);
     return pixels && Math.max(pixels.width, pixels.height) <= MAX_WORKING_SIDE ? pixels : undefined;
   }
 

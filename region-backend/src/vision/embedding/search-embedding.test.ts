@@ -74,6 +74,47 @@ describe('indexing in two passes', () => {
     }
   });
 
+  it('a second pass from the pixels its first pass answered gives the keypoints and vector of the stored copy bit for bit', async () => {
+    for (const photo of photos) {
+      const stored = await normaliseForStorage(photo);
+      for (const scenario of ['general', 'fashion']) {
+        // The first pass starts from the download's pixels or from the stored copy, as the indexer's do.
+        const firsts = (await embedForIndexMany([
+          { rgb: stored.pixels!, scenario, pass: 'first', keepPixels: true },
+          { image: stored.bytes, scenario, pass: 'first', keepPixels: true },
+        ])) as IndexEmbedding[];
+        const [fromBytes, ...fromKept] = (await embedForIndexMany([
+          { image: stored.bytes, scenario, pass: 'second', viewSum: firsts[1]!.viewSum! },
+          ...firsts.map((f) => ({ rgb: f.rgb!, scenario, pass: 'second' as const, viewSum: f.viewSum! })),
+        ])) as IndexEmbedding[];
+        expect(fromKept).toHaveLength(2);
+        for (const second of fromKept) {
+          expect(Array.from(second.vector)).toEqual(Array.from(fromBytes!.vector));
+          expect(Array.from(second.features!)).toEqual(Array.from(fromBytes!.features!));
+        }
+      }
+    }
+  });
+
+  it('answers the pixels of a first pass only when asked with `true` and without a crop', async () => {
+    const [asked, cropped, notFirst] = (await embedForIndexMany([
+      { image: photos[0]!, scenario: 'general', pass: 'first', keepPixels: true },
+      { image: photos[0]!, scenario: 'general', pass: 'first', keepPixels: true, loc: [0, 0, 0.5, 0.5] },
+      { image: photos[0]!, scenario: 'general', keepPixels: true },
+    ])) as IndexEmbedding[];
+    expect([asked!.rgb!.width, asked!.rgb!.height]).toEqual([640, 480]);
+    expect(asked!.rgb!.data.length).toBe(640 * 480 * 3);
+    expect(cropped!.rgb).toBeUndefined();
+    expect(notFirst!.rgb).toBeUndefined();
+    await fc.assert(
+      fc.asyncProperty(fc.anything().filter((v) => v !== true), async (value) => {
+        const [answer] = await embedForIndexMany([{ image: photos[1]!, scenario: 'general', pass: 'first', keepPixels: value as boolean }]);
+        expect((answer as IndexEmbedding).rgb).toBeUndefined();
+      }),
+      { numRuns: 8 },
+    );
+  });
+
   it('refuses a second pass without a usable view sum as a bad input of that image only', async () => {
     const { first } = await twoPasses(photos[0]!, 'general');
     const answers = await embedForIndexMany([
