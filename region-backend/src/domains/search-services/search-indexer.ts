@@ -35,7 +35,7 @@ import {
   type ItemUpsert,
 } from './index-items.repo.js';
 import { NO_LOCAL_FEATURES } from '../../vision/embedding/local-features.js';
-import type { IndexEmbedding, IndexEmbedRequest } from '../../vision/embedding/search-embedding.js';
+import type { IndexEmbedding, IndexEmbedRequest, IndexPass } from '../../vision/embedding/search-embedding.js';
 import { MAX_WORKING_SIDE } from '../../vision/embedding/image-views.js';
 import { serviceState, type ServiceState } from './search-service.repo.js';
 
@@ -87,6 +87,8 @@ export interface IndexerDeps {
    * not read and decode the stored copy); bounded like `recentPixels`, and optional in the same way.
    */
   secondPassPixels?: RecentPixels;
+  /** Counts each embedding by pass and by where its pixels came from (kept in memory, or the stored copy decoded). */
+  observeSource?: (pass: IndexPass, source: 'kept' | 'stored') => void;
 }
 
 export interface RunSummary {
@@ -343,6 +345,7 @@ export class SearchIndexer {
           }
           const image = pixels ? { rgb: pixels } : { image: bytes! };
           const payload = { ...image, scenario: service.scenario, ...how.payloadOf(key), ...(embedder.manifestPath ? { embedder } : {}) };
+          this.deps.observeSource?.(payload.pass ?? 'whole', pixels ? 'kept' : 'stored');
           // The pixels' memory moves to the inference thread instead of being copied.
           const transfer = pixels && pixels.data.byteLength === pixels.data.buffer.byteLength && pixels.data.buffer instanceof ArrayBuffer ? [pixels.data.buffer] : [];
           const { rgb, ...result } = await inference.run('search-index-embed', payload, { priority: 'background', transfer });

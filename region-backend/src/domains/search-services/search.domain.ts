@@ -46,7 +46,7 @@ const services = fp(
       vectors: vectors.backend,
     });
     const secondPassPixels = new RecentPixels(config.secondPassPixelsBytes, SECOND_PASS_PIXELS_MAX_AGE_MS);
-    const indexer = new SearchIndexer({ pool: app.db.pool, blobs: app.blobs, recentPixels: app.recentPixels, secondPassPixels, inference: app.inference, log, embedders }, { batchSize: config.indexBatch });
+    const indexer = new SearchIndexer({ pool: app.db.pool, blobs: app.blobs, recentPixels: app.recentPixels, secondPassPixels, inference: app.inference, log, embedders, observeSource: (pass, source) => app.metrics.indexEmbedSources.inc({ pass, source }) }, { batchSize: config.indexBatch });
     const poller = new IndexPoller({ pool: app.db.pool, queue: app.queue, indexes, log, intervalMs: config.pollMs, embedders });
     app.decorate('searchEmbedders', embedders);
     app.decorate('searchIndexes', indexes);
