@@ -31,4 +31,28 @@ describe('RecentPixels', () => {
     recent.dropExpired();
     expect(recent.size).toBe(0);
   });
+
+  it('lets entries nobody took make room once nothing has been taken for the stale time, and only then', () => {
+    let now = 0;
+    const recent = new RecentPixels(24, 60_000, () => now, 10_000);
+    expect(recent.put('a', pixels(12))).toBe(true);
+    expect(recent.put('b', pixels(12))).toBe(true);
+    now = 5_000;
+    // Not stale yet: the newcomer is refused.
+    expect(recent.put('c', pixels(12))).toBe(false);
+    now = 11_000;
+    // Nothing taken for 10 s: the oldest stale entry makes room, no more than needed.
+    expect(recent.put('c', pixels(12))).toBe(true);
+    expect(recent.take('a')).toBeUndefined();
+    expect(recent.take('b')?.data.length).toBe(12);
+    // While takers take, the oldest stay (they are next), even when stale.
+    expect(recent.put('d', pixels(12))).toBe(true);
+    now = 30_000;
+    expect(recent.take('c')?.data.length).toBe(12);
+    expect(recent.put('e', pixels(12))).toBe(true);
+    expect(recent.put('f', pixels(12))).toBe(false);
+    expect(recent.take('d')?.data.length).toBe(12);
+    // Larger than the whole table: never kept.
+    expect(recent.put('g', pixels(27))).toBe(false);
+  });
 });
