@@ -17,7 +17,7 @@ const RECENT_PIXELS_MAX_AGE_MS = 60_000;
  * without a service would otherwise shut the next set's pictures out for a minute (a service's first passes
  * take a just-downloaded set's pixels within seconds, so while they take, the oldest are kept for them).
  */
-const RECENT_PIXELS_STALE_MS = 10_000;
+const RECENT_PIXELS_STALE_MS = 5_000;
 
 /** The region's blob store (downloaded images, normalised): `<shared dir>/blobs` unless IRIS_BLOB_DIR says otherwise. */
 export const blobStorePlugin = fp(
