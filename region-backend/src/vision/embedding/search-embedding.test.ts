@@ -5,6 +5,7 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
+import { MessageChannel } from 'node:worker_threads';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -104,6 +105,12 @@ describe('indexing in two passes', () => {
     ])) as IndexEmbedding[];
     expect([asked!.rgb!.width, asked!.rgb!.height]).toEqual([640, 480]);
     expect(asked!.rgb!.data.length).toBe(640 * 480 * 3);
+    // They move to the main thread instead of being copied there.
+    const { port1, port2 } = new MessageChannel();
+    port1.postMessage(asked!.rgb!.data, [asked!.rgb!.data.buffer]);
+    expect(asked!.rgb!.data.buffer.byteLength).toBe(0);
+    port1.close();
+    port2.close();
     expect(cropped!.rgb).toBeUndefined();
     expect(notFirst!.rgb).toBeUndefined();
     await fc.assert(

@@ -11,7 +11,7 @@
  *
  * Runs on inference threads only (model, OpenCV).
  */
-import type { RgbImage } from '../../images/rgb-image.js';
+import { movablePixels, type RgbImage } from '../../images/rgb-image.js';
 import { opencv } from '../runtime/opencv-runtime.js';
 import { contentBox } from './content-box.js';
 import { decodeEmbedInput, EmbedInputError, embedManyWithPixels, vectorOfViews, type EmbedRequest } from './embedder.js';
@@ -81,7 +81,7 @@ async function indexPass(pass: IndexPass, requests: IndexEmbedRequest[]): Promis
   if (pass === 'first') {
     const embedded = await embedManyWithPixels(requests, (r) => scenarioViews(r.scenario));
     return embedded.map((e, k) =>
-      e instanceof Error ? e : { vector: e.vector, features: null, viewSum: e.viewSum, width: e.width, height: e.height, ...(requests[k]!.keepPixels === true && !requests[k]!.loc ? { rgb: e.rgb } : {}) },
+      e instanceof Error ? e : { vector: e.vector, features: null, viewSum: e.viewSum, width: e.width, height: e.height, ...(requests[k]!.keepPixels === true && !requests[k]!.loc ? { rgb: movablePixels(e.rgb) } : {}) },
     );
   }
   const bad = requests.map((r) => (pass === 'second' && !(r.viewSum instanceof Float32Array && r.viewSum.length > 0) ? new EmbedInputError('a second pass needs the first pass\'s viewSum') : null));
