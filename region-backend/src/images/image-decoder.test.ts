@@ -199,7 +199,7 @@ describe('normaliseForStorage', () => {
     expect(Buffer.from((await decodeImage(photo)).data).equals(Buffer.from(stored.pixels!.data))).toBe(true);
     // The pixels move to the thread that takes them instead of being copied there.
     const { port1, port2 } = new MessageChannel();
-    port1.postMessage(stored.pixels!.data, [stored.pixels!.data.buffer]);
+    port1.postMessage(stored.pixels!.data, [stored.pixels!.data.buffer as ArrayBuffer]);
     expect(stored.pixels!.data.buffer.byteLength).toBe(0);
     port1.close();
     port2.close();

@@ -107,7 +107,7 @@ describe('indexing in two passes', () => {
     expect(asked!.rgb!.data.length).toBe(640 * 480 * 3);
     // They move to the main thread instead of being copied there.
     const { port1, port2 } = new MessageChannel();
-    port1.postMessage(asked!.rgb!.data, [asked!.rgb!.data.buffer]);
+    port1.postMessage(asked!.rgb!.data, [asked!.rgb!.data.buffer as ArrayBuffer]);
     expect(asked!.rgb!.data.buffer.byteLength).toBe(0);
     port1.close();
     port2.close();
