@@ -26,8 +26,15 @@ describe('RecentPixels', () => {
     expect(recent.take('c')).toBeUndefined();
     expect(recent.take('d')?.data.length).toBe(12);
     expect(new RecentPixels(0, 1000).put('x', pixels(3))).toBe(false);
+    expect(new RecentPixels(0, 1000).hasRoom()).toBe(false);
+    // Full, until the oldest entry expires.
+    now = 3000;
+    expect(recent.put('f', pixels(12))).toBe(true);
+    expect(recent.hasRoom()).toBe(false);
+    now = 3700;
+    expect(recent.hasRoom()).toBe(true);
     // Without puts, expired entries go when asked to.
-    now = 4000;
+    now = 4100;
     recent.dropExpired();
     expect(recent.size).toBe(0);
   });
@@ -35,7 +42,9 @@ describe('RecentPixels', () => {
   it('lets entries nobody took make room once nothing has been taken for the stale time, and only then', () => {
     let now = 0;
     const recent = new RecentPixels(24, 60_000, () => now, 10_000);
+    expect(recent.hasRoom()).toBe(true);
     expect(recent.put('a', pixels(12))).toBe(true);
+    expect(recent.hasRoom()).toBe(true);
     expect(recent.put('b', pixels(12))).toBe(true);
     now = 5_000;
     // Not stale yet: the newcomer is refused.
@@ -50,6 +59,7 @@ describe('RecentPixels', () => {
     now = 30_000;
     expect(recent.take('c')?.data.length).toBe(12);
     expect(recent.put('e', pixels(12))).toBe(true);
+    expect(recent.hasRoom()).toBe(false);
     expect(recent.put('f', pixels(12))).toBe(false);
     expect(recent.take('d')?.data.length).toBe(12);
     // Larger than the whole table: never kept.

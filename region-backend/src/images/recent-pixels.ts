@@ -53,6 +53,12 @@ export class RecentPixels {
     return entry.pixels;
   }
 
+  /** Whether some bytes are free (a picture may still not fit; put says). */
+  hasRoom(): boolean {
+    this.expire();
+    return this.bytes < this.maxBytes;
+  }
+
   /** Drops the entries past their age (else only a put does, and memory stays held while nothing comes). */
   dropExpired(): void {
     this.expire();

@@ -258,9 +258,10 @@ export class SearchIndexer {
   private async ensureEmbeddings(keys: string[], service: ServiceState, pipeline: string, pass: 'first' | 'whole'): Promise<Map<string, EmbeddingPasses>> {
     const embedder = await this.deps.embedders.embedderOf(pipeline);
     const have = await embeddingPasses(this.deps.pool, pipeline, keys);
-    const keepPixels = pass === 'first' && (this.deps.secondPassPixels?.maxBytes ?? 0) > 0;
+    const table = pass === 'first' ? this.deps.secondPassPixels : undefined;
     await this.eachImage(keys.filter((key) => !have.has(key)), service, pipeline, {
-      payloadOf: () => ({ pass, ...(keepPixels ? { keepPixels } : {}) }),
+      // Pixels are asked for only while the table has room (answering them costs a copy on the inference thread).
+      payloadOf: () => ({ pass, ...(table?.hasRoom() ? { keepPixels: true } : {}) }),
       pixelsOf: pass === 'first' ? (key) => this.keptPixels(this.deps.recentPixels, key) : undefined,
       store: async (embedded) => {
         await insertEmbeddings(
