@@ -495,9 +495,26 @@ async function indexingThroughput(platform: Platform): Promise<void> {
       ['measured: searchable', searchableMs, searchableMs / modelMs, (cores * 1000) / searchableMs],
       ['measured: complete', completeMs, completeMs / modelMs, (cores * 1000) / completeMs],
     ]);
+    const sources = await embedSources(platform);
+    console.log('\nWhere each pass of the service run found its pixels (the backend\'s iris_search_index_embeds_total): kept in memory since the download or the first pass, or the stored copy read and decoded.\n');
+    printTable(['pass', 'kept', 'stored'], ['first', 'second', 'whole'].map((pass) => [pass, sources[`${pass}/kept`] ?? 0, sources[`${pass}/stored`] ?? 0]));
   } finally {
     server.close();
   }
+}
+
+/** The cn-east backend's indexing embeddings by `pass/source`, from its metrics listener (its port + 1000, as the platform sets it). */
+async function embedSources(platform: Platform): Promise<Record<string, number>> {
+  const backend = new URL(platform.backendUrls['cn-east']);
+  const res = await fetch(`http://${backend.hostname}:${Number(backend.port) + 1000}/metrics`);
+  const out: Record<string, number> = {};
+  for (const line of (await res.text()).split('\n')) {
+    const m = /^iris_search_index_embeds_total\{(.*)\} (\d+)$/.exec(line);
+    if (!m) continue;
+    const label = (name: string) => new RegExp(`${name}="([a-z]+)"`).exec(m[1]!)?.[1];
+    out[`${label('pass')}/${label('source')}`] = Number(m[2]);
+  }
+  return out;
 }
 
 const BOUND_BATCH = 8;

@@ -1,5 +1,6 @@
 import type { RgbImage } from './rgb-image.js';
 import sharp from 'sharp';
+import { MessageChannel } from 'node:worker_threads';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeImage, DEFAULT_STORAGE_QUALITY, ImageDecodeError, normaliseForStorage, parseLoc, probeImage } from './image-decoder.js';
 import { sniffImageFormat } from './image-format.js';
@@ -196,6 +197,12 @@ describe('normaliseForStorage', () => {
     const back = await decodeImage(stored.bytes);
     expect(Buffer.from(back.data).equals(Buffer.from(stored.pixels!.data))).toBe(true);
     expect(Buffer.from((await decodeImage(photo)).data).equals(Buffer.from(stored.pixels!.data))).toBe(true);
+    // The pixels move to the thread that takes them instead of being copied there.
+    const { port1, port2 } = new MessageChannel();
+    port1.postMessage(stored.pixels!.data, [stored.pixels!.data.buffer as ArrayBuffer]);
+    expect(stored.pixels!.data.buffer.byteLength).toBe(0);
+    port1.close();
+    port2.close();
   });
 
   it('re-encodes, without pixels, what cannot be kept as it came', async () => {

@@ -4,7 +4,7 @@
  * is sniffed first and only known raster formats reach libvips; the pixel count is checked from the
  * header before any pixel is decoded, so a small file that declares a huge canvas costs nothing.
  */
-import type { RgbImage } from './rgb-image.js';
+import { movablePixels, type RgbImage } from './rgb-image.js';
 import sharp, { type Sharp } from 'sharp';
 import { decodeBmp, readBmpHeader } from './bmp-decoder.js';
 import { ImageDecodeError } from './image-errors.js';
@@ -214,6 +214,6 @@ async function keptJpeg(bytes: Uint8Array, probe: ImageProbe, maxSide: number, m
     .raw({ depth: 'uchar' })
     .toBuffer({ resolveWithObject: true });
   if (info.channels !== 3 || info.width !== probe.width || info.height !== probe.height) return null;
-  const pixels = { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+  const pixels = movablePixels({ data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height });
   return { bytes: stripped, width: info.width, height: info.height, format: 'jpeg', pixels };
 }

@@ -8,3 +8,12 @@ export interface RgbImage {
   width: number;
   height: number;
 }
+
+/**
+ * The pixels in memory JavaScript allocated, for a thread to hand them on: memory sharp (libvips) allocated
+ * cannot be detached, so postMessage copies it on the receiving thread (the main thread, for pixels coming back
+ * from a decode or an inference thread) even when it is in the transfer list; this copies it once here instead.
+ */
+export function movablePixels(image: RgbImage): RgbImage {
+  return { data: new Uint8Array(image.data), width: image.width, height: image.height };
+}

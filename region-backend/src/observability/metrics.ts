@@ -30,6 +30,7 @@ export function createMetrics(region: string, build: BuildInfo) {
     downloads: new Counter({ name: 'iris_downloads_total', help: 'Image downloads of data sets by outcome (ok, failed, retry) and reason', labelNames: ['outcome', 'reason'], registers: [registry] }),
     indexesLoaded: new Gauge({ name: 'iris_search_indexes_loaded', help: 'Search indexes held in memory', registers: [registry] }),
     indexVectors: new Gauge({ name: 'iris_search_index_vectors', help: 'Vectors per loaded search index', labelNames: ['service'], registers: [registry] }),
+    indexEmbedSources: new Counter({ name: 'iris_search_index_embeds_total', help: 'Indexing embeddings by pass (first, second, whole) and by where the pixels came from (kept: in memory since the download or the first pass; stored: the stored copy decoded)', labelNames: ['pass', 'source'], registers: [registry] }),
     indexLoads: new Counter({ name: 'iris_search_index_loads_total', help: 'Search indexes loaded into memory (from their file or rebuilt)', registers: [registry] }),
     usage: new Counter({ name: 'iris_usage_total', help: 'Usage of all accounts in this region by measure (calls, pictures_analysed, pictures_stored, bytes_stored, inference_seconds, batch_lines); per account: GET /iris/usage', labelNames: ['measure'], registers: [registry] }),
     exportsActive: new Gauge({ name: 'iris_exports_active', help: 'Record exports being streamed now', registers: [registry] }),

@@ -7,6 +7,7 @@ import { newResourceId } from '@iris/shared';
 import sharp from 'sharp';
 import { inTransaction } from '../../src/db/transaction.js';
 import { vectorToBytes } from '../../src/domains/search-services/embedding-pipeline.js';
+import { RecentPixels } from '../../src/images/recent-pixels.js';
 import { multipart } from '../support/test-app.js';
 import type { ImageServer } from '../support/image-server.js';
 import {
@@ -62,8 +63,9 @@ describe('search on an image set', () => {
   const get = (id: string) => backend.call({ method: 'GET', url: `${SERVICES}/${id}` });
 
   it('creates a service with the specification fields, then indexes the whole set', async () => {
-    // The pictures were just downloaded: their first passes start from the pixels decoded then.
-    const take = vi.spyOn(backend.app.recentPixels, 'take');
+    // The pictures were just downloaded: their first passes start from the pixels decoded then, and their second
+    // passes from the pixels their first passes answered.
+    const take = vi.spyOn(RecentPixels.prototype, 'take');
     const id = newResourceId();
     const res = await backend.call({ method: 'POST', url: `/image_sets/_0000014/${setId}/services`, resourceId: id, payload: { name: 'photos', scenario: 'general' } });
     expect(res.statusCode, res.body).toBe(200);
@@ -83,9 +85,12 @@ describe('search on an image set', () => {
     const set = (await backend.call({ method: 'GET', url: `/image_sets/_0000014/${setId}` })).json();
     expect(set.n_downloaded).toBe(COUNT);
     const blobs = new Set((await backend.app.db.pool.query<{ blob_key: string }>('SELECT blob_key FROM data_set_records WHERE set_id = $1', [setId])).rows.map((r) => r.blob_key));
-    const fromPixels = take.mock.calls.filter((_, i) => take.mock.results[i]!.value !== undefined).map(([key]) => key);
-    expect(fromPixels.length).toBeGreaterThan(COUNT / 2);
-    expect(fromPixels.every((key) => blobs.has(key))).toBe(true);
+    const taken = (atDownload: boolean) =>
+      take.mock.calls.filter((_, i) => take.mock.results[i]!.value !== undefined && (take.mock.contexts[i] === backend.app.recentPixels) === atDownload).map(([key]) => key);
+    for (const fromPixels of [taken(true), taken(false)]) {
+      expect(fromPixels.length).toBeGreaterThan(COUNT / 2);
+      expect(fromPixels.every((key) => blobs.has(key))).toBe(true);
+    }
     take.mockRestore();
   });
 

@@ -47,20 +47,40 @@ export async function embeddingPasses(db: Queryable, pipeline: string, blobKeys:
 
 const bytesOf = (a: Uint8Array | null): Buffer | null => (a ? Buffer.from(a.buffer, a.byteOffset, a.byteLength) : null);
 
+export interface NewEmbedding {
+  blobKey: string;
+  vector: Buffer;
+  features: Uint8Array | null;
+  viewSum?: Buffer | null;
+}
+
 /** A new embedding: complete (with its features), or a first pass (no features, its view sum kept). */
-export async function insertEmbedding(
-  db: Queryable,
-  blobKey: string,
-  pipeline: string,
-  embedding: { vector: Buffer; features: Uint8Array | null; viewSum?: Buffer | null },
-): Promise<void> {
-  await db.query('INSERT INTO image_embeddings (blob_key, pipeline, vector, features, view_sum) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING', [
-    blobKey,
-    pipeline,
-    embedding.vector,
-    bytesOf(embedding.features),
-    embedding.features ? null : (embedding.viewSum ?? null),
-  ]);
+export async function insertEmbedding(db: Queryable, blobKey: string, pipeline: string, embedding: Omit<NewEmbedding, 'blobKey'>): Promise<void> {
+  await insertEmbeddings(db, pipeline, [{ blobKey, ...embedding }]);
+}
+
+/** New embeddings of one pipeline in one statement (those another process stored first are left as they are). */
+export async function insertEmbeddings(db: Queryable, pipeline: string, embeddings: readonly NewEmbedding[]): Promise<void> {
+  if (!embeddings.length) return;
+  await db.query(
+    `INSERT INTO image_embeddings (blob_key, pipeline, vector, features, view_sum)
+     SELECT t.blob_key, $1, t.vector, t.features, t.view_sum FROM unnest($2::text[], $3::bytea[], $4::bytea[], $5::bytea[]) AS t(blob_key, vector, features, view_sum)
+     ON CONFLICT DO NOTHING`,
+    [
+      pipeline,
+      embeddings.map((e) => e.blobKey),
+      embeddings.map((e) => e.vector),
+      embeddings.map((e) => bytesOf(e.features)),
+      embeddings.map((e) => (e.features ? null : (e.viewSum ?? null))),
+    ],
+  );
+}
+
+export interface SecondPass {
+  blobKey: string;
+  /** Null keeps the first pass's vector. */
+  vector: Buffer | null;
+  features: Uint8Array;
 }
 
 /**
@@ -68,12 +88,18 @@ export async function insertEmbedding(
  * another process completed it first.
  */
 export async function completeEmbedding(db: Queryable, blobKey: string, pipeline: string, vector: Buffer | null, features: Uint8Array): Promise<void> {
-  await db.query('UPDATE image_embeddings SET vector = COALESCE($3, vector), features = $4, view_sum = NULL WHERE blob_key = $1 AND pipeline = $2 AND features IS NULL', [
-    blobKey,
-    pipeline,
-    vector,
-    bytesOf(features),
-  ]);
+  await completeEmbeddings(db, pipeline, [{ blobKey, vector, features }]);
+}
+
+/** completeEmbedding for several embeddings of one pipeline, in one statement. */
+export async function completeEmbeddings(db: Queryable, pipeline: string, passes: readonly SecondPass[]): Promise<void> {
+  if (!passes.length) return;
+  await db.query(
+    `UPDATE image_embeddings e SET vector = COALESCE(t.vector, e.vector), features = t.features, view_sum = NULL
+     FROM unnest($2::text[], $3::bytea[], $4::bytea[]) AS t(blob_key, vector, features)
+     WHERE e.blob_key = t.blob_key AND e.pipeline = $1 AND e.features IS NULL`,
+    [pipeline, passes.map((p) => p.blobKey), passes.map((p) => p.vector), passes.map((p) => bytesOf(p.features))],
+  );
 }
 
 /** A service's item that still holds a first-pass vector, with its embedding's state. */

@@ -12,6 +12,7 @@ const schema = z.object({
   IRIS_SEARCH_REGIONS: z.coerce.number().int().min(0).max(MAX_QUERY_REGIONS).default(MAX_QUERY_REGIONS),
   IRIS_SEARCH_REGIONS_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
   IRIS_INDEX_MEMORY_MB: z.coerce.number().min(1).max(1_048_576).default(2048),
+  IRIS_SECOND_PASS_PIXELS_MB: z.coerce.number().int().min(0).max(16_384).default(128),
   IRIS_EVALUATION_TURN_SECONDS: z.coerce.number().min(1).max(3600).default(60),
   IRIS_EVALUATIONS_PER_ACCOUNT: z.coerce.number().int().min(1).max(100).default(2),
 });
@@ -33,6 +34,8 @@ export interface SearchConfig {
   regionsBudgetMs: number;
   /** Estimated bytes the loaded search indexes of one process may hold (least recently used evicted past it). */
   indexMemoryBytes: number;
+  /** Bytes of pixels kept from first passes for the second passes of the same pictures (0: none kept). */
+  secondPassPixelsBytes: number;
   /** A self-evaluation's background turn lasts at most this long before it queues the next one. */
   evaluationTurnMs: number;
   /** Self-evaluations one account may have queued or running at once (one per service in any case). */
@@ -52,6 +55,7 @@ export function loadSearchConfig(env: NodeJS.ProcessEnv): SearchConfig {
     indexJobs: e.IRIS_SEARCH_INDEX_JOBS,
     indexBatch: e.IRIS_SEARCH_INDEX_BATCH,
     indexMemoryBytes: Math.round(e.IRIS_INDEX_MEMORY_MB * 1024 * 1024),
+    secondPassPixelsBytes: e.IRIS_SECOND_PASS_PIXELS_MB * 1024 * 1024,
     rerankCandidates: e.IRIS_SEARCH_RERANK,
     maxRegions: e.IRIS_SEARCH_REGIONS,
     regionsBudgetMs: e.IRIS_SEARCH_REGIONS_MS,

@@ -22,9 +22,10 @@ import { bytesToVector, vectorToBytes } from './embedding-pipeline.js';
 import {
   applyItemBatch,
   completeEmbedding,
+  completeEmbeddings,
   embeddingPasses,
   firstPassItems,
-  insertEmbedding,
+  insertEmbeddings,
   markCaughtUp,
   orphanedItems,
   purgeItemTombstones,
@@ -34,7 +35,7 @@ import {
   type ItemUpsert,
 } from './index-items.repo.js';
 import { NO_LOCAL_FEATURES } from '../../vision/embedding/local-features.js';
-import type { IndexEmbedding, IndexEmbedRequest } from '../../vision/embedding/search-embedding.js';
+import type { IndexEmbedding, IndexEmbedRequest, IndexPass } from '../../vision/embedding/search-embedding.js';
 import { MAX_WORKING_SIDE } from '../../vision/embedding/image-views.js';
 import { serviceState, type ServiceState } from './search-service.repo.js';
 
@@ -81,6 +82,13 @@ export interface IndexerDeps {
   embedders: EmbedderRegistry;
   /** Pixels of pictures this process just stored: a first pass starts from them instead of decoding the stored copy. */
   recentPixels?: RecentPixels;
+  /**
+   * Pixels of pictures whose first pass just ran in this process, kept for their second pass (which then need
+   * not read and decode the stored copy); bounded like `recentPixels`, and optional in the same way.
+   */
+  secondPassPixels?: RecentPixels;
+  /** Counts each embedding by pass and by where its pixels came from (kept in memory, or the stored copy decoded). */
+  observeSource?: (pass: IndexPass, source: 'kept' | 'stored') => void;
 }
 
 export interface RunSummary {
@@ -183,6 +191,7 @@ export class SearchIndexer {
           continue;
         }
         await markCaughtUp(this.deps.pool, serviceId);
+        this.deps.secondPassPixels?.dropExpired();
         await purgeItemTombstones(this.deps.pool, serviceId, new Date(Date.now() - ITEM_TOMBSTONE_MS));
         return;
       }
@@ -249,14 +258,23 @@ export class SearchIndexer {
   private async ensureEmbeddings(keys: string[], service: ServiceState, pipeline: string, pass: 'first' | 'whole'): Promise<Map<string, EmbeddingPasses>> {
     const embedder = await this.deps.embedders.embedderOf(pipeline);
     const have = await embeddingPasses(this.deps.pool, pipeline, keys);
+    const table = pass === 'first' ? this.deps.secondPassPixels : undefined;
     await this.eachImage(keys.filter((key) => !have.has(key)), service, pipeline, {
-      payloadOf: () => ({ pass }),
-      recentPixels: pass === 'first',
-      store: async (key, result) => {
-        const vector = vectorToBytes(result.vector, embedder.dim);
-        const viewSum = result.viewSum && vectorToBytes(result.viewSum, result.viewSum.length);
-        await insertEmbedding(this.deps.pool, key, pipeline, { vector, features: result.features, viewSum });
-        have.set(key, result.features ? 'complete' : 'first');
+      // Pixels are asked for only while the table has room (answering them costs a copy on the inference thread).
+      payloadOf: () => ({ pass, ...(table?.hasRoom() ? { keepPixels: true } : {}) }),
+      pixelsOf: pass === 'first' ? (key) => this.keptPixels(this.deps.recentPixels, key) : undefined,
+      store: async (embedded) => {
+        await insertEmbeddings(
+          this.deps.pool,
+          pipeline,
+          embedded.map(({ key, result }) => ({
+            blobKey: key,
+            vector: vectorToBytes(result.vector, embedder.dim),
+            features: result.features,
+            viewSum: result.viewSum && vectorToBytes(result.viewSum, result.viewSum.length),
+          })),
+        );
+        for (const { key, result } of embedded) have.set(key, result.features ? 'complete' : 'first');
       },
       // The record is left out of the index.
       leaveOut: async () => {},
@@ -278,7 +296,13 @@ export class SearchIndexer {
     for (const item of items) if (!item.complete && !item.view_sum) await completeEmbedding(pool, item.blob_key, service.pipeline, null, NO_LOCAL_FEATURES);
     await this.eachImage([...viewSums.keys()], service, service.pipeline, {
       payloadOf: (key) => ({ pass: 'second', viewSum: viewSums.get(key)! }),
-      store: (key, result) => completeEmbedding(pool, key, service.pipeline, vectorToBytes(result.vector, embedder.dim), result.features ?? NO_LOCAL_FEATURES),
+      pixelsOf: (key) => this.keptPixels(this.deps.secondPassPixels, key),
+      store: (embedded) =>
+        completeEmbeddings(
+          pool,
+          service.pipeline,
+          embedded.map(({ key, result }) => ({ blobKey: key, vector: vectorToBytes(result.vector, embedder.dim), features: result.features ?? NO_LOCAL_FEATURES })),
+        ),
       // Searchable already: the image keeps its first-pass vector, without keypoints to re-rank by.
       leaveOut: (key) => completeEmbedding(pool, key, service.pipeline, null, NO_LOCAL_FEATURES),
     });
@@ -289,29 +313,32 @@ export class SearchIndexer {
 
   /**
    * Runs `search-index-embed` on each stored image (at background priority, `embedConcurrency` at a time) and
-   * stores each result. An image that is missing or cannot be embedded for good is left out (`leaveOut`);
-   * any other error stops the batch, which the next run tries again.
+   * stores the results together, in one statement once all have answered (a picture is searchable only when
+   * its batch is applied, so storing earlier gains nothing). An image that is missing or cannot be embedded
+   * for good is left out (`leaveOut`); any other error stops the batch, which the next run tries again, after
+   * the results that came are stored.
    */
   private async eachImage(
     keys: string[],
     service: ServiceState,
     pipeline: string,
     how: {
-      payloadOf: (key: string) => Pick<IndexEmbedRequest, 'pass' | 'viewSum'>;
-      store: (key: string, result: IndexEmbedding) => Promise<void>;
+      payloadOf: (key: string) => Pick<IndexEmbedRequest, 'pass' | 'viewSum' | 'keepPixels'>;
+      store: (embedded: { key: string; result: IndexEmbedding }[]) => Promise<void>;
       leaveOut: (key: string) => Promise<void>;
-      /** Start from the pixels kept at download when this process still has them. */
-      recentPixels?: boolean;
+      /** The picture's pixels when this process still has them (otherwise the stored copy is read and decoded). */
+      pixelsOf?: (key: string) => RgbImage | undefined;
     },
   ): Promise<void> {
     const { blobs, inference, log } = this.deps;
     const embedder = await this.deps.embedders.embedderOf(pipeline);
     const gate = new Semaphore(this.options.embedConcurrency);
-    await Promise.all(
+    const embedded: { key: string; result: IndexEmbedding }[] = [];
+    const outcomes = await Promise.allSettled(
       keys.map(async (key) => {
         const release = await gate.acquire();
         try {
-          const pixels = how.recentPixels ? this.recentPixelsOf(key) : undefined;
+          const pixels = how.pixelsOf?.(key);
           const bytes = pixels ? null : await blobs.get(key);
           if (!pixels && !bytes) {
             log.warn({ serviceId: service.id, blobKey: key }, 'stored image missing: left out of the index');
@@ -319,9 +346,13 @@ export class SearchIndexer {
           }
           const image = pixels ? { rgb: pixels } : { image: bytes! };
           const payload = { ...image, scenario: service.scenario, ...how.payloadOf(key), ...(embedder.manifestPath ? { embedder } : {}) };
+          this.deps.observeSource?.(payload.pass ?? 'whole', pixels ? 'kept' : 'stored');
           // The pixels' memory moves to the inference thread instead of being copied.
           const transfer = pixels && pixels.data.byteLength === pixels.data.buffer.byteLength && pixels.data.buffer instanceof ArrayBuffer ? [pixels.data.buffer] : [];
-          await how.store(key, await inference.run('search-index-embed', payload, { priority: 'background', transfer }));
+          const { rgb, ...result } = await inference.run('search-index-embed', payload, { priority: 'background', transfer });
+          // Kept at once, not with the batch's results (0.9 MB per 640×480 picture): pixels are the blob's whatever becomes of this run.
+          if (rgb) this.deps.secondPassPixels?.put(key, rgb);
+          embedded.push({ key, result });
         } catch (err) {
           if (this.closing) throw err;
           if (err instanceof InferenceTaskError) {
@@ -340,14 +371,18 @@ export class SearchIndexer {
         }
       }),
     );
+    if (embedded.length) await how.store(embedded);
+    const failed = outcomes.find((o) => o.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   /**
-   * The pixels kept when the picture was stored, if this process still has them and the embedder would take
-   * them as they are (decoding the stored copy gives exactly these pixels: images/image-decoder.ts).
+   * The pixels a table kept of the picture (when it was stored, or at its first pass), if this process still has
+   * them and the embedder would take them as they are: decoding the stored copy gives exactly these pixels
+   * (images/image-decoder.ts; a first pass answers the pixels it decoded or was given).
    */
-  private recentPixelsOf(key: string): RgbImage | undefined {
-    const pixels = this.deps.recentPixels?.take(key);
+  private keptPixels(table: RecentPixels | undefined, key: string): RgbImage | undefined {
+    const pixels = table?.take(key);
     return pixels && Math.max(pixels.width, pixels.height) <= MAX_WORKING_SIDE ? pixels : undefined;
   }
 

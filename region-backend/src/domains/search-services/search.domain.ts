@@ -14,6 +14,7 @@ import { setHasService } from './search-service.repo.js';
 import { searchServiceRoutes } from './search-service.routes.js';
 import { ServiceGoneError, ServiceIndexes } from './service-indexes.js';
 import { vectorBackend } from './vector-backend.js';
+import { RecentPixels } from '../../images/recent-pixels.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -22,6 +23,12 @@ declare module 'fastify' {
     searchEmbedders: EmbedderRegistry;
   }
 }
+
+/**
+ * Pixels kept for a second pass that has not come within this long are dropped: while a set downloads, second
+ * passes run one batch every few seconds, oldest first, so older ones would rarely be taken.
+ */
+const SECOND_PASS_PIXELS_MAX_AGE_MS = 120_000;
 
 const services = fp(
   async (app) => {
@@ -38,7 +45,8 @@ const services = fp(
       memoryBudgetBytes: config.indexMemoryBytes,
       vectors: vectors.backend,
     });
-    const indexer = new SearchIndexer({ pool: app.db.pool, blobs: app.blobs, recentPixels: app.recentPixels, inference: app.inference, log, embedders }, { batchSize: config.indexBatch });
+    const secondPassPixels = new RecentPixels(config.secondPassPixelsBytes, SECOND_PASS_PIXELS_MAX_AGE_MS);
+    const indexer = new SearchIndexer({ pool: app.db.pool, blobs: app.blobs, recentPixels: app.recentPixels, secondPassPixels, inference: app.inference, log, embedders, observeSource: (pass, source) => app.metrics.indexEmbedSources.inc({ pass, source }) }, { batchSize: config.indexBatch });
     const poller = new IndexPoller({ pool: app.db.pool, queue: app.queue, indexes, log, intervalMs: config.pollMs, embedders });
     app.decorate('searchEmbedders', embedders);
     app.decorate('searchIndexes', indexes);

@@ -5,6 +5,7 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
+import { MessageChannel } from 'node:worker_threads';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,6 +73,53 @@ describe('indexing in two passes', () => {
         expect([(fromPixels as IndexEmbedding).width, (fromPixels as IndexEmbedding).height]).toEqual([stored.width, stored.height]);
       }
     }
+  });
+
+  it('a second pass from the pixels its first pass answered gives the keypoints and vector of the stored copy bit for bit', async () => {
+    for (const photo of photos) {
+      const stored = await normaliseForStorage(photo);
+      for (const scenario of ['general', 'fashion']) {
+        // The first pass starts from the download's pixels or from the stored copy, as the indexer's do.
+        const firsts = (await embedForIndexMany([
+          { rgb: stored.pixels!, scenario, pass: 'first', keepPixels: true },
+          { image: stored.bytes, scenario, pass: 'first', keepPixels: true },
+        ])) as IndexEmbedding[];
+        const [fromBytes, ...fromKept] = (await embedForIndexMany([
+          { image: stored.bytes, scenario, pass: 'second', viewSum: firsts[1]!.viewSum! },
+          ...firsts.map((f) => ({ rgb: f.rgb!, scenario, pass: 'second' as const, viewSum: f.viewSum! })),
+        ])) as IndexEmbedding[];
+        expect(fromKept).toHaveLength(2);
+        for (const second of fromKept) {
+          expect(Array.from(second.vector)).toEqual(Array.from(fromBytes!.vector));
+          expect(Array.from(second.features!)).toEqual(Array.from(fromBytes!.features!));
+        }
+      }
+    }
+  });
+
+  it('answers the pixels of a first pass only when asked with `true` and without a crop', async () => {
+    const [asked, cropped, notFirst] = (await embedForIndexMany([
+      { image: photos[0]!, scenario: 'general', pass: 'first', keepPixels: true },
+      { image: photos[0]!, scenario: 'general', pass: 'first', keepPixels: true, loc: [0, 0, 0.5, 0.5] },
+      { image: photos[0]!, scenario: 'general', keepPixels: true },
+    ])) as IndexEmbedding[];
+    expect([asked!.rgb!.width, asked!.rgb!.height]).toEqual([640, 480]);
+    expect(asked!.rgb!.data.length).toBe(640 * 480 * 3);
+    // They move to the main thread instead of being copied there.
+    const { port1, port2 } = new MessageChannel();
+    port1.postMessage(asked!.rgb!.data, [asked!.rgb!.data.buffer as ArrayBuffer]);
+    expect(asked!.rgb!.data.buffer.byteLength).toBe(0);
+    port1.close();
+    port2.close();
+    expect(cropped!.rgb).toBeUndefined();
+    expect(notFirst!.rgb).toBeUndefined();
+    await fc.assert(
+      fc.asyncProperty(fc.anything().filter((v) => v !== true), async (value) => {
+        const [answer] = await embedForIndexMany([{ image: photos[1]!, scenario: 'general', pass: 'first', keepPixels: value as boolean }]);
+        expect((answer as IndexEmbedding).rgb).toBeUndefined();
+      }),
+      { numRuns: 8 },
+    );
   });
 
   it('refuses a second pass without a usable view sum as a bad input of that image only', async () => {

@@ -11,6 +11,7 @@
  *
  * Runs on inference threads only (model, OpenCV).
  */
+import { movablePixels, type RgbImage } from '../../images/rgb-image.js';
 import { opencv } from '../runtime/opencv-runtime.js';
 import { contentBox } from './content-box.js';
 import { decodeEmbedInput, EmbedInputError, embedManyWithPixels, vectorOfViews, type EmbedRequest } from './embedder.js';
@@ -28,6 +29,12 @@ export interface IndexEmbedRequest extends EmbedRequest {
   pass?: IndexPass;
   /** For `second`: the `viewSum` the first pass answered. */
   viewSum?: Float32Array;
+  /**
+   * For `first`: answer the decoded pixels too (`rgb`), for the second pass to start from instead of decoding
+   * the stored copy again. They are the pixels any pass decodes from this input, so both give the same result.
+   * Not with a `loc` (the pixels would be the crop's).
+   */
+  keepPixels?: boolean;
 }
 
 export interface IndexEmbedding {
@@ -36,6 +43,8 @@ export interface IndexEmbedding {
   features: Uint8Array | null;
   /** After a first pass: the view sum its second pass completes; null otherwise. */
   viewSum: Float32Array | null;
+  /** After a first pass asked to `keepPixels`: the decoded pixels (at most the working side). */
+  rgb?: RgbImage;
   width: number;
   height: number;
 }
@@ -71,7 +80,9 @@ export async function embedForIndexMany(requests: IndexEmbedRequest[]): Promise<
 async function indexPass(pass: IndexPass, requests: IndexEmbedRequest[]): Promise<(IndexEmbedding | Error)[]> {
   if (pass === 'first') {
     const embedded = await embedManyWithPixels(requests, (r) => scenarioViews(r.scenario));
-    return embedded.map((e) => (e instanceof Error ? e : { vector: e.vector, features: null, viewSum: e.viewSum, width: e.width, height: e.height }));
+    return embedded.map((e, k) =>
+      e instanceof Error ? e : { vector: e.vector, features: null, viewSum: e.viewSum, width: e.width, height: e.height, ...(requests[k]!.keepPixels === true && !requests[k]!.loc ? { rgb: movablePixels(e.rgb) } : {}) },
+    );
   }
   const bad = requests.map((r) => (pass === 'second' && !(r.viewSum instanceof Float32Array && r.viewSum.length > 0) ? new EmbedInputError('a second pass needs the first pass\'s viewSum') : null));
   const good = requests.filter((_, i) => !bad[i]);
