@@ -5,7 +5,7 @@
  */
 import type { RgbImage } from '../../images/rgb-image.js';
 import { CvScope, type Cv, type CvMat } from '../runtime/opencv-runtime.js';
-import { greyAt, orbInto, packFeatures, type RawFeatures } from '../logo/orb-extraction.js';
+import { greyAt, orbInto, packFeatures, resized, type RawFeatures } from '../logo/orb-extraction.js';
 import { DESCRIPTOR_BYTES } from '../logo/logo-params.js';
 import { textBanner } from './text-banner.js';
 
@@ -47,25 +47,34 @@ export interface ExcludedRows {
  * none inside `exclude`; the strongest corners first when asked (else in ORB's order).
  */
 export function extractLocalFeatures(cv: Cv, image: RgbImage, side: number, maxFeatures: number, mirror = false, exclude?: ExcludedRows | null, strongestFirst = false): LocalFeatures {
-  const factor = side / Math.max(image.width, image.height);
-  const width = Math.max(1, Math.round(image.width * factor));
-  const height = Math.max(1, Math.round(image.height * factor));
+  const { width, height } = sizeAt(image, side);
   const scope = new CvScope();
   try {
-    const raw: RawFeatures = { points: [], descriptors: [], ...(strongestFirst ? { responses: [] } : {}) };
-    let mask: CvMat | undefined;
-    if (exclude) {
-      mask = scope.keep(new cv.Mat(height, width, cv.CV_8UC1, [255, 0, 0, 0]));
-      const top = Math.max(0, Math.floor(exclude.top * height));
-      const bottom = Math.min(height, Math.ceil((exclude.top + exclude.height) * height));
-      mask.data.fill(0, top * width, bottom * width);
-    }
-    orbInto(cv, scope, greyAt(cv, scope, image, width, height, mirror), maxFeatures, 0, 1, raw, mask);
-    const features = packFeatures(raw, width, height);
-    return raw.responses ? strongestFirstOf(features, raw.responses) : features;
+    return greyFeatures(cv, scope, greyAt(cv, scope, image, width, height, mirror), maxFeatures, exclude, strongestFirst);
   } finally {
     scope.release();
   }
+}
+
+function sizeAt(image: { width: number; height: number }, side: number): { width: number; height: number } {
+  const factor = side / Math.max(image.width, image.height);
+  return { width: Math.max(1, Math.round(image.width * factor)), height: Math.max(1, Math.round(image.height * factor)) };
+}
+
+/** ORB features of a grey picture (an 8-bit mat), none inside `exclude`. */
+function greyFeatures(cv: Cv, scope: CvScope, grey: CvMat, maxFeatures: number, exclude?: ExcludedRows | null, strongestFirst = false): LocalFeatures {
+  const { cols: width, rows: height } = grey;
+  const raw: RawFeatures = { points: [], descriptors: [], ...(strongestFirst ? { responses: [] } : {}) };
+  let mask: CvMat | undefined;
+  if (exclude) {
+    mask = scope.keep(new cv.Mat(height, width, cv.CV_8UC1, [255, 0, 0, 0]));
+    const top = Math.max(0, Math.floor(exclude.top * height));
+    const bottom = Math.min(height, Math.ceil((exclude.top + exclude.height) * height));
+    mask.data.fill(0, top * width, bottom * width);
+  }
+  orbInto(cv, scope, grey, maxFeatures, 0, 1, raw, mask);
+  const features = packFeatures(raw, width, height);
+  return raw.responses ? strongestFirstOf(features, raw.responses) : features;
 }
 
 function strongestFirstOf(f: LocalFeatures, responses: number[]): LocalFeatures {
@@ -87,7 +96,70 @@ function strongestFirstOf(f: LocalFeatures, responses: number[]): LocalFeatures 
  * describing the picture and its mirror image passes the banner found once (mirroring keeps the rows).
  */
 export function queryLocalFeatures(cv: Cv, image: RgbImage, mirror = false, banner = textBanner(image)): LocalFeatures {
-  return extractLocalFeatures(cv, image, queryDescribeSide(image, mirror), LOCAL_FEATURES.queryFeatures, mirror, banner);
+  if (!mirror) return extractLocalFeatures(cv, image, queryDescribeSide(image), LOCAL_FEATURES.queryFeatures, false, banner);
+  const { width, height } = sizeAt(image, queryDescribeSide(image));
+  const scope = new CvScope();
+  try {
+    return mirrorOfGrey(cv, scope, greyAt(cv, scope, image, width, height), banner);
+  } finally {
+    scope.release();
+  }
+}
+
+/** A grey picture, one byte per pixel, row by row. */
+export interface GreyPicture {
+  data: Uint8Array;
+  width: number;
+  height: number;
+}
+
+/** A query's features with the grey picture they were described from and the banner rows left out. */
+export interface QueryDescription {
+  features: LocalFeatures;
+  grey: GreyPicture;
+  banner: ExcludedRows | null;
+}
+
+/**
+ * queryLocalFeatures keeping the grey picture described: the mirror image is then described from it
+ * (mirrorLocalFeatures) without converting and rescaling the query's pixels again.
+ */
+export function describeQuery(cv: Cv, image: RgbImage, banner = textBanner(image)): QueryDescription {
+  const { width, height } = sizeAt(image, queryDescribeSide(image));
+  const scope = new CvScope();
+  try {
+    const grey = greyAt(cv, scope, image, width, height);
+    const features = greyFeatures(cv, scope, grey, LOCAL_FEATURES.queryFeatures, banner);
+    return { features, grey: { data: grey.data.slice(0, width * height), width, height }, banner };
+  } finally {
+    scope.release();
+  }
+}
+
+/**
+ * The features of the query's mirror image, from the grey picture its own features were described from
+ * (describeQuery), brought to the mirror image's side (LOCAL_FEATURES.mirrorSide) when it differs.
+ */
+export function mirrorLocalFeatures(cv: Cv, grey: GreyPicture, banner: ExcludedRows | null): LocalFeatures {
+  if (!Number.isInteger(grey.width) || !Number.isInteger(grey.height) || grey.width < 1 || grey.height < 1 || grey.data.length !== grey.width * grey.height) {
+    throw new Error('local features: a grey picture of the wrong size');
+  }
+  const scope = new CvScope();
+  try {
+    const mat = scope.keep(new cv.Mat(grey.height, grey.width, cv.CV_8UC1));
+    mat.data.set(grey.data);
+    return mirrorOfGrey(cv, scope, mat, banner);
+  } finally {
+    scope.release();
+  }
+}
+
+/** The mirror image's features from the query's grey picture at its describing side. */
+function mirrorOfGrey(cv: Cv, scope: CvScope, grey: CvMat, banner: ExcludedRows | null): LocalFeatures {
+  const { width, height } = sizeAt({ width: grey.cols, height: grey.rows }, queryDescribeSide({ width: grey.cols, height: grey.rows }, true));
+  const flipped = scope.keep(new cv.Mat());
+  cv.flip(resized(cv, scope, grey, width, height), flipped, 1);
+  return greyFeatures(cv, scope, flipped, LOCAL_FEATURES.queryFeatures, banner);
 }
 
 /** The longer side a query picture (or its mirror image) is described at: small ones enlarged, large ones shrunk. */
