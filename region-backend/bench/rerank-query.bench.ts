@@ -18,7 +18,7 @@ import { greyAt, orbInto } from '../src/vision/logo/orb-extraction.js';
 import { embedForQuery } from '../src/vision/embedding/search-embedding.js';
 import { warmUpEmbedder } from '../src/vision/embedding/embedder.js';
 import { verifyCandidates, verifyMirrored } from '../src/vision/embedding/geometric-verify.js';
-import { describeQuery, extractLocalFeatures, LOCAL_FEATURES, mirrorLocalFeatures, packLocalFeatures, queryDescribeSide, queryLocalFeatures, unpackLocalFeatures } from '../src/vision/embedding/local-features.js';
+import { describeQuery, extractLocalFeatures, LOCAL_FEATURES, mirrorLocalFeatures, packLocalFeatures, queryLocalFeatures, unpackLocalFeatures, wholeQuerySide } from '../src/vision/embedding/local-features.js';
 import { textBanner } from '../src/vision/embedding/text-banner.js';
 import { photoJpeg } from '../test/support/test-images.js';
 import { realPictures } from './rerank-stages.js';
@@ -51,7 +51,7 @@ export default async function run(): Promise<void> {
   for (const [width, height] of [[640, 480], [1024, 768]] as const) {
     const jpeg = await photoJpeg(width, height, 3);
     const rgb = await decodeImage(jpeg, { maxSide: 1024 });
-    const side = queryDescribeSide(rgb);
+    const side = wholeQuerySide(rgb);
     const at = sizeAt(rgb, side);
     const banner = textBanner(rgb);
     const grey = (mirror = false, s = at) => {
@@ -92,7 +92,6 @@ export default async function run(): Promise<void> {
     const verify = await timeMs(() => verifyCandidates(query, candidates));
     const mirrored = queryLocalFeatures(cv, rgb, true, banner);
     const verifyMirror = await timeMs(() => verifyMirrored(mirrored, candidates));
-    const at480 = sizeAt(rgb, 480);
     rows.push(
       [`${label}: decoding the upload (≤ 1024 px)`, decode],
       [`${label}: copying the decoded pixels to a thread (structured clone, ${Math.round(rgb.data.length / 1024)} kB)`, hop],
@@ -101,9 +100,9 @@ export default async function run(): Promise<void> {
       [`${label}:   text banner`, bannerMs],
       [`${label}:   grey picture at ${at.width}×${at.height} (copy, RGB→grey at ${rgb.width}×${rgb.height}, resize)`, greyMs],
       [`${label}:   ORB, ${LOCAL_FEATURES.queryFeatures} keypoints at ${side} px (${query.count} found)`, orb],
-      [`${label}:   ORB, ${LOCAL_FEATURES.queryFeatures} keypoints at 480 px`, await orbMs(at480)],
+      [`${label}:   ORB, ${LOCAL_FEATURES.queryFeatures} keypoints at 640 px (the describing side before)`, await orbMs(sizeAt(rgb, 640))],
       [`${label}:   ORB, 500 keypoints at ${side} px`, await orbMs(at, 500)],
-      [`${label}: mirror-image task, from the query's grey picture (at ${queryDescribeSide(rgb, true)} px)`, mirrorTask],
+      [`${label}: mirror-image task, from the query's grey picture (at ${wholeQuerySide(rgb)} px)`, mirrorTask],
       [`${label}: mirror image described from the picture instead (banner, grey, ORB)`, mirrorFromPicture],
       [`${label}: verifying 10 candidates, none the source`, verify],
       [`${label}: verifying 10 candidates with the mirror image`, verifyMirror],

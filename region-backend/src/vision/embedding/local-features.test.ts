@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { opencv } from '../runtime/opencv-runtime.js';
-import { describeQuery, LOCAL_FEATURES, mirrorLocalFeatures, queryDescribeSide, packLocalFeatures, queryLocalFeatures, unpackLocalFeatures, type LocalFeatures } from './local-features.js';
+import { describeQuery, LOCAL_FEATURES, mirrorLocalFeatures, packLocalFeatures, queryLocalFeatures, unpackLocalFeatures, wholeQuerySide, type LocalFeatures } from './local-features.js';
 import { rerankPictures } from '../../../test/support/real-photos.js';
 
 describe('local feature packing', () => {
@@ -38,13 +38,13 @@ describe('the query and its mirror image', () => {
     const { cv } = await opencv();
     const { source } = await rerankPictures();
     const described = describeQuery(cv, source);
-    const side = queryDescribeSide(source);
+    const side = wholeQuerySide(source);
     expect(described.grey).toMatchObject({ width: side, height: Math.round((source.height * side) / source.width) });
     expect(described.grey.data.length).toBe(described.grey.width * described.grey.height);
     expect(described.features.count).toBeGreaterThan(100);
     expect(packLocalFeatures(described.features)).toEqual(packLocalFeatures(queryLocalFeatures(cv, source)));
     const mirrored = mirrorLocalFeatures(cv, described.grey, described.banner);
-    expect(Math.max(mirrored.width, mirrored.height)).toBe(LOCAL_FEATURES.mirrorSide);
+    expect(Math.max(mirrored.width, mirrored.height)).toBe(side);
     expect(packLocalFeatures(mirrored)).toEqual(packLocalFeatures(queryLocalFeatures(cv, source, true)));
   });
 

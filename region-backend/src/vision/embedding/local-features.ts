@@ -15,13 +15,14 @@ export const LOCAL_FEATURES = {
   /** Indexed pictures are described with their longer side at this many pixels. */
   indexSide: 480,
   indexFeatures: 300,
-  /** Queries are described larger and with more keypoints (small ones enlarged up to this side). */
-  querySide: 640,
   /**
-   * The query's mirror image (re-ranking's mirror pass) is described smaller: mirrored copies are rarer, and
-   * its ORB is the pass's whole cost when nothing verifies.
+   * A query and its mirror image are described with their longer side at this many pixels, and with more
+   * keypoints than indexed pictures: the query's ORB is most of re-ranking's cost (at 640 px it took 1.7 times
+   * as long and verified no more in `npm run eval -- search-robustness`).
    */
-  mirrorSide: 480,
+  querySide: 480,
+  /** The windows of a query (window-features.ts) are described as a picture of theirs would be, up to this side. */
+  windowSide: 640,
   /** Small queries (thumbnails) are enlarged to at least this side so ORB's pyramid finds keypoints. */
   queryMinSide: 320,
   queryFeatures: 700,
@@ -96,8 +97,8 @@ function strongestFirstOf(f: LocalFeatures, responses: number[]): LocalFeatures 
  * describing the picture and its mirror image passes the banner found once (mirroring keeps the rows).
  */
 export function queryLocalFeatures(cv: Cv, image: RgbImage, mirror = false, banner = textBanner(image)): LocalFeatures {
-  if (!mirror) return extractLocalFeatures(cv, image, queryDescribeSide(image), LOCAL_FEATURES.queryFeatures, false, banner);
-  const { width, height } = sizeAt(image, queryDescribeSide(image));
+  if (!mirror) return extractLocalFeatures(cv, image, wholeQuerySide(image), LOCAL_FEATURES.queryFeatures, false, banner);
+  const { width, height } = sizeAt(image, wholeQuerySide(image));
   const scope = new CvScope();
   try {
     return mirrorOfGrey(cv, scope, greyAt(cv, scope, image, width, height), banner);
@@ -125,7 +126,7 @@ export interface QueryDescription {
  * (mirrorLocalFeatures) without converting and rescaling the query's pixels again.
  */
 export function describeQuery(cv: Cv, image: RgbImage, banner = textBanner(image)): QueryDescription {
-  const { width, height } = sizeAt(image, queryDescribeSide(image));
+  const { width, height } = sizeAt(image, wholeQuerySide(image));
   const scope = new CvScope();
   try {
     const grey = greyAt(cv, scope, image, width, height);
@@ -138,7 +139,7 @@ export function describeQuery(cv: Cv, image: RgbImage, banner = textBanner(image
 
 /**
  * The features of the query's mirror image, from the grey picture its own features were described from
- * (describeQuery), brought to the mirror image's side (LOCAL_FEATURES.mirrorSide) when it differs.
+ * (describeQuery).
  */
 export function mirrorLocalFeatures(cv: Cv, grey: GreyPicture, banner: ExcludedRows | null): LocalFeatures {
   if (!Number.isInteger(grey.width) || !Number.isInteger(grey.height) || grey.width < 1 || grey.height < 1 || grey.data.length !== grey.width * grey.height) {
@@ -154,17 +155,22 @@ export function mirrorLocalFeatures(cv: Cv, grey: GreyPicture, banner: ExcludedR
   }
 }
 
-/** The mirror image's features from the query's grey picture at its describing side. */
+/** The mirror image's features from the query's grey picture (brought to the describing side if it is not at it). */
 function mirrorOfGrey(cv: Cv, scope: CvScope, grey: CvMat, banner: ExcludedRows | null): LocalFeatures {
-  const { width, height } = sizeAt({ width: grey.cols, height: grey.rows }, queryDescribeSide({ width: grey.cols, height: grey.rows }, true));
+  const { width, height } = sizeAt({ width: grey.cols, height: grey.rows }, wholeQuerySide({ width: grey.cols, height: grey.rows }));
   const flipped = scope.keep(new cv.Mat());
   cv.flip(resized(cv, scope, grey, width, height), flipped, 1);
   return greyFeatures(cv, scope, flipped, LOCAL_FEATURES.queryFeatures, banner);
 }
 
-/** The longer side a query picture (or its mirror image) is described at: small ones enlarged, large ones shrunk. */
-export function queryDescribeSide(image: { width: number; height: number }, mirror = false): number {
-  return Math.min(mirror ? LOCAL_FEATURES.mirrorSide : LOCAL_FEATURES.querySide, Math.max(LOCAL_FEATURES.queryMinSide, image.width, image.height));
+/** The longer side the whole query and its mirror image are described at: small ones enlarged, large ones shrunk. */
+export function wholeQuerySide(image: { width: number; height: number }): number {
+  return Math.min(LOCAL_FEATURES.querySide, Math.max(LOCAL_FEATURES.queryMinSide, image.width, image.height));
+}
+
+/** The longer side a window of a query is described at, as a picture of its own would be (window-features.ts). */
+export function queryDescribeSide(image: { width: number; height: number }): number {
+  return Math.min(LOCAL_FEATURES.windowSide, Math.max(LOCAL_FEATURES.queryMinSide, image.width, image.height));
 }
 
 /**
