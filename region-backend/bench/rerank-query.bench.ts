@@ -1,12 +1,14 @@
 /**
  * `npm run bench -- rerank-query`: one re-ranked query part by part, on one thread of this process, for a
  * 640×480 and a 1024×768 query photo (the search bench's pictures), with the plain query (decode + embedding)
- * as the floor in the same run. Rows: decoding the upload, copying the pixels to an inference thread, the
- * embedding task, and the query's keypoint task split into its parts (text banner, grey picture at the
- * describing side, ORB), the mirror image's, reading nothing from PostgreSQL (the search bench times that), and
- * verifying 10 candidates none of which is the query's source (the worst case). Then the ratio of the
- * re-ranking's critical path (the longer of the embedding and the keypoint task, plus verification) to the floor.
- * IRIS_BENCH_RUNS (default 20) sets the timed runs per row.
+ * as the floor in the same run: decoding the upload, copying the pixels to an inference thread, the embedding
+ * task, the query's keypoint task and its parts (text banner, grey picture at the describing side, ORB; ORB
+ * also at the former 640 px and with fewer keypoints), the mirror image's task (from the query's grey picture,
+ * and from the picture as before), and verifying 10 candidates none of which is the query's source (the worst
+ * case, which also runs the mirror pass). Wall and CPU time per part, rounds interleaved so every part sees
+ * the same load; then the worst case's CPU against the floor's. Reading the candidates' keypoints from
+ * PostgreSQL is timed by the search bench (rerank-stages.ts).
+ * IRIS_BENCH_RUNS (default 20) sets the rounds.
  */
 import os from 'node:os';
 import { median, printTable } from '../../scripts/table.js';
@@ -25,15 +27,27 @@ import { realPictures } from './rerank-stages.js';
 
 const RUNS = Number(process.env.IRIS_BENCH_RUNS ?? 20);
 
-async function timeMs(fn: () => unknown): Promise<number> {
-  await fn();
-  const samples: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const started = performance.now();
-    await fn();
-    samples.push(performance.now() - started);
+type Part = [label: string, fn: () => unknown];
+
+/**
+ * Wall and CPU milliseconds (process CPU: the decode's libvips threads count) of each part, median of RUNS
+ * rounds in which every part runs once: on a shared machine each part then sees the same load.
+ */
+async function measureParts(parts: Part[]): Promise<Map<string, { wall: number; cpu: number }>> {
+  for (const [, fn] of parts) await fn();
+  const wall = parts.map(() => [] as number[]);
+  const cpu = parts.map(() => [] as number[]);
+  for (let r = 0; r < RUNS; r++) {
+    for (const [i, [, fn]] of parts.entries()) {
+      const cpuStarted = process.cpuUsage();
+      const started = performance.now();
+      await fn();
+      wall[i]!.push(performance.now() - started);
+      const used = process.cpuUsage(cpuStarted);
+      cpu[i]!.push((used.user + used.system) / 1000);
+    }
   }
-  return median(samples);
+  return new Map(parts.map(([label], i) => [label, { wall: median(wall[i]!), cpu: median(cpu[i]!) }]));
 }
 
 function sizeAt(image: RgbImage, side: number) {
@@ -62,56 +76,42 @@ export default async function run(): Promise<void> {
         scope.release();
       }
     };
-    const orbOnly = (s = at, keypoints: number = LOCAL_FEATURES.queryFeatures) => {
+    const orb = (s = at, keypoints: number = LOCAL_FEATURES.queryFeatures) => {
       const scope = new CvScope();
       try {
-        const g = greyAt(cv, scope, rgb, s.width, s.height);
-        const started = performance.now();
-        orbInto(cv, scope, g, keypoints, 0, 1, { points: [], descriptors: [] });
-        return performance.now() - started;
+        orbInto(cv, scope, greyAt(cv, scope, rgb, s.width, s.height), keypoints, 0, 1, { points: [], descriptors: [] });
       } finally {
         scope.release();
       }
     };
-    const orbMs = async (s = at, keypoints: number = LOCAL_FEATURES.queryFeatures) => {
-      orbOnly(s, keypoints);
-      return median(Array.from({ length: RUNS }, () => orbOnly(s, keypoints)));
-    };
     const query = queryLocalFeatures(cv, rgb, false, banner);
-    const label = `${width}×${height}`;
-    const decode = await timeMs(() => decodeImage(jpeg, { maxSide: 1024 }));
-    const hop = await timeMs(() => structuredClone(rgb));
-    const embedding = await timeMs(() => embedForQuery({ rgb, scenario: 'general', features: false }));
-    const bannerMs = await timeMs(() => textBanner(rgb));
-    const greyMs = await timeMs(() => grey());
-    const orb = await orbMs();
-    const task = await timeMs(() => packLocalFeatures(queryLocalFeatures(cv, rgb, false, textBanner(rgb))));
     const described = describeQuery(cv, rgb, banner);
-    const mirrorTask = await timeMs(() => packLocalFeatures(mirrorLocalFeatures(cv, described.grey, described.banner)));
-    const mirrorFromPicture = await timeMs(() => packLocalFeatures(queryLocalFeatures(cv, rgb, true, textBanner(rgb))));
-    const verify = await timeMs(() => verifyCandidates(query, candidates));
     const mirrored = queryLocalFeatures(cv, rgb, true, banner);
-    const verifyMirror = await timeMs(() => verifyMirrored(mirrored, candidates));
-    rows.push(
-      [`${label}: decoding the upload (≤ 1024 px)`, decode],
-      [`${label}: copying the decoded pixels to a thread (structured clone, ${Math.round(rgb.data.length / 1024)} kB)`, hop],
-      [`${label}: embedding task (views, content box, banner, int8 backbone)`, embedding],
-      [`${label}: keypoint task, all (text banner + grey + ORB + packing)`, task],
-      [`${label}:   text banner`, bannerMs],
-      [`${label}:   grey picture at ${at.width}×${at.height} (copy, RGB→grey at ${rgb.width}×${rgb.height}, resize)`, greyMs],
-      [`${label}:   ORB, ${LOCAL_FEATURES.queryFeatures} keypoints at ${side} px (${query.count} found)`, orb],
-      [`${label}:   ORB, ${LOCAL_FEATURES.queryFeatures} keypoints at 640 px (the describing side before)`, await orbMs(sizeAt(rgb, 640))],
-      [`${label}:   ORB, 500 keypoints at ${side} px`, await orbMs(at, 500)],
-      [`${label}: mirror-image task, from the query's grey picture (at ${wholeQuerySide(rgb)} px)`, mirrorTask],
-      [`${label}: mirror image described from the picture instead (banner, grey, ORB)`, mirrorFromPicture],
-      [`${label}: verifying 10 candidates, none the source`, verify],
-      [`${label}: verifying 10 candidates with the mirror image`, verifyMirror],
-    );
-    const floor = decode + embedding;
-    const critical = decode + Math.max(embedding, task) + verify;
-    summary.push([label, floor, critical, critical / floor, decode + embedding + task + verify + mirrorTask + verifyMirror]);
+    const label = `${width}×${height}`;
+    const before = sizeAt(rgb, 640);
+    const parts: Part[] = [
+      ['decoding the upload (≤ 1024 px)', () => decodeImage(jpeg, { maxSide: 1024 })],
+      [`copying the decoded pixels to a thread (structured clone, ${Math.round(rgb.data.length / 1024)} kB)`, () => structuredClone(rgb)],
+      ['embedding task (views, content box, text banner, int8 backbone)', () => embedForQuery({ rgb, scenario: 'general', features: false })],
+      ['keypoint task (text banner + grey picture + ORB + packing)', () => packLocalFeatures(describeQuery(cv, rgb, textBanner(rgb)).features)],
+      ['  text banner', () => textBanner(rgb)],
+      [`  grey picture at ${at.width}×${at.height} (copy, RGB→grey at ${rgb.width}×${rgb.height}, resize)`, () => grey()],
+      [`  grey picture + ORB, ${LOCAL_FEATURES.queryFeatures} keypoints at ${side} px (${query.count} found)`, () => orb()],
+      [`  grey picture + ORB at ${before.width}×${before.height} (the describing side before)`, () => orb(before)],
+      [`  grey picture + ORB, 500 keypoints at ${side} px`, () => orb(at, 500)],
+      [`mirror-image task, from the query's grey picture (at ${wholeQuerySide(rgb)} px)`, () => packLocalFeatures(mirrorLocalFeatures(cv, described.grey, described.banner))],
+      ['mirror-image task as before (from the picture: text banner, grey picture, ORB)', () => packLocalFeatures(queryLocalFeatures(cv, rgb, true, textBanner(rgb)))],
+      ['verifying 10 candidates, none the source', () => verifyCandidates(query, candidates)],
+      ['verifying 10 candidates with the mirror image', () => verifyMirrored(mirrored, candidates)],
+    ];
+    const measured = await measureParts(parts);
+    for (const [part] of parts) rows.push([`${label}: ${part}`, measured.get(part)!.wall, measured.get(part)!.cpu]);
+    const cpuOf = (k: number) => measured.get(parts[k]![0])!.cpu;
+    const floor = cpuOf(0) + cpuOf(2);
+    const reranked = floor + cpuOf(3) + cpuOf(9) + cpuOf(11) + cpuOf(12);
+    summary.push([label, floor, reranked, reranked / floor]);
   }
-  console.log(`One thread, median of ${RUNS} runs; ${os.availableParallelism()} cores, load average ${loadBefore.toFixed(1)} before / ${os.loadavg()[0]!.toFixed(1)} after.\n`);
-  printTable(['re-ranked query, part', 'ms'], rows);
-  printTable(['query', 'floor: decode + embedding ms', 're-ranked critical path ms (decode + longer of embedding and keypoints + verifying)', 'ratio', 'all CPU of a worst-case query ms (mirror pass included)'], summary);
+  console.log(`One thread, median of ${RUNS} rounds (each part once per round); ${os.availableParallelism()} cores, load average ${loadBefore.toFixed(1)} before / ${os.loadavg()[0]!.toFixed(1)} after.\n`);
+  printTable(['re-ranked query, part', 'wall ms', 'CPU ms'], rows);
+  printTable(['query', 'floor CPU ms: decode + embedding', 'worst-case re-ranked CPU ms: + keypoints, mirror image, both verifications', 'ratio'], summary);
 }
