@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { opencv } from '../runtime/opencv-runtime.js';
-import { describeQuery, LOCAL_FEATURES, mirrorLocalFeatures, packLocalFeatures, queryLocalFeatures, unpackLocalFeatures, wholeQuerySide, type LocalFeatures } from './local-features.js';
+import { describeQuery, mirrorLocalFeatures, packLocalFeatures, queryLocalFeatures, unpackLocalFeatures, wholeQuerySide, type LocalFeatures } from './local-features.js';
 import { rerankPictures } from '../../../test/support/real-photos.js';
 
 describe('local feature packing', () => {
