@@ -17,7 +17,7 @@ export const LOCAL_FEATURES = {
   indexFeatures: 300,
   /**
    * A query and its mirror image are described with their longer side at this many pixels, and with more
-   * keypoints than indexed pictures: the query's ORB is most of re-ranking's cost (at 640 px it took 1.7 times
+   * keypoints than indexed pictures: the query's ORB is most of re-ranking's cost (at 640 px it took 1.4–1.5 times
    * as long and verified no more in `npm run eval -- search-robustness`).
    */
   querySide: 480,
