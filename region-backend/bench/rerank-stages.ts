@@ -10,7 +10,7 @@ import sharp from 'sharp';
 import { opencv } from '../src/vision/runtime/opencv-runtime.js';
 import { VERIFY, verifyCandidates, verifyMirrored } from '../src/vision/embedding/geometric-verify.js';
 import { RERANK } from '../src/vision/embedding/rerank-score.js';
-import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures, queryDescribeSide, queryLocalFeatures, unpackLocalFeatures } from '../src/vision/embedding/local-features.js';
+import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures, queryLocalFeatures, unpackLocalFeatures, wholeQuerySide } from '../src/vision/embedding/local-features.js';
 import { photoPixels } from '../test/support/test-images.js';
 import { packageFile } from '../src/vision/runtime/tfjs.js';
 import type { RgbImage } from '../src/images/rgb-image.js';
@@ -98,7 +98,7 @@ export async function rerankStages(stored?: { pool: pg.Pool; serviceId: string; 
   rows.push(
     [`finding a text banner (text-banner.ts) on the ${bannered.width}×${bannered.height} query with one`, timeMs(() => textBanner(bannered))],
     ['ORB on that query, banner left out (as queries are described)', timeMs(() => queryLocalFeatures(cv, bannered))],
-    ['ORB on that query, keypoints everywhere (before the banner was looked for)', timeMs(() => extractLocalFeatures(cv, bannered, queryDescribeSide(bannered), LOCAL_FEATURES.queryFeatures))],
+    ['ORB on that query, keypoints everywhere (before the banner was looked for)', timeMs(() => extractLocalFeatures(cv, bannered, wholeQuerySide(bannered), LOCAL_FEATURES.queryFeatures))],
   );
   if (stored) rows.push(['reading 10 candidates\' features from PostgreSQL', await timeMsAsync(() => itemFeatures(stored.pool, stored.serviceId, stored.pipeline, stored.recordIds))]);
   console.log(`Re-ranking stages, one thread, median of ${RUNS} (the source verified with ${verified[3]?.inliers ?? 0} inliers):\n`);

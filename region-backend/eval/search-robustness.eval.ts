@@ -32,7 +32,7 @@ import { INDEX_VIEWS, QUERY_VIEWS } from '../src/vision/embedding/embedding-view
 import { l2normalise } from '../src/vision/embedding/feature-pooling.js';
 import { VERIFY, verifyCandidates, verifyMirrored, type Verification } from '../src/vision/embedding/geometric-verify.js';
 import { cropRgb, decodeImage, type ViewSpec } from '../src/vision/embedding/image-views.js';
-import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures, queryDescribeSide, queryLocalFeatures, type LocalFeatures } from '../src/vision/embedding/local-features.js';
+import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures, queryLocalFeatures, wholeQuerySide, type LocalFeatures } from '../src/vision/embedding/local-features.js';
 import { applyWhitening, decodeWhitening } from '../src/vision/embedding/pca-whitening.js';
 import { RERANK, rerankScore, wantsMirrorPass } from '../src/vision/embedding/rerank-score.js';
 import { textBanner, withoutRows } from '../src/vision/embedding/text-banner.js';
@@ -259,7 +259,7 @@ export default async function run(): Promise<void> {
     const t1 = performance.now();
     queryLocalFeatures(cv, decoded);
     const t2 = performance.now();
-    extractLocalFeatures(cv, decoded, queryDescribeSide(decoded), LOCAL_FEATURES.queryFeatures);
+    extractLocalFeatures(cv, decoded, wholeQuerySide(decoded), LOCAL_FEATURES.queryFeatures);
     orbMs += t2 - t1;
     plainOrbMs += performance.now() - t2;
     // An experiment the search does not run (IRIS_EVAL_TURNS=s): when nothing verified but the best vector score is

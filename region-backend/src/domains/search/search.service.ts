@@ -212,16 +212,16 @@ export class SearchQueryService {
     try {
       // The query's local features (re-ranking) are extracted beside its embedding, on another thread when one is
       // free: a short task, it may use an idle thread beyond the account's share (`mayBorrow`). When the pool
-      // is idle, the mirror image is described by a task of its own, on the first thread to free up: only a
+      // is idle, the mirror image is then described from the query's grey picture by a task of its own: only a
       // mirror pass waits for it, the verification of the candidates does not.
       const options = { priority: 'interactive' as const, accountId };
       const payload = { rgb, scenario, features: false, ...(embedder.manifestPath ? { embedder } : {}) };
       const mirror = rerank && this.deps.inference.idleThreads >= 2;
       const embedded = this.deps.inference.run('search-query-embed', payload, options);
       const described = rerank ? this.deps.inference.run('search-query-features', { rgb }, { ...options, mayBorrow: true }) : null;
-      // Queued last; a mirror pass without them describes the mirror image from the picture instead.
-      const mirrored = mirror
-        ? this.deps.inference.run('search-query-features', { rgb, mirror: true }, { ...options, mayBorrow: true }).then((m) => m.features, () => null)
+      // A mirror pass without them describes the mirror image from the picture instead.
+      const mirrored = mirror && described
+        ? described.then((d) => (d.described ? this.deps.inference.run('search-query-features', { mirrorOf: d.described }, { ...options, mayBorrow: true }) : null)).then((m) => m?.features ?? null, () => null)
         : undefined;
       const [embedding, local] = await Promise.all([embedded, described]);
       if (!local) return { ...embedding, picture: rgb };

@@ -12,7 +12,7 @@ describe('search re-ranking tasks: the mirror pass', () => {
     const candidates = [other, source].map((image) => packLocalFeatures(extractLocalFeatures(cv, image, LOCAL_FEATURES.indexSide, LOCAL_FEATURES.indexFeatures)));
 
     const plain = await searchQueryFeaturesTask({ rgb: query });
-    const mirrored = (await searchQueryFeaturesTask({ rgb: query, mirror: true })).features;
+    const mirrored = (await searchQueryFeaturesTask({ mirrorOf: plain.described! })).features;
     expect(mirrored).not.toEqual(plain.features);
     const both = { features: plain.features, mirrored };
 

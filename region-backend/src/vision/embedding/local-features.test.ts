@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { packLocalFeatures, unpackLocalFeatures, type LocalFeatures } from './local-features.js';
+import { opencv } from '../runtime/opencv-runtime.js';
+import { describeQuery, mirrorLocalFeatures, packLocalFeatures, queryLocalFeatures, unpackLocalFeatures, wholeQuerySide, type LocalFeatures } from './local-features.js';
+import { rerankPictures } from '../../../test/support/real-photos.js';
 
 describe('local feature packing', () => {
   it('round-trips points (to 1/8 pixel) and descriptors', () => {
@@ -26,6 +28,32 @@ describe('local feature packing', () => {
         } catch (err) {
           expect((err as Error).message).toMatch(/local features/);
         }
+      }),
+    );
+  });
+});
+
+describe('the query and its mirror image', () => {
+  it('describes the mirror image from the grey picture the query was described from, as from the picture itself', async () => {
+    const { cv } = await opencv();
+    const { source } = await rerankPictures();
+    const described = describeQuery(cv, source);
+    const side = wholeQuerySide(source);
+    expect(described.grey).toMatchObject({ width: side, height: Math.round((source.height * side) / source.width) });
+    expect(described.grey.data.length).toBe(described.grey.width * described.grey.height);
+    expect(described.features.count).toBeGreaterThan(100);
+    expect(packLocalFeatures(described.features)).toEqual(packLocalFeatures(queryLocalFeatures(cv, source)));
+    const mirrored = mirrorLocalFeatures(cv, described.grey, described.banner);
+    expect(Math.max(mirrored.width, mirrored.height)).toBe(side);
+    expect(packLocalFeatures(mirrored)).toEqual(packLocalFeatures(queryLocalFeatures(cv, source, true)));
+  });
+
+  it('refuses a grey picture whose bytes do not match its size', async () => {
+    const { cv } = await opencv();
+    fc.assert(
+      fc.property(fc.integer({ min: -2, max: 64 }), fc.integer({ min: -2, max: 64 }), fc.integer({ min: 0, max: 5000 }), (width, height, length) => {
+        fc.pre(width < 1 || height < 1 || length !== width * height);
+        expect(() => mirrorLocalFeatures(cv, { data: new Uint8Array(length), width, height }, null)).toThrow(/local features/);
       }),
     );
   });

@@ -5,7 +5,7 @@
  */
 import type { RgbImage } from '../../images/rgb-image.js';
 import { CvScope, type Cv, type CvMat } from '../runtime/opencv-runtime.js';
-import { greyAt, orbInto, packFeatures, type RawFeatures } from '../logo/orb-extraction.js';
+import { greyAt, orbInto, packFeatures, resized, type RawFeatures } from '../logo/orb-extraction.js';
 import { DESCRIPTOR_BYTES } from '../logo/logo-params.js';
 import { textBanner } from './text-banner.js';
 
@@ -15,13 +15,14 @@ export const LOCAL_FEATURES = {
   /** Indexed pictures are described with their longer side at this many pixels. */
   indexSide: 480,
   indexFeatures: 300,
-  /** Queries are described larger and with more keypoints (small ones enlarged up to this side). */
-  querySide: 640,
   /**
-   * The query's mirror image (re-ranking's mirror pass) is described smaller: mirrored copies are rarer, and
-   * its ORB is the pass's whole cost when nothing verifies.
+   * A query and its mirror image are described with their longer side at this many pixels, and with more
+   * keypoints than indexed pictures: the query's ORB is most of re-ranking's cost (at 640 px it took 1.4–1.5 times
+   * as long and verified no more in `npm run eval -- search-robustness`).
    */
-  mirrorSide: 480,
+  querySide: 480,
+  /** The windows of a query (window-features.ts) are described as a picture of theirs would be, up to this side. */
+  windowSide: 640,
   /** Small queries (thumbnails) are enlarged to at least this side so ORB's pyramid finds keypoints. */
   queryMinSide: 320,
   queryFeatures: 700,
@@ -47,25 +48,34 @@ export interface ExcludedRows {
  * none inside `exclude`; the strongest corners first when asked (else in ORB's order).
  */
 export function extractLocalFeatures(cv: Cv, image: RgbImage, side: number, maxFeatures: number, mirror = false, exclude?: ExcludedRows | null, strongestFirst = false): LocalFeatures {
-  const factor = side / Math.max(image.width, image.height);
-  const width = Math.max(1, Math.round(image.width * factor));
-  const height = Math.max(1, Math.round(image.height * factor));
+  const { width, height } = sizeAt(image, side);
   const scope = new CvScope();
   try {
-    const raw: RawFeatures = { points: [], descriptors: [], ...(strongestFirst ? { responses: [] } : {}) };
-    let mask: CvMat | undefined;
-    if (exclude) {
-      mask = scope.keep(new cv.Mat(height, width, cv.CV_8UC1, [255, 0, 0, 0]));
-      const top = Math.max(0, Math.floor(exclude.top * height));
-      const bottom = Math.min(height, Math.ceil((exclude.top + exclude.height) * height));
-      mask.data.fill(0, top * width, bottom * width);
-    }
-    orbInto(cv, scope, greyAt(cv, scope, image, width, height, mirror), maxFeatures, 0, 1, raw, mask);
-    const features = packFeatures(raw, width, height);
-    return raw.responses ? strongestFirstOf(features, raw.responses) : features;
+    return greyFeatures(cv, scope, greyAt(cv, scope, image, width, height, mirror), maxFeatures, exclude, strongestFirst);
   } finally {
     scope.release();
   }
+}
+
+function sizeAt(image: { width: number; height: number }, side: number): { width: number; height: number } {
+  const factor = side / Math.max(image.width, image.height);
+  return { width: Math.max(1, Math.round(image.width * factor)), height: Math.max(1, Math.round(image.height * factor)) };
+}
+
+/** ORB features of a grey picture (an 8-bit mat), none inside `exclude`. */
+function greyFeatures(cv: Cv, scope: CvScope, grey: CvMat, maxFeatures: number, exclude?: ExcludedRows | null, strongestFirst = false): LocalFeatures {
+  const { cols: width, rows: height } = grey;
+  const raw: RawFeatures = { points: [], descriptors: [], ...(strongestFirst ? { responses: [] } : {}) };
+  let mask: CvMat | undefined;
+  if (exclude) {
+    mask = scope.keep(new cv.Mat(height, width, cv.CV_8UC1, [255, 0, 0, 0]));
+    const top = Math.max(0, Math.floor(exclude.top * height));
+    const bottom = Math.min(height, Math.ceil((exclude.top + exclude.height) * height));
+    mask.data.fill(0, top * width, bottom * width);
+  }
+  orbInto(cv, scope, grey, maxFeatures, 0, 1, raw, mask);
+  const features = packFeatures(raw, width, height);
+  return raw.responses ? strongestFirstOf(features, raw.responses) : features;
 }
 
 function strongestFirstOf(f: LocalFeatures, responses: number[]): LocalFeatures {
@@ -87,12 +97,80 @@ function strongestFirstOf(f: LocalFeatures, responses: number[]): LocalFeatures 
  * describing the picture and its mirror image passes the banner found once (mirroring keeps the rows).
  */
 export function queryLocalFeatures(cv: Cv, image: RgbImage, mirror = false, banner = textBanner(image)): LocalFeatures {
-  return extractLocalFeatures(cv, image, queryDescribeSide(image, mirror), LOCAL_FEATURES.queryFeatures, mirror, banner);
+  if (!mirror) return extractLocalFeatures(cv, image, wholeQuerySide(image), LOCAL_FEATURES.queryFeatures, false, banner);
+  const { width, height } = sizeAt(image, wholeQuerySide(image));
+  const scope = new CvScope();
+  try {
+    return mirrorOfGrey(cv, scope, greyAt(cv, scope, image, width, height), banner);
+  } finally {
+    scope.release();
+  }
 }
 
-/** The longer side a query picture (or its mirror image) is described at: small ones enlarged, large ones shrunk. */
-export function queryDescribeSide(image: { width: number; height: number }, mirror = false): number {
-  return Math.min(mirror ? LOCAL_FEATURES.mirrorSide : LOCAL_FEATURES.querySide, Math.max(LOCAL_FEATURES.queryMinSide, image.width, image.height));
+/** A grey picture, one byte per pixel, row by row. */
+export interface GreyPicture {
+  data: Uint8Array;
+  width: number;
+  height: number;
+}
+
+/** A query's features with the grey picture they were described from and the banner rows left out. */
+export interface QueryDescription {
+  features: LocalFeatures;
+  grey: GreyPicture;
+  banner: ExcludedRows | null;
+}
+
+/**
+ * queryLocalFeatures keeping the grey picture described: the mirror image is then described from it
+ * (mirrorLocalFeatures) without converting and rescaling the query's pixels again.
+ */
+export function describeQuery(cv: Cv, image: RgbImage, banner = textBanner(image)): QueryDescription {
+  const { width, height } = sizeAt(image, wholeQuerySide(image));
+  const scope = new CvScope();
+  try {
+    const grey = greyAt(cv, scope, image, width, height);
+    const features = greyFeatures(cv, scope, grey, LOCAL_FEATURES.queryFeatures, banner);
+    return { features, grey: { data: grey.data.slice(0, width * height), width, height }, banner };
+  } finally {
+    scope.release();
+  }
+}
+
+/**
+ * The features of the query's mirror image, from the grey picture its own features were described from
+ * (describeQuery).
+ */
+export function mirrorLocalFeatures(cv: Cv, grey: GreyPicture, banner: ExcludedRows | null): LocalFeatures {
+  if (!Number.isInteger(grey.width) || !Number.isInteger(grey.height) || grey.width < 1 || grey.height < 1 || grey.data.length !== grey.width * grey.height) {
+    throw new Error('local features: a grey picture of the wrong size');
+  }
+  const scope = new CvScope();
+  try {
+    const mat = scope.keep(new cv.Mat(grey.height, grey.width, cv.CV_8UC1));
+    mat.data.set(grey.data);
+    return mirrorOfGrey(cv, scope, mat, banner);
+  } finally {
+    scope.release();
+  }
+}
+
+/** The mirror image's features from the query's grey picture (brought to the describing side if it is not at it). */
+function mirrorOfGrey(cv: Cv, scope: CvScope, grey: CvMat, banner: ExcludedRows | null): LocalFeatures {
+  const { width, height } = sizeAt({ width: grey.cols, height: grey.rows }, wholeQuerySide({ width: grey.cols, height: grey.rows }));
+  const flipped = scope.keep(new cv.Mat());
+  cv.flip(resized(cv, scope, grey, width, height), flipped, 1);
+  return greyFeatures(cv, scope, flipped, LOCAL_FEATURES.queryFeatures, banner);
+}
+
+/** The longer side the whole query and its mirror image are described at: small ones enlarged, large ones shrunk. */
+export function wholeQuerySide(image: { width: number; height: number }): number {
+  return Math.min(LOCAL_FEATURES.querySide, Math.max(LOCAL_FEATURES.queryMinSide, image.width, image.height));
+}
+
+/** The longer side a window of a query is described at, as a picture of its own would be (window-features.ts). */
+export function queryDescribeSide(image: { width: number; height: number }): number {
+  return Math.min(LOCAL_FEATURES.windowSide, Math.max(LOCAL_FEATURES.queryMinSide, image.width, image.height));
 }
 
 /**
