@@ -54,6 +54,9 @@ const ALL_EDITS: readonly SearchEdit[] = [...SEARCH_EDITS, ...REGION_EDITS];
 const LIMIT = process.env.IRIS_EVAL_LIMIT ? Number(process.env.IRIS_EVAL_LIMIT) : Infinity;
 /** `IRIS_EVAL_SEARCH_SETS=regions` queries the region photos only (the first set's photos then stay out of the gallery too). */
 const SETS = (process.env.IRIS_EVAL_SEARCH_SETS ?? 'first,regions').split(',');
+/** The quarter-turn experiment (below): the best vector score from which it runs, and the bars tried in one run. */
+const TURNS = process.env.IRIS_EVAL_TURNS ? Number(process.env.IRIS_EVAL_TURNS) : null;
+const TURN_BARS = TURNS === null ? [] : (process.env.IRIS_EVAL_TURN_BAR ?? '0').split(',').map(Number).filter((v) => Number.isFinite(v));
 const log = (msg: string) => process.stderr.write(`[search eval] ${msg}\n`);
 /**
  * The region pass's settings, to try others than the search's: the size of the view the windows are pooled from,
@@ -189,6 +192,7 @@ export default async function run(): Promise<void> {
   }
 
   const stages = [newStage('single view'), newStage('+ thumb view'), newStage('+ content box'), newStage('+ text banner'), newStage('+ re-rank'), newStage('+ regions')];
+  const turnStages = TURN_BARS.map((bar) => [bar, newStage(`+ turns ≥ ${bar}`)] as const);
   const regions = queryRegions();
   let regionPasses = 0;
   let regionWins = 0;
@@ -263,9 +267,11 @@ export default async function run(): Promise<void> {
     orbMs += t2 - t1;
     plainOrbMs += performance.now() - t2;
     // An experiment the search does not run (IRIS_EVAL_TURNS=s): when nothing verified but the best vector score is
-    // at least s, each candidate also scores the best of the query turned by 90°, 180° and 270° (three more views).
-    // The right picture's turned scores are logged.
-    if (process.env.IRIS_EVAL_TURNS && !verifications.some(Boolean) && head[0]!.score >= Number(process.env.IRIS_EVAL_TURNS)) {
+    // at least s, each candidate also scores the best of the query turned by 90°, 180° and 270° (three more views),
+    // counted only from a bar on (IRIS_EVAL_TURN_BAR, a comma-separated list: each bar is a stage of its own,
+    // reported beside the search's, in the same run). The right picture's turned scores are logged.
+    let turnedBest: number[] | null = null;
+    if (TURNS !== null && !verifications.some(Boolean) && head[0]!.score >= TURNS) {
       turnPasses++;
       const raw = { raw: { width: decoded.width, height: decoded.height, channels: 3 as const } };
       const turned = await Promise.all(
@@ -274,16 +280,19 @@ export default async function run(): Promise<void> {
           return vectorOf(rgbItem({ data: new Uint8Array(data), width: info.width, height: info.height }, `${itemKey(q.bytes)}/turn/${angle}`), QUERY_VIEWS);
         }),
       );
-      // IRIS_EVAL_TURN_BAR: a turned score counts only from this score on.
-      const bar = Number(process.env.IRIS_EVAL_TURN_BAR ?? 0);
       log(`turns for ${q.edit} of photo ${q.photo}: ${turned.map((t) => similarity(t, galleryMulti[q.photo]!).toFixed(3)).join(' ')}`);
-      for (const r of reranked) r.score = Math.max(r.score, ...turned.map((t) => similarity(t, galleryMulti[r.index]!)).filter((v) => v >= bar));
+      turnedBest = reranked.map((r) => Math.max(...turned.map((t) => similarity(t, galleryMulti[r.index]!))));
     }
-    const finalRanking = [...reranked.sort((a, b) => b.score - a.score), ...ranked.slice(RERANK.candidates)];
+    const withTurns = (bar: number) => [
+      ...reranked.map((r, k) => ({ ...r, score: turnedBest && turnedBest[k]! >= bar ? Math.max(r.score, turnedBest[k]!) : r.score })).sort((a, b) => b.score - a.score),
+      ...ranked.slice(RERANK.candidates),
+    ];
+    const finalRanking = withTurns(Infinity);
     record(stages[4]!, q.edit, finalRanking, q.photo);
 
     // Nothing verified: the query's windows, each one's best hits verified with the query's keypoints.
     let withRegions = finalRanking;
+    let promoted: { index: number; score: number }[] = [];
     if (!verifications.some(Boolean)) {
       regionPasses++;
       const tried = new Set(head.map((r) => r.index));
@@ -320,11 +329,15 @@ export default async function run(): Promise<void> {
         regionWins++;
         const name = `window ${regions[won[0]!.region]!.box.join(',')}`;
         regionWinners.set(name, (regionWinners.get(name) ?? 0) + 1);
-        const promoted = new Set(won.map((w) => w.index));
-        withRegions = [...won, ...finalRanking.filter((r) => !promoted.has(r.index))];
+        promoted = won;
+        withRegions = [...won, ...finalRanking.filter((r) => !won.some((w) => w.index === r.index))];
       }
     }
     record(stages[5]!, q.edit, withRegions, q.photo);
+    for (const [bar, stage] of turnStages) {
+      const turnedRanking = withTurns(bar);
+      record(stage, q.edit, [...promoted, ...turnedRanking.filter((r) => !promoted.some((w) => w.index === r.index))], q.photo);
+    }
     const finalRank = withRegions.findIndex((r) => r.index === q.photo);
     if (finalRank !== 0) {
       const vectorRank = ranked.findIndex((r) => r.index === q.photo);
@@ -368,6 +381,20 @@ export default async function run(): Promise<void> {
     rows.push([t, tp + fp ? tp / (tp + fp) : 1, tp / final.positives.length, fp]);
   }
   printTable(['threshold', 'precision', 'recall', 'false matches'], rows);
+  if (turnStages.length) {
+    console.log(`Quarter turns on the candidate set (an experiment, IRIS_EVAL_TURNS=${TURNS}): recall@1 per edit and the final score's calibration, the search as it runs and with the turned score counted from each bar:\n`);
+    const variants: Stage[] = [final, ...turnStages.map(([, stage]) => stage)];
+    const at = (s: Stage, t: number) => {
+      const tp = s.positives.filter((v) => v >= t).length;
+      const fp = s.negatives.filter((v) => v >= t).length;
+      return [tp + fp ? tp / (tp + fp) : 1, fp];
+    };
+    const edits = ALL_EDITS.filter((e) => perEditCount.has(e));
+    printTable(
+      ['stage', ...edits, 'overall', 'precision at 0.8', 'false matches ≥ 0.8', 'false matches ≥ 0.85'],
+      variants.map((s) => [s.id, ...edits.map((e) => share(s.r1, e)), overall(s.r1), at(s, 0.8)[0]!, at(s, 0.8)[1]!, at(s, 0.85)[1]!]),
+    );
+  }
   console.log(
     `Re-ranking cost: ${(rerankMs / queries.length).toFixed(1)} ms per query (query ORB + ${RERANK.candidates} verifications, one thread); ` +
       `stored local features ${(featureBytes / galleryItems.length / 1024).toFixed(1)} kB per picture on average, vector ${EMBEDDING_PIPELINE.whitening.dim * 4} B. ` +
