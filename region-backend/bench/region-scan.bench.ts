@@ -1,0 +1,87 @@
+/**
+ * Where a weak query's region pass spends its time, in one process on the pool the backend runs (two threads
+ * and a low-priority tier of two): the inference tasks of a search (the query's embedding, keypoints and mirror
+ * keypoints; the windows' vectors and keypoints) on the bench's 640×480 query, without the index, the records or
+ * HTTP. Each task alone on an idle pool (its single-thread time: the CPU the search needs), then three schedules
+ * interleaved call by call: the query's own tasks (the floor, as `regions=off`), the same followed by the
+ * region scan (started once the whole picture's match is known weak), and the region scan started with the
+ * query as background work (docs/search.md, "Regions of the query").
+ *
+ *   npm run bench -- region-scan
+ *   IRIS_BENCH_QUERIES=30 npm run bench -- region-scan
+ */
+import os from 'node:os';
+import { median, printTable } from '../../scripts/table.js';
+import { adoptRegionScan, startRegionScan } from '../src/domains/search/search-regions.js';
+import { decodeImage } from '../src/images/image-decoder.js';
+import { InferencePool } from '../src/inference/inference-pool.js';
+import { QUERY_REGIONS, queryRegions } from '../src/vision/embedding/query-regions.js';
+import { BUILTIN_EMBEDDER } from '../src/vision/embedding/embedder-identity.js';
+import { photoJpeg } from '../test/support/test-images.js';
+
+const QUERIES = Number(process.env.IRIS_BENCH_QUERIES ?? 15);
+
+export default async function run(): Promise<void> {
+  const pool = new InferencePool(2, { lowPriorityThreads: 2, warmModels: true });
+  try {
+    const rgb = await decodeImage(await photoJpeg(640, 480, 3), { maxSide: 1024 });
+    const options = { priority: 'interactive' as const, accountId: 1 };
+    const scanInput = { picture: rgb, embedder: BUILTIN_EMBEDDER, maxRegions: QUERY_REGIONS.at.length ** 2 };
+    const deps = { inference: pool, accountId: 1 };
+    // As the search asks: the embedding only, its keypoints described by a task of their own.
+    const embedPayload = { rgb, scenario: 'general', features: false };
+    // The query's own tasks as the search queues them; resolves when re-ranking would have them all.
+    const ownTasks = () => {
+      const embedded = pool.run('search-query-embed', embedPayload, options);
+      const described = pool.run('search-query-features', { rgb }, { ...options, mayBorrow: true });
+      const mirrored = pool.run('search-query-features', { rgb, mirror: true }, { ...options, mayBorrow: true });
+      return Promise.all([embedded, described, mirrored]);
+    };
+    const tasks = {
+      "the query's embedding (224 px)": () => pool.run('search-query-embed', embedPayload, options),
+      "the query's keypoints (640 px)": () => pool.run('search-query-features', { rgb }, options),
+      "its mirror image's keypoints (480 px)": () => pool.run('search-query-features', { rgb, mirror: true }, options),
+      "the windows' vectors (one pass at 384 px)": () => pool.run('search-query-regions', { rgb, regions: queryRegions() }, options),
+      "the windows' keypoints (one description)": () => pool.run('search-window-features', { rgb, side: QUERY_REGIONS.side }, options),
+    };
+    const schedules = {
+      "the query's tasks (floor)": async () => {
+        await ownTasks();
+      },
+      'then the region scan': async () => {
+        await ownTasks();
+        const scan = startRegionScan(scanInput, deps);
+        await Promise.all([scan.vectors, scan.windowFeatures]);
+      },
+      'the region scan started with the query': async () => {
+        const ahead = new AbortController();
+        const own = ownTasks();
+        const started = startRegionScan(scanInput, deps, { signal: ahead.signal });
+        await own;
+        ahead.abort();
+        const scan = adoptRegionScan(started, scanInput, deps);
+        await Promise.all([scan.vectors, scan.windowFeatures]);
+      },
+    };
+    const timed = async (runs: Record<string, () => Promise<unknown>>) => {
+      const ms = new Map<string, number[]>(Object.keys(runs).map((k) => [k, []]));
+      for (let i = 0; i < QUERIES + 2; i++) {
+        for (const [name, call] of Object.entries(runs)) {
+          const started = performance.now();
+          await call();
+          if (i >= 2) ms.get(name)!.push(performance.now() - started);
+        }
+      }
+      return new Map([...ms].map(([k, list]) => [k, median(list)]));
+    };
+    const loadBefore = os.loadavg()[0]!;
+    const alone = await timed(tasks);
+    const scheduled = await timed(schedules);
+    const floor = scheduled.get("the query's tasks (floor)")!;
+    console.log(`${QUERIES} calls per row after 2 warm-up calls, ${os.availableParallelism()} cores, load average ${loadBefore.toFixed(1)} before / ${os.loadavg()[0]!.toFixed(1)} after.\n`);
+    printTable(['task, alone on an idle pool', 'p50 ms'], [...alone].map(([k, v]) => [k, v]));
+    printTable(['schedule', 'p50 ms', 'ratio to the floor'], [...scheduled].map(([k, v]) => [k, v, v / floor]));
+  } finally {
+    await pool.close();
+  }
+}
