@@ -66,16 +66,6 @@ export class AccountQueues<T> {
     return taken;
   }
 
-  /** Takes one waiting item out of its account's queue; false when it is not waiting (taken, or never queued). */
-  remove(account: string, item: T): boolean {
-    const lane = this.lanes.get(account);
-    const at = lane ? lane.items.indexOf(item) : -1;
-    if (at < 0) return false;
-    lane!.items.splice(at, 1);
-    this.count--;
-    return true;
-  }
-
   /** Removes and returns every item. */
   drain(): T[] {
     const all = [...this.lanes.values()].flatMap((l) => l.items);

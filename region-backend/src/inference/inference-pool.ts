@@ -24,19 +24,6 @@ export interface RunOptions {
   mayBorrow?: boolean;
   /** Told the task's wait for a thread (`queue`) and its time on it (`thread`): the call's Server-Timing. */
   timings?: StageTimings;
-  /**
-   * Aborting it takes the task out of the queue if it is still waiting there (the call rejects with
-   * `TaskWithdrawnError`); a task already on a thread runs to its end.
-   */
-  signal?: AbortSignal;
-}
-
-/** A waiting task taken out of the queue by its caller (`RunOptions.signal`): it never ran. */
-export class TaskWithdrawnError extends Error {
-  override readonly name = 'TaskWithdrawnError';
-  constructor(readonly task: string) {
-    super(`${task} was withdrawn before it ran`);
-  }
 }
 
 export interface StageTimings {
@@ -241,14 +228,10 @@ export class InferencePool {
       return Promise.reject(new ApiError('busy', 'too many analysis calls of this account at once; retry later'));
     }
     const timeoutMs = options.timeoutMs ?? (priority === 'interactive' ? this.limits.interactiveTimeoutMs : this.limits.backgroundTimeoutMs);
-    if (options.signal?.aborted) return Promise.reject(new TaskWithdrawnError(task));
     if (priority === 'interactive') this.lastInteractive = performance.now();
     return new Promise<TaskResult<K>>((resolve, reject) => {
       const job: Job = { request: { id: this.nextId++, task, payload }, transfer: options.transfer ?? [], priority, account, timeoutMs, mayBorrow: priority === 'interactive' && options.mayBorrow === true, usage: currentUsageScope(), queuedAt: performance.now(), timings: options.timings, resolve: resolve as (v: unknown) => void, reject };
       this.queues[priority].push(account, job);
-      options.signal?.addEventListener('abort', () => {
-        if (this.queues[priority].remove(account, job)) reject(new TaskWithdrawnError(task));
-      }, { once: true });
       // A job waiting for threads that are still loading keeps the process alive (a bench or script with
       // nothing else pending would otherwise exit before the first answer).
       for (const slot of this.slots) if (!slot.ready) slot.worker.ref();

@@ -13,7 +13,7 @@ import type { EmbedderRef } from '../../vision/embedding/embedder-identity.js';
 import { QUERY_REGIONS, queryRegions, windowsToDescribe, type Box, type QueryRegion } from '../../vision/embedding/query-regions.js';
 import type { Verification } from '../../vision/embedding/geometric-verify.js';
 import { rerankScore } from '../../vision/embedding/rerank-score.js';
-import { TaskWithdrawnError, type InferencePool, type RunOptions } from '../../inference/inference-pool.js';
+import type { InferencePool } from '../../inference/inference-pool.js';
 import { itemFeatures } from '../search-services/index-items.repo.js';
 import type { ServiceState } from '../search-services/search-service.repo.js';
 import type { Selected } from './search-rerank.js';
@@ -33,10 +33,12 @@ export interface RegionOutcome {
 }
 
 export interface RegionPassInput {
-  /** The windows' vectors and keypoints (startRegionScan), started with the query or now. */
-  scan: RegionScan;
+  picture: RgbImage;
   /** packLocalFeatures bytes of the whole query. */
   features: Uint8Array;
+  embedder: EmbedderRef;
+  /** Regions tried, at most. */
+  maxRegions: number;
   /** Results each region needs (the plain answer: a few to verify; `regions=all`: the page). */
   perRegion: number;
   /** Records the whole picture's re-ranking already verified or rejected. */
@@ -45,22 +47,6 @@ export interface RegionPassInput {
   known?: ReadonlyMap<number, Verification>;
   /** The filtered hits of each query vector, best first (one search of the records for all). */
   searchVectors: (vectors: Float32Array[], count: number) => Promise<Selected[][]>;
-}
-
-/** The two tasks of a region pass that need only the query's pixels, running or waiting on inference threads. */
-export interface RegionScan {
-  regions: QueryRegion[];
-  /** One vector per region. */
-  vectors: Promise<Float32Array[]>;
-  /** packLocalFeatures bytes of the query described at the windows' scale. */
-  windowFeatures: Promise<Uint8Array>;
-}
-
-export interface RegionScanInput {
-  picture: RgbImage;
-  embedder: EmbedderRef;
-  /** Regions tried, at most. */
-  maxRegions: number;
 }
 
 export interface RegionPassDeps {
@@ -82,51 +68,17 @@ export function shareInside(a: readonly number[], b: readonly number[]): number 
 /** The regions of a query, cut to `max`. */
 export const regionsOf = (max: number): QueryRegion[] => queryRegions().slice(0, Math.max(0, max));
 
-/**
- * Starts the windows' vectors and keypoints of a query. The built-in embedder pools every window from one
- * backbone pass over the whole query; the windows' keypoints, needed whichever windows are verified, are
- * described meanwhile on a free thread. `ahead`: started with the query, before its whole picture's match is
- * known, as background work that waits for idle threads and is withdrawn while still waiting
- * (`ahead.signal`: `adoptRegionScan` then runs what had not started at the query's priority).
- */
-export function startRegionScan(input: RegionScanInput, deps: Pick<RegionPassDeps, 'inference' | 'accountId'>, ahead?: { signal: AbortSignal }): RegionScan {
-  const regions = regionsOf(input.maxRegions);
-  const options: RunOptions = ahead ? { priority: 'background', signal: ahead.signal } : { priority: 'interactive', accountId: deps.accountId };
-  const scan = { regions, vectors: scanVectors(input, regions, deps.inference, options), windowFeatures: scanKeypoints(input, deps.inference, options) };
-  // Started ahead and then not wanted: nobody awaits it.
-  scan.vectors.catch(() => undefined);
-  scan.windowFeatures.catch(() => undefined);
-  return scan;
-}
-
-/**
- * A scan started ahead, now wanted (its signal aborted first): a task that was still waiting was withdrawn and
- * runs again now at the query's priority; one that had started is awaited.
- */
-export function adoptRegionScan(scan: RegionScan, input: RegionScanInput, deps: Pick<RegionPassDeps, 'inference' | 'accountId'>): RegionScan {
-  const options: RunOptions = { priority: 'interactive', accountId: deps.accountId };
-  const again = <T>(task: Promise<T>, run: () => Promise<T>) => task.catch((err: unknown) => (err instanceof TaskWithdrawnError ? run() : Promise.reject(err)));
-  return {
-    regions: scan.regions,
-    vectors: again(scan.vectors, () => scanVectors(input, scan.regions, deps.inference, options)),
-    windowFeatures: again(scan.windowFeatures, () => scanKeypoints(input, deps.inference, options)),
-  };
-}
-
-function scanVectors(input: RegionScanInput, regions: QueryRegion[], inference: InferencePool, options: RunOptions): Promise<Float32Array[]> {
-  if (!regions.length) return Promise.resolve([]);
-  return inference.run('search-query-regions', { rgb: input.picture, regions, ...(input.embedder.manifestPath ? { embedder: input.embedder } : {}) }, options);
-}
-
-function scanKeypoints(input: RegionScanInput, inference: InferencePool, options: RunOptions): Promise<Uint8Array> {
-  return inference.run('search-window-features', { rgb: input.picture, side: QUERY_REGIONS.side }, { ...options, mayBorrow: true });
-}
-
 export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): Promise<RegionOutcome> {
-  const regions = input.scan.regions;
+  const regions = regionsOf(input.maxRegions);
   if (!regions.length) return { verified: [], winner: null, groups: [] };
   const options = { priority: 'interactive' as const, accountId: deps.accountId };
-  const [vectors, windowFeatures] = await Promise.all([input.scan.vectors, input.scan.windowFeatures]);
+  const payload = { rgb: input.picture, ...(input.embedder.manifestPath ? { embedder: input.embedder } : {}) };
+  // The built-in embedder pools every window from one backbone pass over the whole query; the windows' keypoints,
+  // needed whichever windows are verified, are described meanwhile on a free thread.
+  const [vectors, windowFeatures] = await Promise.all([
+    deps.inference.run('search-query-regions', { ...payload, regions }, options),
+    deps.inference.run('search-window-features', { rgb: input.picture, side: QUERY_REGIONS.side }, { ...options, mayBorrow: true }),
+  ]);
   const wanted = Math.max(input.perRegion + input.tried.size, QUERY_REGIONS.hitsPerWindow);
   const hits = await input.searchVectors(vectors, wanted);
   const fresh = hits.map((list) => list.filter((x) => !input.tried.has(x.hit.id)));

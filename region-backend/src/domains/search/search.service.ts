@@ -23,7 +23,7 @@ import { ServiceGoneError, type ServiceIndexes } from '../search-services/servic
 import { hasKeywords, inPriceRange, productFilter } from './product-filter.js';
 import { parseSearchParams, type SearchParams } from './search-params.js';
 import { matchedRegion, rerank, type Selected } from './search-rerank.js';
-import { adoptRegionScan, regionPass, startRegionScan, type RegionGroup, type RegionOutcome, type RegionScan } from './search-regions.js';
+import { regionPass, type RegionGroup, type RegionOutcome } from './search-regions.js';
 import { isDecisive } from '../../vision/embedding/rerank-score.js';
 import { QUERY_REGIONS } from '../../vision/embedding/query-regions.js';
 import { liveRecords, type HitRecord } from './search-records.repo.js';
@@ -128,27 +128,10 @@ export class SearchQueryService {
    * of the index that answered (while an index is rebuilt under a new embedder, the old one answers).
    */
   private async search(service: ServiceState, bytes: Uint8Array, params: SearchParams, product: boolean, accountId: number, startedAt: number) {
-    // Withdraws the regions' scan started ahead if it is still waiting when the search ends (or fails).
-    const ahead = new AbortController();
-    try {
-      return await this.searchWith(ahead, service, bytes, params, product, accountId, startedAt);
-    } finally {
-      ahead.abort();
-    }
-  }
-
-  private async searchWith(ahead: AbortController, service: ServiceState, bytes: Uint8Array, params: SearchParams, product: boolean, accountId: number, startedAt: number) {
     const preprocessStarted = performance.now();
     const candidates = params.rerank ? this.deps.rerankCandidates : 0;
     const pipeline = this.deps.indexes.servingPipeline(service);
-    const embedder = await this.deps.embedders.embedderOf(pipeline);
-    // The regions' scan starts as soon as the query is decoded, into threads the query leaves idle, and is
-    // dropped if the whole picture's match turns out decisive.
-    let scan: RegionScan | null = null;
-    const scanAhead = this.scansAhead(params, candidates)
-      ? (picture: RgbImage) => void (scan = startRegionScan({ picture, embedder, maxRegions: this.deps.maxRegions }, { inference: this.deps.inference, accountId }, { signal: ahead.signal }))
-      : undefined;
-    let query = await this.embed(bytes, params, service.scenario, accountId, candidates > 0, embedder, scanAhead);
+    let query = await this.embed(bytes, params, service.scenario, accountId, candidates > 0, await this.deps.embedders.embedderOf(pipeline));
     let preprocessMs = performance.now() - preprocessStarted;
 
     const searchStarted = performance.now();
@@ -181,18 +164,14 @@ export class SearchQueryService {
 
     const regionsStarted = performance.now();
     let regions: RegionOutcome | null = null;
-    const wanted = this.wantsRegions(params, selected, candidates, query.features.length > 0, startedAt);
-    ahead.abort();
-    if (wanted) {
+    if (this.wantsRegions(params, selected, candidates, query.features.length > 0, startedAt)) {
       const tried = new Set(selected.slice(0, candidates).map((s) => s.hit.id));
-      const scanInput = { picture: query.picture, embedder: await this.deps.embedders.embedderOf(answered), maxRegions: this.deps.maxRegions };
-      const scanDeps = { inference: this.deps.inference, accountId };
-      const started = scan && answered === pipeline ? adoptRegionScan(scan, scanInput, scanDeps) : startRegionScan(scanInput, scanDeps);
+      const embedder = await this.deps.embedders.embedderOf(answered);
       const perRegion = params.regions === 'all' ? params.count : QUERY_REGIONS.hitsPerRegion;
       regions = await this.deps.indexes
         .use(service, (store) =>
           regionPass(
-            { scan: started, features: query.features, perRegion, tried, known: new Map(selected.flatMap((s) => (s.match ? [[s.hit.id, s.match] as const] : []))), searchVectors: (vectors, count) => this.selectMany(store, service, vectors, { ...params, count, page: 0 }, product) },
+            { picture: query.picture, features: query.features, embedder, maxRegions: this.deps.maxRegions, perRegion, tried, known: new Map(selected.flatMap((s) => (s.match ? [[s.hit.id, s.match] as const] : []))), searchVectors: (vectors, count) => this.selectMany(store, service, vectors, { ...params, count, page: 0 }, product) },
             { pool: this.deps.pool, inference: this.deps.inference, service: served, accountId },
           ),
         )
@@ -220,15 +199,6 @@ export class SearchQueryService {
     return !this.deps.regionsBudgetMs || performance.now() - startedAt < this.deps.regionsBudgetMs;
   }
 
-  /**
-   * Whether a query's regions are scanned ahead (before its whole picture's match is known): only when they may
-   * be searched, and the inference pool is idle, so the scan takes threads the query would leave idle.
-   */
-  private scansAhead(params: SearchParams, candidates: number): boolean {
-    if (params.regions === 'off' || params.loc || !this.deps.maxRegions || !candidates) return false;
-    return this.deps.inference.idleThreads >= this.deps.inference.threads;
-  }
-
   private async image(query: QueryImageInput, accountId: number): Promise<QueryImage> {
     try {
       return await this.deps.acquireImage(query, accountId);
@@ -240,7 +210,7 @@ export class SearchQueryService {
     }
   }
 
-  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number, rerank: boolean, embedder: EmbedderRef, decoded?: (rgb: RgbImage) => void): Promise<QueryEmbedding & { picture: RgbImage; mirrored?: Promise<Uint8Array | null> }> {
+  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number, rerank: boolean, embedder: EmbedderRef): Promise<QueryEmbedding & { picture: RgbImage; mirrored?: Promise<Uint8Array | null> }> {
     let rgb: RgbImage;
     try {
       rgb = await this.deps.decoder.rgb(bytes, { maxSide: QUERY_MAX_SIDE, ...(params.loc ? { crop: params.loc } : {}) }, 'interactive', accountId);
@@ -262,8 +232,6 @@ export class SearchQueryService {
       const mirrored = mirror
         ? this.deps.inference.run('search-query-features', { rgb, mirror: true }, { ...options, mayBorrow: true }).then((m) => m.features, () => null)
         : undefined;
-      // Queued after the query's own tasks, as background work: it takes only threads they leave idle.
-      decoded?.(rgb);
       const [embedding, local] = await Promise.all([embedded, described]);
       if (!local) return { ...embedding, picture: rgb };
       // The decoded picture also serves the mirror pass (when its mirror image was not described) and the regions.
