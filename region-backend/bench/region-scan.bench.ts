@@ -4,19 +4,18 @@
  * keypoints; the windows' vectors and keypoints) on the bench's 640×480 query, without the index, the records or
  * HTTP. Each task alone on an idle pool (its single-thread time: the CPU the search needs), then three schedules
  * interleaved call by call: the query's own tasks (the floor, as `regions=off`), the same followed by the
- * region scan (started once the whole picture's match is known weak), and the region scan started with the
- * query as background work (docs/search.md, "Regions of the query").
+ * region scan as the search runs it (once the whole picture's match is known weak: docs/search.md, "Regions of
+ * the query"), and the region scan queued with the query's own tasks as background work, so it takes only
+ * threads they leave idle (tried, not kept: docs/benchmarks.md, "Regions of the query on a weak match").
  *
  *   npm run bench -- region-scan
  *   IRIS_BENCH_QUERIES=30 npm run bench -- region-scan
  */
 import os from 'node:os';
 import { median, printTable } from '../../scripts/table.js';
-import { adoptRegionScan, startRegionScan } from '../src/domains/search/search-regions.js';
 import { decodeImage } from '../src/images/image-decoder.js';
 import { InferencePool } from '../src/inference/inference-pool.js';
 import { QUERY_REGIONS, queryRegions } from '../src/vision/embedding/query-regions.js';
-import { BUILTIN_EMBEDDER } from '../src/vision/embedding/embedder-identity.js';
 import { photoJpeg } from '../test/support/test-images.js';
 
 const QUERIES = Number(process.env.IRIS_BENCH_QUERIES ?? 15);
@@ -26,8 +25,6 @@ export default async function run(): Promise<void> {
   try {
     const rgb = await decodeImage(await photoJpeg(640, 480, 3), { maxSide: 1024 });
     const options = { priority: 'interactive' as const, accountId: 1 };
-    const scanInput = { picture: rgb, embedder: BUILTIN_EMBEDDER, maxRegions: QUERY_REGIONS.at.length ** 2 };
-    const deps = { inference: pool, accountId: 1 };
     // As the search asks: the embedding only, its keypoints described by a task of their own.
     const embedPayload = { rgb, scenario: 'general', features: false };
     // The query's own tasks as the search queues them; resolves when re-ranking would have them all.
@@ -36,6 +33,13 @@ export default async function run(): Promise<void> {
       const described = pool.run('search-query-features', { rgb }, { ...options, mayBorrow: true });
       const mirrored = pool.run('search-query-features', { rgb, mirror: true }, { ...options, mayBorrow: true });
       return Promise.all([embedded, described, mirrored]);
+    };
+    const regionScan = (priority: 'interactive' | 'background') => {
+      const scanOptions = priority === 'interactive' ? options : { priority };
+      return Promise.all([
+        pool.run('search-query-regions', { rgb, regions: queryRegions() }, scanOptions),
+        pool.run('search-window-features', { rgb, side: QUERY_REGIONS.side }, { ...scanOptions, mayBorrow: true }),
+      ]);
     };
     const tasks = {
       "the query's embedding (224 px)": () => pool.run('search-query-embed', embedPayload, options),
@@ -50,17 +54,10 @@ export default async function run(): Promise<void> {
       },
       'then the region scan': async () => {
         await ownTasks();
-        const scan = startRegionScan(scanInput, deps);
-        await Promise.all([scan.vectors, scan.windowFeatures]);
+        await regionScan('interactive');
       },
-      'the region scan started with the query': async () => {
-        const ahead = new AbortController();
-        const own = ownTasks();
-        const started = startRegionScan(scanInput, deps, { signal: ahead.signal });
-        await own;
-        ahead.abort();
-        const scan = adoptRegionScan(started, scanInput, deps);
-        await Promise.all([scan.vectors, scan.windowFeatures]);
+      'the region scan queued with the query, as background work': async () => {
+        await Promise.all([ownTasks(), regionScan('background')]);
       },
     };
     const timed = async (runs: Record<string, () => Promise<unknown>>) => {
