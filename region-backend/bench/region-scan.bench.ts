@@ -6,7 +6,9 @@
  * interleaved call by call: the query's own tasks (the floor, as `regions=off`), the same followed by the
  * region scan as the search runs it (once the whole picture's match is known weak: docs/search.md, "Regions of
  * the query"), and the region scan queued with the query's own tasks as background work, so it takes only
- * threads they leave idle (tried, not kept: docs/benchmarks.md, "Regions of the query on a weak match").
+ * threads they leave idle (tried, not kept: docs/benchmarks.md, "Regions of the query on a weak match"). Last,
+ * the windows' vectors at the scan size the search uses and at the one before it, interleaved on the bench's
+ * own thread.
  *
  *   npm run bench -- region-scan
  *   IRIS_BENCH_QUERIES=30 npm run bench -- region-scan
@@ -15,7 +17,7 @@ import os from 'node:os';
 import { median, printTable } from '../../scripts/table.js';
 import { decodeImage } from '../src/images/image-decoder.js';
 import { InferencePool } from '../src/inference/inference-pool.js';
-import { QUERY_REGIONS, queryRegions } from '../src/vision/embedding/query-regions.js';
+import { embedQueryRegions, QUERY_REGIONS, queryRegions, REGION_SCAN } from '../src/vision/embedding/query-regions.js';
 import { photoJpeg } from '../test/support/test-images.js';
 
 const QUERIES = Number(process.env.IRIS_BENCH_QUERIES ?? 15);
@@ -45,7 +47,7 @@ export default async function run(): Promise<void> {
       "the query's embedding (224 px)": () => pool.run('search-query-embed', embedPayload, options),
       "the query's keypoints (640 px)": () => pool.run('search-query-features', { rgb }, options),
       "its mirror image's keypoints (480 px)": () => pool.run('search-query-features', { rgb, mirror: true }, options),
-      "the windows' vectors (one pass at 384 px)": () => pool.run('search-query-regions', { rgb, regions: queryRegions() }, options),
+       [`the windows' vectors (one pass at ${REGION_SCAN.size} px)`]: () => pool.run('search-query-regions', { rgb, regions: queryRegions() }, options),
       "the windows' keypoints (one description)": () => pool.run('search-window-features', { rgb, side: QUERY_REGIONS.side }, options),
     };
     const schedules = {
@@ -78,6 +80,9 @@ export default async function run(): Promise<void> {
     console.log(`${QUERIES} calls per row after 2 warm-up calls, ${os.availableParallelism()} cores, load average ${loadBefore.toFixed(1)} before / ${os.loadavg()[0]!.toFixed(1)} after.\n`);
     printTable(['task, alone on an idle pool', 'p50 ms'], [...alone].map(([k, v]) => [k, v]));
     printTable(['schedule', 'p50 ms', 'ratio to the floor'], [...scheduled].map(([k, v]) => [k, v, v / floor]));
+    const sizes = [REGION_SCAN.size, 384].filter((size, i, all) => all.indexOf(size) === i);
+    const scans = await timed(Object.fromEntries(sizes.map((size) => [`the windows' vectors, one pass at ${size} px`, () => embedQueryRegions(rgb, queryRegions(), undefined, { ...REGION_SCAN, size })])));
+    printTable(['on the bench thread', 'p50 ms'], [...scans].map(([k, v]) => [k, v]));
   } finally {
     await pool.close();
   }
