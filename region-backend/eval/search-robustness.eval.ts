@@ -10,7 +10,8 @@
  *   single view     the vector of the whole picture on both sides (the pipeline before this evaluation)
  *   + thumb view    indexed vectors also see a thumbnail-sized copy of the picture (embedding-views.ts)
  *   + content box   a query showing the picture inside a page or frame is also embedded at that box
- *   + re-rank       the best candidates are verified by ORB matching and a RANSAC homography
+ *   + re-rank       the best candidates are verified by ORB matching and a RANSAC homography; when none
+ *                   verifies but the vector is close, the query's quarter turns score them too (query-turns.ts)
  *   + regions       when nothing verified: the query's windows are pooled from one backbone pass, each one's
  *                   best hits are verified with the query's keypoints, and the best windows' hits with the
  *                   window's own keypoints (query-regions.ts)
@@ -38,6 +39,7 @@ import { RERANK, rerankScore, wantsMirrorPass } from '../src/vision/embedding/re
 import { textBanner, withoutRows } from '../src/vision/embedding/text-banner.js';
 import { embedQueryRegions, QUERY_REGIONS, queryRegions, REGION_SCAN, regionPixels, windowsToDescribe } from '../src/vision/embedding/query-regions.js';
 import { featuresInWindow, windowsLocalFeatures } from '../src/vision/embedding/window-features.js';
+import { QUERY_TURNS } from '../src/vision/embedding/query-turns.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { fileURLToPath } from 'node:url';
@@ -54,6 +56,13 @@ const ALL_EDITS: readonly SearchEdit[] = [...SEARCH_EDITS, ...REGION_EDITS];
 const LIMIT = process.env.IRIS_EVAL_LIMIT ? Number(process.env.IRIS_EVAL_LIMIT) : Infinity;
 /** `IRIS_EVAL_SEARCH_SETS=regions` queries the region photos only (the first set's photos then stay out of the gallery too). */
 const SETS = (process.env.IRIS_EVAL_SEARCH_SETS ?? 'first,regions').split(',');
+/**
+ * Quarter turns (query-turns.ts), as the search runs them: the best vector score from which they are tried
+ * (IRIS_EVAL_TURNS, default the search's; `off`: never), and further bars for the turned score, each reported as
+ * a stage of its own beside the search's in the same run (IRIS_EVAL_TURN_BAR, comma-separated).
+ */
+const TURNS = process.env.IRIS_EVAL_TURNS === 'off' ? null : Number(process.env.IRIS_EVAL_TURNS ?? QUERY_TURNS.minScore);
+const TURN_BARS = TURNS === null ? [] : (process.env.IRIS_EVAL_TURN_BAR ?? '').split(',').filter(Boolean).map(Number).filter((v) => Number.isFinite(v));
 const log = (msg: string) => process.stderr.write(`[search eval] ${msg}\n`);
 /**
  * The region pass's settings, to try others than the search's: the size of the view the windows are pooled from,
@@ -189,6 +198,7 @@ export default async function run(): Promise<void> {
   }
 
   const stages = [newStage('single view'), newStage('+ thumb view'), newStage('+ content box'), newStage('+ text banner'), newStage('+ re-rank'), newStage('+ regions')];
+  const turnStages = TURN_BARS.map((bar) => [bar, newStage(`+ turns ≥ ${bar}`)] as const);
   const regions = queryRegions();
   let regionPasses = 0;
   let regionWins = 0;
@@ -262,28 +272,32 @@ export default async function run(): Promise<void> {
     extractLocalFeatures(cv, decoded, wholeQuerySide(decoded), LOCAL_FEATURES.queryFeatures);
     orbMs += t2 - t1;
     plainOrbMs += performance.now() - t2;
-    // An experiment the search does not run (IRIS_EVAL_TURNS=s): when nothing verified but the best vector score is
-    // at least s, each candidate also scores the best of the query turned by 90°, 180° and 270° (three more views).
-    // The right picture's turned scores are logged.
-    if (process.env.IRIS_EVAL_TURNS && !verifications.some(Boolean) && head[0]!.score >= Number(process.env.IRIS_EVAL_TURNS)) {
+    // As the search does (query-turns.ts): when nothing verified but the best vector score is at least TURNS, each
+    // candidate also scores the best of the query turned by 90°, 180° and 270° (three more views), counted from
+    // the search's bar on (other bars: stages of their own). The right picture's turned scores are logged.
+    let turnedBest: number[] | null = null;
+    if (TURNS !== null && !verifications.some(Boolean) && head[0]!.score >= TURNS) {
       turnPasses++;
       const raw = { raw: { width: decoded.width, height: decoded.height, channels: 3 as const } };
       const turned = await Promise.all(
-        [90, 180, 270].map(async (angle) => {
+        QUERY_TURNS.angles.map(async (angle) => {
           const { data, info } = await sharp(Buffer.from(decoded.data), raw).rotate(angle).raw().toBuffer({ resolveWithObject: true });
           return vectorOf(rgbItem({ data: new Uint8Array(data), width: info.width, height: info.height }, `${itemKey(q.bytes)}/turn/${angle}`), QUERY_VIEWS);
         }),
       );
-      // IRIS_EVAL_TURN_BAR: a turned score counts only from this score on.
-      const bar = Number(process.env.IRIS_EVAL_TURN_BAR ?? 0);
       log(`turns for ${q.edit} of photo ${q.photo}: ${turned.map((t) => similarity(t, galleryMulti[q.photo]!).toFixed(3)).join(' ')}`);
-      for (const r of reranked) r.score = Math.max(r.score, ...turned.map((t) => similarity(t, galleryMulti[r.index]!)).filter((v) => v >= bar));
+      turnedBest = reranked.map((r) => Math.max(...turned.map((t) => similarity(t, galleryMulti[r.index]!))));
     }
-    const finalRanking = [...reranked.sort((a, b) => b.score - a.score), ...ranked.slice(RERANK.candidates)];
+    const withTurns = (bar: number) => [
+      ...reranked.map((r, k) => ({ ...r, score: turnedBest && turnedBest[k]! >= bar ? Math.max(r.score, turnedBest[k]!) : r.score })).sort((a, b) => b.score - a.score),
+      ...ranked.slice(RERANK.candidates),
+    ];
+    const finalRanking = withTurns(QUERY_TURNS.bar);
     record(stages[4]!, q.edit, finalRanking, q.photo);
 
     // Nothing verified: the query's windows, each one's best hits verified with the query's keypoints.
     let withRegions = finalRanking;
+    let promoted: { index: number; score: number }[] = [];
     if (!verifications.some(Boolean)) {
       regionPasses++;
       const tried = new Set(head.map((r) => r.index));
@@ -320,11 +334,15 @@ export default async function run(): Promise<void> {
         regionWins++;
         const name = `window ${regions[won[0]!.region]!.box.join(',')}`;
         regionWinners.set(name, (regionWinners.get(name) ?? 0) + 1);
-        const promoted = new Set(won.map((w) => w.index));
-        withRegions = [...won, ...finalRanking.filter((r) => !promoted.has(r.index))];
+        promoted = won;
+        withRegions = [...won, ...finalRanking.filter((r) => !won.some((w) => w.index === r.index))];
       }
     }
     record(stages[5]!, q.edit, withRegions, q.photo);
+    for (const [bar, stage] of turnStages) {
+      const turnedRanking = withTurns(bar);
+      record(stage, q.edit, [...promoted, ...turnedRanking.filter((r) => !promoted.some((w) => w.index === r.index))], q.photo);
+    }
     const finalRank = withRegions.findIndex((r) => r.index === q.photo);
     if (finalRank !== 0) {
       const vectorRank = ranked.findIndex((r) => r.index === q.photo);
@@ -368,6 +386,20 @@ export default async function run(): Promise<void> {
     rows.push([t, tp + fp ? tp / (tp + fp) : 1, tp / final.positives.length, fp]);
   }
   printTable(['threshold', 'precision', 'recall', 'false matches'], rows);
+  if (turnStages.length) {
+    console.log(`Quarter turns tried from a best vector score of ${TURNS}: recall@1 per edit and the final score's calibration, the search as it runs (turned scores from ${QUERY_TURNS.bar}) and with the turned score counted from each other bar (Infinity: no turns):\n`);
+    const variants: Stage[] = [final, ...turnStages.map(([, stage]) => stage)];
+    const at = (s: Stage, t: number) => {
+      const tp = s.positives.filter((v) => v >= t).length;
+      const fp = s.negatives.filter((v) => v >= t).length;
+      return [tp + fp ? tp / (tp + fp) : 1, fp];
+    };
+    const edits = ALL_EDITS.filter((e) => perEditCount.has(e));
+    printTable(
+      ['stage', ...edits, 'overall', 'precision at 0.8', 'false matches ≥ 0.8', 'false matches ≥ 0.85'],
+      variants.map((s) => [s.id, ...edits.map((e) => share(s.r1, e)), overall(s.r1), at(s, 0.8)[0]!, at(s, 0.8)[1]!, at(s, 0.85)[1]!]),
+    );
+  }
   console.log(
     `Re-ranking cost: ${(rerankMs / queries.length).toFixed(1)} ms per query (query ORB + ${RERANK.candidates} verifications, one thread); ` +
       `stored local features ${(featureBytes / galleryItems.length / 1024).toFixed(1)} kB per picture on average, vector ${EMBEDDING_PIPELINE.whitening.dim * 4} B. ` +

@@ -27,6 +27,7 @@ import { regionPass, type RegionGroup, type RegionOutcome } from './search-regio
 import { isDecisive } from '../../vision/embedding/rerank-score.js';
 import { QUERY_REGIONS } from '../../vision/embedding/query-regions.js';
 import { liveRecords, type HitRecord } from './search-records.repo.js';
+import { turnPass, wantsTurnPass } from './search-turns.js';
 
 
 /** Longest side of the decoded query image (the embedder works at ≤ 1024 px, like the stored copies). */
@@ -151,6 +152,14 @@ export class SearchQueryService {
       });
     const served = { ...service, pipeline: answered };
     let selected = await rerank(hits, query, { pool: this.deps.pool, inference: this.deps.inference, service: served, candidates, accountId });
+    if (wantsTurnPass(selected.slice(0, candidates))) {
+      const turns = { picture: query.picture, scenario: service.scenario, embedder: await this.deps.embedders.embedderOf(answered), candidates };
+      selected = await this.deps.indexes
+        .use(service, (store) => turnPass(selected, { ...turns, searchVectors: (vectors, count) => this.selectMany(store, service, vectors, { ...params, count, page: 0 }, product) }, { inference: this.deps.inference, accountId }))
+        .catch((err: unknown) => {
+          throw err instanceof ServiceGoneError ? new ApiError('serviceNotFound', 'search service does not exist') : err;
+        });
+    }
     const searchMs = performance.now() - searchStarted;
 
     const regionsStarted = performance.now();

@@ -40,12 +40,12 @@ export const QUERY_REGIONS = {
 
 /**
  * The view of the whole query that the built-in embedder's windows are pooled from: one backbone pass over the
- * query at 1.71 times the query view's scale (shorter side 384 px), so a half-size window covers nearly as many
- * cells of each map as a whole 224 px view does (6 of the last map's cells across instead of 7). At 448 px the
- * evaluation found as many collages, and the pass cost a third more; at 320 px it found fewer
- * (docs/benchmarks.md, "Picture inside a larger picture").
+ * query at 1.57 times the query view's scale (shorter side 352 px), so a half-size window covers nearly as many
+ * cells of each map as a whole 224 px view does. At 384 and 448 px the evaluation found as many collages, and
+ * the pass cost a sixth and a half more; at 320 px it found fewer (docs/benchmarks.md, "Picture inside a larger
+ * picture").
  */
-export const REGION_SCAN: ViewSpec = { size: 384, fit: 'aspect' };
+export const REGION_SCAN: ViewSpec = { size: 352, fit: 'aspect' };
 
 /** The view a window is embedded with when it is cut out (an operator's ONNX embedder, whose maps Iris cannot see). */
 export const REGION_VIEWS: readonly ViewSpec[] = [{ size: 224, fit: 'aspect' }];
