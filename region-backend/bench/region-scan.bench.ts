@@ -33,7 +33,8 @@ export default async function run(): Promise<void> {
     const ownTasks = () => {
       const embedded = pool.run('search-query-embed', embedPayload, options);
       const described = pool.run('search-query-features', { rgb }, { ...options, mayBorrow: true });
-      const mirrored = pool.run('search-query-features', { rgb, mirror: true }, { ...options, mayBorrow: true });
+      // The mirror image is described from the query's grey picture, once the query's keypoints are in.
+      const mirrored = described.then((query) => pool.run('search-query-features', { mirrorOf: query.described! }, { ...options, mayBorrow: true }));
       return Promise.all([embedded, described, mirrored]);
     };
     const regionScan = (priority: 'interactive' | 'background') => {
@@ -43,10 +44,11 @@ export default async function run(): Promise<void> {
         pool.run('search-window-features', { rgb, side: QUERY_REGIONS.side }, { ...scanOptions, mayBorrow: true }),
       ]);
     };
+    const query = await pool.run('search-query-features', { rgb }, options);
     const tasks = {
       "the query's embedding (224 px)": () => pool.run('search-query-embed', embedPayload, options),
-      "the query's keypoints (640 px)": () => pool.run('search-query-features', { rgb }, options),
-      "its mirror image's keypoints (480 px)": () => pool.run('search-query-features', { rgb, mirror: true }, options),
+      "the query's keypoints (480 px)": () => pool.run('search-query-features', { rgb }, options),
+      "its mirror image's keypoints (480 px)": () => pool.run('search-query-features', { mirrorOf: query.described! }, options),
        [`the windows' vectors (one pass at ${REGION_SCAN.size} px)`]: () => pool.run('search-query-regions', { rgb, regions: queryRegions() }, options),
       "the windows' keypoints (one description)": () => pool.run('search-window-features', { rgb, side: QUERY_REGIONS.side }, options),
     };
