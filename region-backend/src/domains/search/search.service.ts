@@ -136,29 +136,23 @@ export class SearchQueryService {
 
     const searchStarted = performance.now();
     let answered = pipeline;
-    const hits = await this.deps.indexes
-      .use(service, async (store, used) => {
-        if (used !== pipeline) {
-          // The new index came into service meanwhile: the query is embedded again with its model.
-          const again = performance.now();
-          query = await this.embed(bytes, params, service.scenario, accountId, candidates > 0, await this.deps.embedders.embedderOf(used));
-          preprocessMs += performance.now() - again;
-          answered = used;
-        }
-        return this.selectAll(store, service, query.vectors, params, product);
-      })
-      .catch((err: unknown) => {
-        throw err instanceof ServiceGoneError ? new ApiError('serviceNotFound', 'search service does not exist') : err;
-      });
+    const hits = await this.useIndex(service, async (store, used) => {
+      if (used !== pipeline) {
+        // The new index came into service meanwhile: the query is embedded again with its model.
+        const again = performance.now();
+        query = await this.embed(bytes, params, service.scenario, accountId, candidates > 0, await this.deps.embedders.embedderOf(used));
+        preprocessMs += performance.now() - again;
+        answered = used;
+      }
+      return this.selectAll(store, service, query.vectors, params, product);
+    });
     const served = { ...service, pipeline: answered };
     let selected = await rerank(hits, query, { pool: this.deps.pool, inference: this.deps.inference, service: served, candidates, accountId });
     if (wantsTurnPass(selected.slice(0, candidates))) {
       const turns = { picture: query.picture, scenario: service.scenario, embedder: await this.deps.embedders.embedderOf(answered), candidates };
-      selected = await this.deps.indexes
-        .use(service, (store) => turnPass(selected, { ...turns, searchVectors: (vectors, count) => this.selectMany(store, service, vectors, { ...params, count, page: 0 }, product) }, { inference: this.deps.inference, accountId }))
-        .catch((err: unknown) => {
-          throw err instanceof ServiceGoneError ? new ApiError('serviceNotFound', 'search service does not exist') : err;
-        });
+      selected = await this.useIndex(service, (store) =>
+        turnPass(selected, { ...turns, searchVectors: (vectors, count) => this.selectMany(store, service, vectors, { ...params, count, page: 0 }, product) }, { inference: this.deps.inference, accountId }),
+      );
     }
     const searchMs = performance.now() - searchStarted;
 
@@ -168,16 +162,12 @@ export class SearchQueryService {
       const tried = new Set(selected.slice(0, candidates).map((s) => s.hit.id));
       const embedder = await this.deps.embedders.embedderOf(answered);
       const perRegion = params.regions === 'all' ? params.count : QUERY_REGIONS.hitsPerRegion;
-      regions = await this.deps.indexes
-        .use(service, (store) =>
-          regionPass(
-            { picture: query.picture, features: query.features, embedder, maxRegions: this.deps.maxRegions, perRegion, tried, known: new Map(selected.flatMap((s) => (s.match ? [[s.hit.id, s.match] as const] : []))), searchVectors: (vectors, count) => this.selectMany(store, service, vectors, { ...params, count, page: 0 }, product) },
-            { pool: this.deps.pool, inference: this.deps.inference, service: served, accountId },
-          ),
-        )
-        .catch((err: unknown) => {
-          throw err instanceof ServiceGoneError ? new ApiError('serviceNotFound', 'search service does not exist') : err;
-        });
+      regions = await this.useIndex(service, (store) =>
+        regionPass(
+          { picture: query.picture, features: query.features, embedder, maxRegions: this.deps.maxRegions, perRegion, tried, known: new Map(selected.flatMap((s) => (s.match ? [[s.hit.id, s.match] as const] : []))), searchVectors: (vectors, count) => this.selectMany(store, service, vectors, { ...params, count, page: 0 }, product) },
+          { pool: this.deps.pool, inference: this.deps.inference, service: served, accountId },
+        ),
+      );
       if (regions.verified.length) {
         const first = new Set(regions.verified.map((s) => s.hit.id));
         selected = [...regions.verified, ...selected.filter((s) => !first.has(s.hit.id))];
@@ -192,6 +182,13 @@ export class SearchQueryService {
    * A query searches its regions when asked to (`regions=all`), or by default when re-ranking verified none of
    * its candidates (the whole picture's match is not decisive), within the query's time budget.
    */
+  /** Runs `fn` on the service's index; a service deleted meanwhile answers as one that does not exist. */
+  private useIndex<T>(service: ServiceState, fn: (store: VectorStore, pipeline: string) => Promise<T> | T): Promise<T> {
+    return this.deps.indexes.use(service, fn).catch((err: unknown) => {
+      throw err instanceof ServiceGoneError ? new ApiError('serviceNotFound', 'search service does not exist') : err;
+    });
+  }
+
   private wantsRegions(params: SearchParams, selected: Selected[], candidates: number, described: boolean, startedAt: number): boolean {
     if (params.regions === 'off' || params.loc || !this.deps.maxRegions || !described) return false;
     if (params.regions === 'all') return true;
