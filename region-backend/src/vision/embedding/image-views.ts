@@ -56,6 +56,17 @@ export function locToPixels(loc: readonly number[], width: number, height: numbe
   return { left, top, width: right - left, height: bottom - top };
 }
 
+/** A sharp pipeline over decoded 8-bit RGB pixels. */
+export function sharpOfRgb(rgb: RgbImage): Sharp {
+  return sharp(rgb.data, { raw: { width: rgb.width, height: rgb.height, channels: 3 } });
+}
+
+/** The 8-bit RGB pixels a pipeline started by `sharpOfRgb` ends with. */
+export async function rgbOfSharp(image: Sharp): Promise<RgbImage> {
+  const { data, info } = await image.raw().toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+}
+
 export async function decodeImage(input: ImageInput, loc?: readonly number[]): Promise<DecodedImage> {
   let image: Sharp;
   let width: number;
@@ -63,7 +74,7 @@ export async function decodeImage(input: ImageInput, loc?: readonly number[]): P
   try {
     if (isRgb(input)) {
       if (input.data.length !== input.width * input.height * 3) throw new Error('rgb data length is not width × height × 3');
-      image = sharp(input.data, { raw: { width: input.width, height: input.height, channels: 3 } });
+      image = sharpOfRgb(input);
       ({ width, height } = input);
     } else {
       const meta = await sharp(input).metadata();
@@ -91,7 +102,7 @@ export async function decodeImage(input: ImageInput, loc?: readonly number[]): P
 
 export async function renderView(source: RgbImage, view: ViewSpec): Promise<RgbImage> {
   const rgb = view.sourceSide ? await shrunk(source, view.sourceSide) : source;
-  let img = sharp(rgb.data, { raw: { width: rgb.width, height: rgb.height, channels: 3 } });
+  let img = sharpOfRgb(rgb);
   let { width, height } = rgb;
   const centre = view.centre ?? 1;
   if (centre < 1) {
@@ -111,26 +122,17 @@ export async function renderView(source: RgbImage, view: ViewSpec): Promise<RgbI
   }
   img = img.resize({ width: outW, height: outH, fit: 'fill' });
   if (view.flip) img = img.flop();
-  const { data, info } = await img.raw().toBuffer({ resolveWithObject: true });
-  return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+  return rgbOfSharp(img);
 }
 
 /** The image with its longer side at most `side` pixels (area-averaged, as thumbnails are made). */
 async function shrunk(rgb: RgbImage, side: number): Promise<RgbImage> {
   if (Math.max(rgb.width, rgb.height) <= side) return rgb;
-  const { data, info } = await sharp(rgb.data, { raw: { width: rgb.width, height: rgb.height, channels: 3 } })
-    .resize({ width: side, height: side, fit: 'inside', kernel: 'lanczos3' })
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+  return rgbOfSharp(sharpOfRgb(rgb).resize({ width: side, height: side, fit: 'inside', kernel: 'lanczos3' }));
 }
 
 /** The normalised region [x, y, w, h] of an image (at least one pixel). */
 export async function cropRgb(rgb: RgbImage, box: readonly number[]): Promise<RgbImage> {
   const region = locToPixels(box, rgb.width, rgb.height);
-  const { data, info } = await sharp(rgb.data, { raw: { width: rgb.width, height: rgb.height, channels: 3 } })
-    .extract(region)
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+  return rgbOfSharp(sharpOfRgb(rgb).extract(region));
 }

@@ -8,11 +8,11 @@
  *
  * The embedding runs on inference threads only (model).
  */
-import sharp from 'sharp';
 import type { RgbImage } from '../../images/rgb-image.js';
 import type { EmbedderRef } from './embedder-identity.js';
 import { vectorOfViewSum, viewSumsOf } from './embedder.js';
 import { queryViews } from './embedding-views.js';
+import { rgbOfSharp, sharpOfRgb } from './image-views.js';
 
 export const QUERY_TURNS = {
   angles: [90, 180, 270] as const,
@@ -33,11 +33,7 @@ export function wantsTurns(bestScore: number): boolean {
 
 /** The picture turned clockwise by `angle` (a quarter turn). */
 export async function turnRgb(rgb: RgbImage, angle: (typeof QUERY_TURNS.angles)[number]): Promise<RgbImage> {
-  const { data, info } = await sharp(rgb.data, { raw: { width: rgb.width, height: rgb.height, channels: 3 } })
-    .rotate(angle)
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+  return rgbOfSharp(sharpOfRgb(rgb).rotate(angle));
 }
 
 /** One vector per quarter turn of the query, with the scenario's query views (one model batch). */
