@@ -165,12 +165,17 @@ function mirrorOfGrey(cv: Cv, scope: CvScope, grey: CvMat, banner: ExcludedRows 
 
 /** The longer side the whole query and its mirror image are described at: small ones enlarged, large ones shrunk. */
 export function wholeQuerySide(image: { width: number; height: number }): number {
-  return Math.min(LOCAL_FEATURES.querySide, Math.max(LOCAL_FEATURES.queryMinSide, image.width, image.height));
+  return describedSide(image, LOCAL_FEATURES.querySide);
 }
 
 /** The longer side a window of a query is described at, as a picture of its own would be (window-features.ts). */
-export function queryDescribeSide(image: { width: number; height: number }): number {
-  return Math.min(LOCAL_FEATURES.windowSide, Math.max(LOCAL_FEATURES.queryMinSide, image.width, image.height));
+export function windowDescribeSide(image: { width: number; height: number }): number {
+  return describedSide(image, LOCAL_FEATURES.windowSide);
+}
+
+/** The image's longer side, enlarged to at least `queryMinSide` and shrunk to at most `maxSide`. */
+function describedSide(image: { width: number; height: number }, maxSide: number): number {
+  return Math.min(maxSide, Math.max(LOCAL_FEATURES.queryMinSide, image.width, image.height));
 }
 
 /**

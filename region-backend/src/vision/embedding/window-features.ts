@@ -11,7 +11,7 @@
 import type { RgbImage } from '../../images/rgb-image.js';
 import type { Cv } from '../runtime/opencv-runtime.js';
 import { DESCRIPTOR_BYTES } from '../logo/logo-params.js';
-import { extractLocalFeatures, LOCAL_FEATURES, queryDescribeSide, type LocalFeatures } from './local-features.js';
+import { extractLocalFeatures, LOCAL_FEATURES, windowDescribeSide, type LocalFeatures } from './local-features.js';
 import { textBanner } from './text-banner.js';
 
 type Box = readonly [number, number, number, number];
@@ -25,7 +25,7 @@ export const WINDOW_FEATURES_SPARE = 3;
  */
 export function windowsLocalFeatures(cv: Cv, image: RgbImage, side: number): LocalFeatures {
   const window = { width: Math.max(1, Math.round(image.width * side)), height: Math.max(1, Math.round(image.height * side)) };
-  const describeSide = Math.round(queryDescribeSide(window) / side);
+  const describeSide = Math.round(windowDescribeSide(window) / side);
   const features = Math.round((WINDOW_FEATURES_SPARE * LOCAL_FEATURES.queryFeatures) / (side * side));
   return extractLocalFeatures(cv, image, describeSide, features, false, textBanner(image), true);
 }
