@@ -60,7 +60,7 @@ describe('usage per account, day and service', () => {
 
     const seen = await waitUntil(
       () => usage(1, `?from=${today}&to=${today}`),
-      (u) => u.results.some((r) => r.service === '_0000072' && r.pictures_analysed === 1) && u.results.some((r) => r.service === 'analysis') && u.results.some((r) => r.service === 'image_sets' && r.calls >= 2 && r.pictures_stored === 1),
+      (u) => u.results.some((r) => r.service === '_0000072' && r.pictures_analysed === 1) && u.results.some((r) => r.service === 'analysis' && r.calls >= 2) && u.results.some((r) => r.service === 'image_sets' && r.calls >= 2 && r.pictures_stored === 1),
       30_000,
     );
     const sets = seen.results.find((r) => r.service === 'image_sets')!;
