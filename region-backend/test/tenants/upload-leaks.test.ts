@@ -4,7 +4,7 @@
  * longer than IRIS_REQUEST_TIMEOUT_SECONDS leave no open descriptor in the backend process, no byte in its temp
  * folder and no upload slot taken. Measured on a real backend process, from /proc/<pid>/fd and the temp folder.
  */
-import { readdirSync, readlinkSync, statSync } from 'node:fs';
+import { readdirSync, readlinkSync, statSync, type Dirent } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,11 +40,21 @@ describe.skipIf(process.platform !== 'linux')('uploads that end early, against a
     }
     return count;
   };
-  const tempBytes = (dir = tmpDir): number =>
-    readdirSync(dir, { withFileTypes: true }).reduce((sum, entry) => {
+  // The backend removes an upload's folder while this walks it: a folder or file gone by the time it is read
+  // holds nothing (the temp root itself must exist).
+  const tempBytes = (dir = tmpDir): number => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch (err) {
+      if (dir !== tmpDir && (err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw err;
+    }
+    return entries.reduce((sum, entry) => {
       const full = path.join(dir, entry.name);
-      return sum + (entry.isDirectory() ? tempBytes(full) : statSync(full).size);
+      return sum + (entry.isDirectory() ? tempBytes(full) : (statSync(full, { throwIfNoEntry: false })?.size ?? 0));
     }, 0);
+  };
 
   const head = (boundary: string) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="a.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`);
   const tail = (boundary: string) => Buffer.from(`\r\n--${boundary}--\r\n`);
