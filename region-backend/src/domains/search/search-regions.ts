@@ -62,7 +62,8 @@ export function shareInside(a: readonly number[], b: readonly number[]): number 
   const [bx = 0, by = 0, bw = 0, bh = 0] = b;
   const w = Math.max(0, Math.min(ax + aw, bx + bw) - Math.max(ax, bx));
   const h = Math.max(0, Math.min(ay + ah, by + bh) - Math.max(ay, by));
-  return aw * ah > 0 ? (w * h) / (aw * ah) : 0;
+  // Rounding in the edges' sums can make the overlap a hair wider than the box itself; a share is never above 1.
+  return aw * ah > 0 ? Math.min(1, (w * h) / (aw * ah)) : 0;
 }
 
 /** The regions of a query, cut to `max`. */
