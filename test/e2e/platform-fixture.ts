@@ -16,6 +16,12 @@ export interface PlatformFixture extends Platform {
   api: ApiClient;
 }
 
+export interface FixtureOptions {
+  env?: Record<string, string>;
+  externalBackends?: PlatformOptions['externalBackends'];
+  prepare?: (dataDir: string) => Promise<void>;
+}
+
 /**
  * Checks an answer of the edge against the contract (success schema, or the error shape of its family)
  * when the call is a contract operation; the test fails with a ContractViolation otherwise.
@@ -51,15 +57,28 @@ function requestWithHost(url: URL, host: string, method: string, headers: Header
  * region from backends the test starts itself (see PlatformOptions); `prepare` fills the new data directory
  * before the platform first starts.
  */
-export async function startPlatformFixture(
-  options: { env?: Record<string, string>; externalBackends?: PlatformOptions['externalBackends']; prepare?: (dataDir: string) => Promise<void> } = {},
-): Promise<PlatformFixture> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'iris-e2e-'));
+export async function startPlatformFixture(options: FixtureOptions = {}): Promise<PlatformFixture> {
+  // A port found free can be taken by another program before the platform binds it; such a start is tried
+  // again on fresh ports (any other failure is the test's).
+  for (let attempt = 1; ; attempt++) {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'iris-e2e-'));
+    try {
+      return fixtureOf(await startOnFreePorts(dataDir, options), dataDir);
+    } catch (err) {
+      rmSync(dataDir, { recursive: true, force: true });
+      if (attempt >= PORT_ATTEMPTS || !/already in use/.test((err as Error).message)) throw err;
+    }
+  }
+}
+
+const PORT_ATTEMPTS = 3;
+
+async function startOnFreePorts(dataDir: string, options: FixtureOptions): Promise<Platform> {
   // Open to the `postgres` user (the server's user when tests run as root), so its data stays in this folder.
   chmodSync(dataDir, 0o755);
   // Data put in place before the first start (a restore).
   await options.prepare?.(dataDir);
-  const platform = await startPlatform({
+  return startPlatform({
     dataDir,
     edgePort: await freePort(),
     backendPorts: { 'cn-east': await freePort(), 'ap-southeast': await freePort() },
@@ -67,10 +86,10 @@ export async function startPlatformFixture(
     stdio: 'logs',
     env: { IRIS_INFERENCE_THREADS: '1', LOG_LEVEL: 'warn', IRIS_STRICT_CONTRACT: '1', ...options.env },
     externalBackends: options.externalBackends,
-  }).catch((err: unknown) => {
-    rmSync(dataDir, { recursive: true, force: true });
-    throw err;
   });
+}
+
+function fixtureOf(platform: Platform, dataDir: string): PlatformFixture {
   return {
     ...platform,
     dataDir,
