@@ -74,7 +74,9 @@ describe('record export as JSON lines', () => {
     expect((await get(`/iris/product_sets/${imageSet}/export`)).statusCode).toBe(404);
     expect((await get(`/iris/image_sets/${imageSet}/export?status=everything`)).json()).toMatchObject({ error_code: 5001 });
     await fc.assert(
-      fc.asyncProperty(fc.string({ minLength: 1, maxLength: 300 }), fc.constantFrom('image_sets', 'product_sets', 'training_sets', 'sets'), async (id, kind) => {
+      // '.' and '..' are dot segments, which every URL parser (the edge's among them) removes before a path is
+      // signed and routed: as ids they cannot reach the backend.
+      fc.asyncProperty(fc.string({ minLength: 1, maxLength: 300 }).filter((id) => id !== '.' && id !== '..'), fc.constantFrom('image_sets', 'product_sets', 'training_sets', 'sets'), async (id, kind) => {
         const res = await get(`/iris/${kind}/${encodeURIComponent(id)}/export`);
         expect([400, 404]).toContain(res.statusCode);
         expect(res.json()).toHaveProperty('error_code');
