@@ -4,13 +4,15 @@
  * verified result says where the match is in both pictures (the `matched_region` extension); a mirrored crop
  * is verified through the query's mirror image; a picture inside a collage of other pictures is found through
  * the query's regions (`loc` answers the region), one turned by a quarter through re-ranking (ORB is
- * rotation-invariant), and `regions=all` answers one group per region.
+ * rotation-invariant), one without corners for ORB to verify turned by a quarter through the quarter turns of the
+ * query, and `regions=all` answers one group per region.
  */
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ImageServer } from '../support/image-server.js';
 import { photoJpeg } from '../support/test-images.js';
 import { MAX_QUERY_REGIONS } from '../../src/vision/embedding/query-regions.js';
+import { QUERY_TURNS } from '../../src/vision/embedding/query-turns.js';
 import {
   addImagesCsv,
   createImageSet,
@@ -58,6 +60,16 @@ async function collage(image: Buffer, seed: number): Promise<{ bytes: Buffer; bo
     .jpeg({ quality: 85 })
     .toBuffer();
   return { bytes, box: [left / W, top / H, width / W, height / H] };
+}
+
+/** A picture without corners: soft coloured blobs placed off-centre, so a quarter turn is another picture. */
+async function softBlobs(seed: number): Promise<Buffer> {
+  const hue = (k: number) => (seed * 67 + k * 113) % 360;
+  const blobs = [0, 1, 2]
+    .map((k) => `<ellipse cx="${60 + ((seed * 97 + k * 151) % 360)}" cy="${50 + ((seed * 53 + k * 89) % 260)}" rx="${70 + k * 25}" ry="${45 + k * 20}" fill="hsl(${hue(k)},70%,55%)"/>`)
+    .join('');
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="480" height="360"><rect width="100%" height="100%" fill="hsl(${hue(3)},30%,85%)"/>${blobs}</svg>`;
+  return sharp(Buffer.from(svg)).blur(20).jpeg({ quality: 90 }).toBuffer();
 }
 
 function iou(a: number[], b: number[]): number {
@@ -187,6 +199,35 @@ describe('robust visual search', () => {
       const res = await searchUpload(backend, serviceId, turned, { count: '5' });
       expect(res.statusCode, res.body).toBe(200);
       expect((res.json() as SearchResponse).results[0]!.url, `picture ${n} turned by ${angle}°`).toBe(urlOf(n));
+    }
+  });
+
+  it('ranks a turned picture no keypoint verifies first through the quarter turns of the query, above a look-alike', async () => {
+    const soft = await Promise.all([1, 2, 3, 4, 5, 6].map(softBlobs));
+    // Look-alikes of two of them turned, in other colours: the turned query's plain vector prefers these.
+    const turnedTwins = [1, 4];
+    for (const n of turnedTwins) soft.push(await sharp(soft[n]!).rotate(90).modulate({ hue: 25 }).jpeg({ quality: 90 }).toBuffer());
+    const softServer = await serveImages(soft);
+    try {
+      const softUrl = (n: number) => softServer.url(`/img/${n}.jpg`);
+      const setId = await createImageSet(backend, 'soft');
+      await addImagesCsv(backend, setId, soft.map((_, n) => `${softUrl(n)},soft ${n},`));
+      const softService = (await createService(backend, setId)).id;
+      await waitIndexed(backend, softService, soft.length);
+      for (const n of turnedTwins) {
+        const turned = await sharp(soft[n]!).rotate(90).jpeg({ quality: 88 }).toBuffer();
+        const plain = (await searchUpload(backend, softService, turned, { count: '8', rerank: '0', regions: 'off' })).json() as { results: Matched[] };
+        expect(plain.results[0]!.url, `without the turns the look-alike of ${n} leads`).not.toBe(softUrl(n));
+        const res = await searchUpload(backend, softService, turned, { count: '8', regions: 'off' });
+        expect(res.statusCode, res.body).toBe(200);
+        const [first] = (res.json() as { results: Matched[] }).results;
+        expect(first!.url, `soft picture ${n} turned by 90°`).toBe(softUrl(n));
+        // Nothing verified it: its turned vector's score, above the bar, is what ranks it.
+        expect(first!.matched_region).toBeUndefined();
+        expect(first!.score).toBeGreaterThanOrEqual(QUERY_TURNS.bar);
+      }
+    } finally {
+      await softServer.close();
     }
   });
 
