@@ -29,6 +29,7 @@ import type { SearchOptions, VectorItem } from '../src/vectors/vector-store.js';
 import { runPgVectorBench, type PgReport } from './pgvector-bench.js';
 import type { PgVectorEngine } from '../test/support/pgvector-server.js';
 import { buildUsearch, measureUsearch, type UsearchConfig, type UsearchReport } from './usearch-bench.js';
+import { DEFAULT_USEARCH_PARAMS } from '../src/vectors/usearch-vector-store.js';
 
 interface BenchConfig {
   size: number;
@@ -105,7 +106,12 @@ function pgType(): 'vector' | 'halfvec' {
 }
 
 function usearchConfigFor(size: number): UsearchConfig {
-  return { ...configFor(size), rescoreValues: envList('IRIS_BENCH_RESCORE', [0, 40, 90], true) };
+  return {
+    ...configFor(size),
+    // The usearch store builds its graph with an efConstruction of its own.
+    efConstruction: envList('IRIS_BENCH_EFC', [DEFAULT_USEARCH_PARAMS.efConstruction])[0]!,
+    rescoreValues: envList('IRIS_BENCH_RESCORE', [0, 40, 90], true),
+  };
 }
 
 function usearchCacheDir(cfg: UsearchConfig): string {
