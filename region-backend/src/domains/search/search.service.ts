@@ -178,10 +178,6 @@ export class SearchQueryService {
     return { selected, preprocessMs, searchMs, answered, regions, regionsMs };
   }
 
-  /**
-   * A query searches its regions when asked to (`regions=all`), or by default when re-ranking verified none of
-   * its candidates (the whole picture's match is not decisive), within the query's time budget.
-   */
   /** Runs `fn` on the service's index; a service deleted meanwhile answers as one that does not exist. */
   private useIndex<T>(service: ServiceState, fn: (store: VectorStore, pipeline: string) => Promise<T> | T): Promise<T> {
     return this.deps.indexes.use(service, fn).catch((err: unknown) => {
@@ -189,6 +185,10 @@ export class SearchQueryService {
     });
   }
 
+  /**
+   * A query searches its regions when asked to (`regions=all`), or by default when re-ranking verified none of
+   * its candidates (the whole picture's match is not decisive), within the query's time budget.
+   */
   private wantsRegions(params: SearchParams, selected: Selected[], candidates: number, described: boolean, startedAt: number): boolean {
     if (params.regions === 'off' || params.loc || !this.deps.maxRegions || !described) return false;
     if (params.regions === 'all') return true;
