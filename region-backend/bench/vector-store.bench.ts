@@ -21,7 +21,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { printTable, percentile, median } from '../../scripts/table.js';
-import { DEFAULT_HNSW_PARAMS, HnswVectorStore } from '../src/vectors/hnsw-vector-store.js';
+import { DEFAULT_HNSW_PARAMS, HnswVectorStore, type HnswParams } from '../src/vectors/hnsw-vector-store.js';
 import { ExactVectorStore } from '../src/vectors/exact-vector-store.js';
 import { SyntheticVectors, SYNTHETIC_VERSION, hash } from '../test/support/synthetic-vectors.js';
 import { parseTagFilter } from '../src/vectors/tag-filter.js';
@@ -82,12 +82,13 @@ function envList(name: string, fallback: number[], zeroAllowed = false): number[
   return raw ? raw.split(',').map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && (n > 0 || (zeroAllowed && n === 0))) : fallback;
 }
 
-function configFor(size: number): BenchConfig {
+/** The bench's settings for one size; M and efConstruction default to the measured store's own. */
+function configFor(size: number, defaults: Pick<HnswParams, 'm' | 'efConstruction'> = DEFAULT_HNSW_PARAMS): BenchConfig {
   return {
     size,
     dimension: envList('IRIS_BENCH_DIM', [256])[0]!,
-    m: envList('IRIS_BENCH_M', [DEFAULT_HNSW_PARAMS.m])[0]!,
-    efConstruction: envList('IRIS_BENCH_EFC', [DEFAULT_HNSW_PARAMS.efConstruction])[0]!,
+    m: envList('IRIS_BENCH_M', [defaults.m])[0]!,
+    efConstruction: envList('IRIS_BENCH_EFC', [defaults.efConstruction])[0]!,
     seed: 1,
     queries: envList('IRIS_BENCH_QUERIES', [200])[0]!,
     efValues: envList('IRIS_BENCH_EF', [32, 64, 128, 192, 256, 384]),
@@ -106,12 +107,7 @@ function pgType(): 'vector' | 'halfvec' {
 }
 
 function usearchConfigFor(size: number): UsearchConfig {
-  return {
-    ...configFor(size),
-    // The usearch store builds its graph with an efConstruction of its own.
-    efConstruction: envList('IRIS_BENCH_EFC', [DEFAULT_USEARCH_PARAMS.efConstruction])[0]!,
-    rescoreValues: envList('IRIS_BENCH_RESCORE', [0, 40, 90], true),
-  };
+  return { ...configFor(size, DEFAULT_USEARCH_PARAMS), rescoreValues: envList('IRIS_BENCH_RESCORE', [0, 40, 90], true) };
 }
 
 function usearchCacheDir(cfg: UsearchConfig): string {
