@@ -41,7 +41,7 @@ export type UsearchParams = HnswParams;
 /**
  * Chosen with `npm run bench -- vector-store` (docs/vector-store.md): efSearch and the re-scored candidates
  * are what the int8 graph needs to reach the float graph's recall; a graph built with efConstruction 256 instead
- * of 128 (same memory, inserts about a fifth slower) is what holds that recall at 1M vectors.
+ * of 128 (the same memory, slower inserts) is what holds that recall at 1M vectors (docs/benchmarks.md).
  */
 export const DEFAULT_USEARCH_PARAMS: UsearchParams = { ...DEFAULT_HNSW_PARAMS, efConstruction: 256, efSearch: 144, rescore: 40 };
 
