@@ -65,4 +65,92 @@ describe('RecentPixels', () => {
     // Larger than the whole table: never kept.
     expect(recent.put('g', pixels(27))).toBe(false);
   });
+
+  it('holds producers back while the table is full and something takes, each taken entry letting one go on', async () => {
+    const recent = new RecentPixels(24, 60_000, Date.now, 60_000);
+    const settle = () => new Promise((resolve) => setImmediate(resolve));
+    // Nothing has ever been taken here: nobody to wait for, even when full.
+    expect(recent.put('a', pixels(12))).toBe(true);
+    expect(recent.put('b', pixels(12))).toBe(true);
+    (await recent.reserveRoom(60_000))();
+    expect(recent.take('a')?.data.length).toBe(12);
+    expect(recent.put('c', pixels(12))).toBe(true);
+    // Full while something takes: producers wait, and each take lets the oldest waiter go.
+    const gone: string[] = [];
+    const producer = (name: string) => recent.reserveRoom(60_000).then((release) => (gone.push(name), release));
+    const first = producer('first');
+    const second = producer('second');
+    await settle();
+    expect(gone).toEqual([]);
+    recent.take('b');
+    const releaseFirst = await first;
+    await settle();
+    // The first holds the room b left until it has put its picture: the second waits on.
+    expect(gone).toEqual(['first']);
+    expect(recent.put('d', pixels(12))).toBe(true);
+    releaseFirst();
+    await settle();
+    expect(gone).toEqual(['first']);
+    recent.take('c');
+    (await second)();
+    expect(gone).toEqual(['first', 'second']);
+    // With room, no wait.
+    (await recent.reserveRoom(60_000))();
+  });
+
+  it('lets a producer go on after its longest wait, when its wait is aborted, or once nothing has taken for the stale time', async () => {
+    const full = () => {
+      const recent = new RecentPixels(12, 60_000, Date.now, 60_000);
+      recent.put('a', pixels(12));
+      recent.take('a');
+      recent.put('b', pixels(12));
+      return recent;
+    };
+    // The longest wait: no take comes.
+    const waited = full();
+    (await waited.reserveRoom(5))();
+    expect(waited.size).toBe(12);
+    // An aborted wait.
+    const aborted = new AbortController();
+    const waiting = full().reserveRoom(600_000, aborted.signal);
+    aborted.abort();
+    (await waiting)();
+    // Nothing taken for the stale time: the taker is gone, a full table holds nobody back.
+    let now = Date.now();
+    const stale = new RecentPixels(12, 600_000, () => now, 1000);
+    stale.put('a', pixels(12));
+    stale.take('a');
+    stale.put('b', pixels(12));
+    now += 1000;
+    (await stale.reserveRoom(600_000))();
+    expect(stale.size).toBe(12);
+  });
+
+  it('drops the entries a take passes over by more than the stale time, freeing their room for waiting producers', async () => {
+    let now = 0;
+    const recent = new RecentPixels(36, 60_000, () => now, 5_000);
+    recent.put('elsewhere', pixels(12)); // embedded by another process: never taken here
+    now = 4_000;
+    recent.put('near', pixels(12));
+    now = 6_000;
+    recent.put('next', pixels(12));
+    expect(recent.take('next')?.data.length).toBe(12);
+    // Passed over by 6 s: gone; passed over by 2 s: kept (takers of two sets may be a little apart).
+    expect(recent.size).toBe(12);
+    expect(recent.take('elsewhere')).toBeUndefined();
+    expect(recent.take('near')?.data.length).toBe(12);
+    recent.put('a', pixels(12));
+    now = 7_000;
+    recent.put('b', pixels(12));
+    now = 10_000;
+    recent.put('t', pixels(12));
+    recent.take('t');
+    now = 12_500;
+    recent.put('c', pixels(12));
+    const waiting = recent.reserveRoom(60_000);
+    expect(recent.put('d', pixels(12))).toBe(false); // full, and takers are active
+    expect(recent.take('c')?.data.length).toBe(12);
+    (await waiting)();
+    expect(recent.size).toBe(0);
+  });
 });

@@ -6,6 +6,11 @@
  * pixels. When full, new entries are refused rather than old ones evicted, since the takers work oldest first;
  * but while nobody has taken anything for `staleMs`, entries older than that make room: pictures of a set that
  * nothing indexes here would otherwise fill the table and shut out the next set's until they expire.
+ *
+ * Producers can pace themselves by it (`reserveRoom`): while something here takes entries, a full table means
+ * the pictures already stored are ahead of their first passes, and a picture stored now would not be kept.
+ * Takers take oldest first, so entries a take passes over by more than `staleMs` are dropped: another process
+ * embeds them (or nothing does), and they would otherwise hold waiting producers back until they expire.
  */
 import type { RgbImage } from './rgb-image.js';
 
@@ -18,6 +23,12 @@ export class RecentPixels {
   private readonly entries = new Map<string, Entry>();
   private bytes = 0;
   private lastTakenAt = -Infinity;
+  /** Size of the last entry put: the room a producer waits for. */
+  private lastPutBytes = 0;
+  /** Room held for producers that waited for it and have not put their picture yet. */
+  private reserved = 0;
+  /** Producers waiting for room, oldest first; each take wakes one. */
+  private readonly waiters: (() => void)[] = [];
 
   constructor(
     /** Total pixel bytes held (IRIS_RECENT_PIXELS_MB); 0 holds nothing. */
@@ -39,6 +50,7 @@ export class RecentPixels {
     if (this.bytes + size > this.maxBytes) return false;
     this.entries.set(blobKey, { pixels, at: this.now() });
     this.bytes += size;
+    this.lastPutBytes = size;
     return true;
   }
 
@@ -46,11 +58,50 @@ export class RecentPixels {
   take(blobKey: string): RgbImage | undefined {
     const entry = this.entries.get(blobKey);
     if (!entry) return undefined;
-    this.entries.delete(blobKey);
-    this.bytes -= entry.pixels.data.byteLength;
+    this.remove(blobKey, entry);
     if (this.now() - entry.at > this.maxAgeMs) return undefined;
     this.lastTakenAt = this.now();
+    // Takers go oldest first: what they passed over by more than the stale time is taken elsewhere or not at all.
+    this.dropOlderThan(entry.at - this.staleMs);
     return entry.pixels;
+  }
+
+  /**
+   * Waits for room for a picture the size of the last one put, and holds that room until the returned function
+   * is called (after the producer has put its picture, or given up on it). The wait ends early once nothing
+   * takes entries here (nothing was taken for `staleMs`: the table is not what holds a producer back), when
+   * `signal` aborts, or after `maxWaitMs`. Each take wakes one waiter, oldest first, so waiting producers go on
+   * at the pace entries are taken, and no more of them than the table has room for.
+   */
+  async reserveRoom(maxWaitMs: number, signal?: AbortSignal): Promise<() => void> {
+    const until = Date.now() + maxWaitMs;
+    while (!this.roomOrNobodyTaking() && !signal?.aborted) {
+      const left = until - Date.now();
+      if (left <= 0) break;
+      // Without a take, the wait ends when the taker counts as gone or the wait is over, whichever is first.
+      const untilIdle = this.lastTakenAt + this.staleMs - this.now();
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', done);
+          const at = this.waiters.indexOf(done);
+          if (at >= 0) this.waiters.splice(at, 1);
+          resolve();
+        };
+        const timer = setTimeout(done, Math.max(1, Math.min(left, untilIdle + 1)));
+        signal?.addEventListener('abort', done, { once: true });
+        this.waiters.push(done);
+      });
+    }
+    const held = this.lastPutBytes;
+    this.reserved += held;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.reserved -= held;
+      this.waiters.shift()?.();
+    };
   }
 
   /** Whether some bytes are free (a picture may still not fit; put says). */
@@ -62,6 +113,11 @@ export class RecentPixels {
   /** Drops the entries past their age (else only a put does, and memory stays held while nothing comes). */
   dropExpired(): void {
     this.expire();
+  }
+
+  private roomOrNobodyTaking(): boolean {
+    this.expire();
+    return this.bytes + this.reserved + this.lastPutBytes <= this.maxBytes || this.now() - this.lastTakenAt >= this.staleMs;
   }
 
   /** Pixel bytes held. */
@@ -78,8 +134,14 @@ export class RecentPixels {
     // Insertion order is age order.
     for (const [key, entry] of this.entries) {
       if (entry.at >= oldest || this.maxBytes - this.bytes >= room) break;
-      this.entries.delete(key);
-      this.bytes -= entry.pixels.data.byteLength;
+      this.remove(key, entry);
     }
+  }
+
+  /** Frees an entry's bytes and lets the oldest waiting producer look again. */
+  private remove(key: string, entry: Entry): void {
+    this.entries.delete(key);
+    this.bytes -= entry.pixels.data.byteLength;
+    this.waiters.shift()?.();
   }
 }

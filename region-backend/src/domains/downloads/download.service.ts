@@ -24,6 +24,7 @@ import {
   type Completion,
 } from './download.repo.js';
 import { GroupCommit } from '../../util/group-commit.js';
+import type { RecentPixels } from '../../images/recent-pixels.js';
 import { classifyFailure, StoredBytesExceeded, type ImageDownloader } from './image-download.js';
 import { KeyedSemaphore, Semaphore, YieldGate } from './semaphore.js';
 
@@ -56,7 +57,18 @@ export interface DownloadServiceDeps {
   othersActive?: (account: string) => boolean;
   /** Told each picture newly stored for an account (usage counters). */
   stored?: (accountId: number, bytes: number) => void;
+  /**
+   * The table that keeps the pixels of pictures just stored for their first embedding (the downloader puts
+   * them), and whether a set's pictures are embedded (a search service indexes the set). A set that is waits
+   * for room in the table while first passes take from it: its downloads then go at the pace of the
+   * embedding, and no first pass decodes the stored copy again because the table was full.
+   */
+  recentPixels?: RecentPixels;
+  setIsIndexed?: (setId: string) => Promise<boolean>;
 }
+
+/** The longest one download waits for room in the pixel table before it goes on without keeping its pixels. */
+const PIXELS_ROOM_WAIT_MS = 10_000;
 
 export class DownloadService {
   private readonly slots: Semaphore;
@@ -71,6 +83,8 @@ export class DownloadService {
   /** Downloads of a set finishing together are recorded in one transaction. */
   private readonly completions: GroupCommit<string, Completion>;
   private closed = false;
+  /** Ends the waits for room in the pixel table when the service closes. */
+  private readonly closing = new AbortController();
 
   constructor(private readonly deps: DownloadServiceDeps) {
     this.slots = new Semaphore(deps.concurrency);
@@ -110,6 +124,7 @@ export class DownloadService {
     let processed = 0;
     const account = await setAccount(this.deps.pool, setId);
     if (account === null) return { processed };
+    const pacedBy = this.deps.recentPixels && (await this.deps.setIsIndexed?.(setId)) ? this.deps.recentPixels : undefined;
     // One claim takes a wave of records (leased, renewed while they wait); the workers take from it.
     const waiting: ClaimedRecord[] = [];
     let claiming: Promise<void> | null = null;
@@ -131,11 +146,14 @@ export class DownloadService {
       while (!this.closed && Date.now() < deadline) {
         // The account's share first, so waiting for it holds none of the slots other accounts use.
         const releaseAccount = await this.accountSlots.acquire(account);
+        // The account's share waits, not the process's slots: other accounts' downloads go on.
+        const releaseRoom = await pacedBy?.reserveRoom(PIXELS_ROOM_WAIT_MS, this.closing.signal);
         const releaseTurn = await this.yieldGate.enter(account, () => this.closed);
         const releaseSlot = await this.slots.acquire();
         const release = () => {
           releaseSlot();
           releaseTurn();
+          releaseRoom?.();
           releaseAccount();
         };
         try {
@@ -192,6 +210,7 @@ export class DownloadService {
   /** Stops claiming new records; records in flight finish (or their leases expire). */
   close(): void {
     this.closed = true;
+    this.closing.abort();
     clearInterval(this.heartbeat);
   }
 

@@ -10,6 +10,7 @@ import type { Domain } from '../domain.js';
 import { DOWNLOAD_JOB, DownloadService, type DownloadJobData } from './download.service.js';
 import { imageDownloader } from './image-download.js';
 import { currentUsageScope } from '../../util/usage-scope.js';
+import { setHasService } from '../search-services/search-service.repo.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -33,6 +34,8 @@ const routes = fp(
       config: app.config.downloads,
       observe: (outcome, err) => app.metrics.downloads.inc({ outcome, reason: outcome === 'ok' ? 'none' : downloadReason(err) }),
       othersActive: app.accountCalls.othersActive,
+      recentPixels: app.recentPixels,
+      setIsIndexed: (setId) => setHasService(app.db.pool, setId),
       // Under the call's service when a call stores it (an add), else `downloads` (a set's queued records).
       stored: (accountId, bytes) => {
         const scope = currentUsageScope();
