@@ -69,10 +69,8 @@ describe('RecentPixels', () => {
   it('holds producers back while the table is full and something takes, each taken entry letting one go on', async () => {
     const recent = new RecentPixels(24, 60_000, Date.now, 60_000);
     const settle = () => new Promise((resolve) => setImmediate(resolve));
-    // Nothing has ever been taken here: nobody to wait for, even when full.
     expect(recent.put('a', pixels(12))).toBe(true);
     expect(recent.put('b', pixels(12))).toBe(true);
-    (await recent.reserveRoom(60_000))();
     expect(recent.take('a')?.data.length).toBe(12);
     expect(recent.put('c', pixels(12))).toBe(true);
     // Full while something takes: producers wait, and each take lets the oldest waiter go.
@@ -115,15 +113,24 @@ describe('RecentPixels', () => {
     const waiting = full().reserveRoom(600_000, aborted.signal);
     aborted.abort();
     (await waiting)();
-    // Nothing taken for the stale time: the taker is gone, a full table holds nobody back.
-    let now = Date.now();
-    const stale = new RecentPixels(12, 600_000, () => now, 1000);
+    // Nothing taken for the stale time since the table filled: the taker is gone, and a full table holds nobody
+    // back from then on (with the clock stopped, a second wait could only end that way).
+    let now = 0;
+    const stale = new RecentPixels(12, 600_000, () => now, 50);
     stale.put('a', pixels(12));
     stale.take('a');
     stale.put('b', pixels(12));
-    now += 1000;
+    now = 10;
+    const waitingForTaker = stale.reserveRoom(600_000);
+    now = 60;
+    (await waitingForTaker)();
     (await stale.reserveRoom(600_000))();
     expect(stale.size).toBe(12);
+    // Never taken from: a first taker gets the stale time to show up.
+    const first = new RecentPixels(12, 600_000, Date.now, 50);
+    first.put('a', pixels(12));
+    (await first.reserveRoom(600_000))();
+    expect(first.size).toBe(12);
   });
 
   it('drops the entries a take passes over by more than the stale time, freeing their room for waiting producers', async () => {

@@ -25,6 +25,8 @@ export class RecentPixels {
   private lastTakenAt = -Infinity;
   /** Size of the last entry put: the room a producer waits for. */
   private lastPutBytes = 0;
+  /** Since when producers have found the table full (undefined while it has room): a taker has that long to show up. */
+  private fullSince: number | undefined;
   /** Room held for producers that waited for it and have not put their picture yet. */
   private reserved = 0;
   /** Producers waiting for room, oldest first; each take wakes one. */
@@ -69,8 +71,9 @@ export class RecentPixels {
   /**
    * Waits for room for a picture the size of the last one put, and holds that room until the returned function
    * is called (after the producer has put its picture, or given up on it). The wait ends early once nothing
-   * takes entries here (nothing was taken for `staleMs`: the table is not what holds a producer back), when
-   * `signal` aborts, or after `maxWaitMs`. Each take wakes one waiter, oldest first, so waiting producers go on
+   * takes entries here (nothing was taken for `staleMs`, counted from when the table filled if that was later:
+   * a first taker gets that long to show up; then the table is not what holds a producer back), when `signal`
+   * aborts, or after `maxWaitMs`. Each take wakes one waiter, oldest first, so waiting producers go on
    * at the pace entries are taken, and no more of them than the table has room for.
    */
   async reserveRoom(maxWaitMs: number, signal?: AbortSignal): Promise<() => void> {
@@ -79,7 +82,7 @@ export class RecentPixels {
       const left = until - Date.now();
       if (left <= 0) break;
       // Without a take, the wait ends when the taker counts as gone or the wait is over, whichever is first.
-      const untilIdle = this.lastTakenAt + this.staleMs - this.now();
+      const untilIdle = this.takerDueBy() - this.now();
       await new Promise<void>((resolve) => {
         const done = () => {
           clearTimeout(timer);
@@ -117,7 +120,17 @@ export class RecentPixels {
 
   private roomOrNobodyTaking(): boolean {
     this.expire();
-    return this.bytes + this.reserved + this.lastPutBytes <= this.maxBytes || this.now() - this.lastTakenAt >= this.staleMs;
+    if (this.bytes + this.reserved + this.lastPutBytes <= this.maxBytes) {
+      this.fullSince = undefined;
+      return true;
+    }
+    this.fullSince ??= this.now();
+    return this.now() >= this.takerDueBy();
+  }
+
+  /** A taker that has taken nothing by then, since the last take or since the table filled, counts as gone. */
+  private takerDueBy(): number {
+    return Math.max(this.lastTakenAt, this.fullSince ?? -Infinity) + this.staleMs;
   }
 
   /** Pixel bytes held. */
