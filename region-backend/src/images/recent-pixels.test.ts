@@ -119,17 +119,27 @@ describe('RecentPixels', () => {
     const stale = new RecentPixels(12, 600_000, () => now, 50);
     stale.put('a', pixels(12));
     stale.take('a');
+    now = 40;
     stale.put('b', pixels(12));
-    now = 10;
     const waitingForTaker = stale.reserveRoom(600_000);
-    now = 60;
+    now = 90;
     (await waitingForTaker)();
     (await stale.reserveRoom(600_000))();
     expect(stale.size).toBe(12);
+    // Entries a put would drop for room (older than the stale time, nothing taken since) hold nobody back.
+    now = 200;
+    (await stale.reserveRoom(600_000))();
+    expect(stale.size).toBe(0);
     // Never taken from: a first taker gets the stale time to show up.
-    const first = new RecentPixels(12, 600_000, Date.now, 50);
+    let clock = 0;
+    const first = new RecentPixels(12, 600_000, () => clock, 50);
     first.put('a', pixels(12));
-    (await first.reserveRoom(600_000))();
+    let gone = false;
+    const waitingForFirst = first.reserveRoom(600_000).then((release) => ((gone = true), release()));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(gone).toBe(false);
+    clock = 50;
+    await waitingForFirst;
     expect(first.size).toBe(12);
   });
 

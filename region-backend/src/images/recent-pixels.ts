@@ -25,7 +25,7 @@ export class RecentPixels {
   private lastTakenAt = -Infinity;
   /** Size of the last entry put: the room a producer waits for. */
   private lastPutBytes = 0;
-  /** Since when producers have found the table full (undefined while it has room): a taker has that long to show up. */
+  /** When a producer first found the table full since the last take: a taker has the stale time from then to show up. */
   private fullSince: number | undefined;
   /** Room held for producers that waited for it and have not put their picture yet. */
   private reserved = 0;
@@ -63,6 +63,7 @@ export class RecentPixels {
     this.remove(blobKey, entry);
     if (this.now() - entry.at > this.maxAgeMs) return undefined;
     this.lastTakenAt = this.now();
+    this.fullSince = undefined;
     // Takers go oldest first: what they passed over by more than the stale time is taken elsewhere or not at all.
     this.dropOlderThan(entry.at - this.staleMs);
     return entry.pixels;
@@ -71,9 +72,9 @@ export class RecentPixels {
   /**
    * Waits for room for a picture the size of the last one put, and holds that room until the returned function
    * is called (after the producer has put its picture, or given up on it). The wait ends early once nothing
-   * takes entries here (nothing was taken for `staleMs`, counted from when the table filled if that was later:
-   * a first taker gets that long to show up; then the table is not what holds a producer back), when `signal`
-   * aborts, or after `maxWaitMs`. Each take wakes one waiter, oldest first, so waiting producers go on
+   * takes entries here (nothing was taken for `staleMs`, counted from the first time a producer found the table
+   * full after the last take, if that was later: a taker gets that long to show up; after it, the table holds no
+   * producer back until something takes again), when `signal` aborts, or after `maxWaitMs`. Each take wakes one waiter, oldest first, so waiting producers go on
    * at the pace entries are taken, and no more of them than the table has room for.
    */
   async reserveRoom(maxWaitMs: number, signal?: AbortSignal): Promise<() => void> {
@@ -120,15 +121,15 @@ export class RecentPixels {
 
   private roomOrNobodyTaking(): boolean {
     this.expire();
-    if (this.bytes + this.reserved + this.lastPutBytes <= this.maxBytes) {
-      this.fullSince = undefined;
-      return true;
-    }
+    // Entries a put would drop for room (nothing taken for the stale time) hold nobody back either.
+    const stale = this.now() - this.staleMs;
+    if (this.lastTakenAt < stale) this.dropOlderThan(stale, this.reserved + this.lastPutBytes);
+    if (this.bytes + this.reserved + this.lastPutBytes <= this.maxBytes) return true;
     this.fullSince ??= this.now();
     return this.now() >= this.takerDueBy();
   }
 
-  /** A taker that has taken nothing by then, since the last take or since the table filled, counts as gone. */
+  /** A taker that has taken nothing by then, since the last take or since the table filled after it, counts as gone. */
   private takerDueBy(): number {
     return Math.max(this.lastTakenAt, this.fullSince ?? -Infinity) + this.staleMs;
   }
