@@ -69,10 +69,10 @@ describe('RecentPixels', () => {
   it('holds producers back while the table is full and something takes, each taken entry letting one go on', async () => {
     const recent = new RecentPixels(24, 60_000, Date.now, 60_000);
     const settle = () => new Promise((resolve) => setImmediate(resolve));
-    expect(recent.put('a', pixels(12))).toBe(true);
-    expect(recent.put('b', pixels(12))).toBe(true);
+    expect(recent.put('a', pixels(12), true)).toBe(true);
+    expect(recent.put('b', pixels(12), true)).toBe(true);
     expect(recent.take('a')?.data.length).toBe(12);
-    expect(recent.put('c', pixels(12))).toBe(true);
+    expect(recent.put('c', pixels(12), true)).toBe(true);
     // Full while something takes: producers wait, and each take lets the oldest waiter go.
     const gone: string[] = [];
     const producer = (name: string) => recent.reserveRoom(60_000).then((release) => (gone.push(name), release));
@@ -85,7 +85,7 @@ describe('RecentPixels', () => {
     await settle();
     // The first holds the room b left until it has put its picture: the second waits on.
     expect(gone).toEqual(['first']);
-    expect(recent.put('d', pixels(12))).toBe(true);
+    expect(recent.put('d', pixels(12), true)).toBe(true);
     releaseFirst();
     await settle();
     expect(gone).toEqual(['first']);
@@ -99,9 +99,9 @@ describe('RecentPixels', () => {
   it('lets a producer go on after its longest wait, when its wait is aborted, or once nothing has taken for the stale time', async () => {
     const full = () => {
       const recent = new RecentPixels(12, 60_000, Date.now, 60_000);
-      recent.put('a', pixels(12));
+      recent.put('a', pixels(12), true);
       recent.take('a');
-      recent.put('b', pixels(12));
+      recent.put('b', pixels(12), true);
       return recent;
     };
     // The longest wait: no take comes.
@@ -117,10 +117,10 @@ describe('RecentPixels', () => {
     // back from then on (with the clock stopped, a second wait could only end that way).
     let now = 0;
     const stale = new RecentPixels(12, 600_000, () => now, 50);
-    stale.put('a', pixels(12));
+    stale.put('a', pixels(12), true);
     stale.take('a');
     now = 40;
-    stale.put('b', pixels(12));
+    stale.put('b', pixels(12), true);
     const waitingForTaker = stale.reserveRoom(600_000);
     now = 90;
     (await waitingForTaker)();
@@ -133,7 +133,7 @@ describe('RecentPixels', () => {
     // Never taken from: a first taker gets the stale time to show up.
     let clock = 0;
     const first = new RecentPixels(12, 600_000, () => clock, 50);
-    first.put('a', pixels(12));
+    first.put('a', pixels(12), true);
     let gone = false;
     const waitingForFirst = first.reserveRoom(600_000).then((release) => ((gone = true), release()));
     await new Promise((resolve) => setImmediate(resolve));
@@ -146,28 +146,42 @@ describe('RecentPixels', () => {
   it('drops the entries a take passes over by more than the stale time, freeing their room for waiting producers', async () => {
     let now = 0;
     const recent = new RecentPixels(36, 60_000, () => now, 5_000);
-    recent.put('elsewhere', pixels(12)); // embedded by another process: never taken here
+    recent.put('elsewhere', pixels(12), true); // embedded by another process: never taken here
     now = 4_000;
-    recent.put('near', pixels(12));
+    recent.put('near', pixels(12), true);
     now = 6_000;
-    recent.put('next', pixels(12));
+    recent.put('next', pixels(12), true);
     expect(recent.take('next')?.data.length).toBe(12);
     // Passed over by 6 s: gone; passed over by 2 s: kept (takers of two sets may be a little apart).
     expect(recent.size).toBe(12);
     expect(recent.take('elsewhere')).toBeUndefined();
     expect(recent.take('near')?.data.length).toBe(12);
-    recent.put('a', pixels(12));
+    recent.put('a', pixels(12), true);
     now = 7_000;
-    recent.put('b', pixels(12));
+    recent.put('b', pixels(12), true);
     now = 10_000;
-    recent.put('t', pixels(12));
+    recent.put('t', pixels(12), true);
     recent.take('t');
     now = 12_500;
-    recent.put('c', pixels(12));
+    recent.put('c', pixels(12), true);
     const waiting = recent.reserveRoom(60_000);
-    expect(recent.put('d', pixels(12))).toBe(false); // full, and takers are active
+    expect(recent.put('d', pixels(12), true)).toBe(false); // full, and takers are active
     expect(recent.take('c')?.data.length).toBe(12);
     (await waiting)();
     expect(recent.size).toBe(0);
+  });
+
+  it('lets a wanted picture take the room of pictures nobody wanted, which hold no producer back', async () => {
+    const recent = new RecentPixels(24, 60_000, Date.now, 60_000);
+    recent.put('wanted', pixels(12), true);
+    recent.take('wanted');
+    recent.put('unwanted 1', pixels(12));
+    recent.put('unwanted 2', pixels(12));
+    expect(recent.put('unwanted 3', pixels(12))).toBe(false);
+    (await recent.reserveRoom(60_000))();
+    expect(recent.put('next', pixels(12), true)).toBe(true);
+    expect(recent.take('unwanted 1')).toBeUndefined();
+    expect(recent.take('unwanted 2')?.data.length).toBe(12);
+    expect(recent.take('next')?.data.length).toBe(12);
   });
 });

@@ -7,8 +7,10 @@
  * but while nobody has taken anything for `staleMs`, entries older than that make room: pictures of a set that
  * nothing indexes here would otherwise fill the table and shut out the next set's until they expire.
  *
- * Producers can pace themselves by it (`reserveRoom`): while something here takes entries, a full table means
- * the pictures already stored are ahead of their first passes, and a picture stored now would not be kept.
+ * Producers can pace themselves by it (`reserveRoom`): while something here takes entries, a table full of
+ * wanted pictures (a search service here embeds them) means the pictures already stored are ahead of their first
+ * passes, and a picture stored now would not be kept. A wanted picture makes room by dropping pictures nobody
+ * said they wanted (a set no service indexes), oldest first.
  * Takers take oldest first, so entries a take passes over by more than `staleMs` are dropped: another process
  * embeds them (or nothing does), and they would otherwise hold waiting producers back until they expire.
  */
@@ -17,11 +19,14 @@ import type { RgbImage } from './rgb-image.js';
 interface Entry {
   pixels: RgbImage;
   at: number;
+  wanted: boolean;
 }
 
 export class RecentPixels {
   private readonly entries = new Map<string, Entry>();
   private bytes = 0;
+  /** Bytes of the entries put as wanted. */
+  private wantedBytes = 0;
   private lastTakenAt = -Infinity;
   /** Size of the last entry put: the room a producer waits for. */
   private lastPutBytes = 0;
@@ -42,16 +47,18 @@ export class RecentPixels {
     readonly staleMs: number = maxAgeMs,
   ) {}
 
-  /** Keeps the pixels of a stored blob, unless they would not fit. */
-  put(blobKey: string, pixels: RgbImage): boolean {
+  /** Keeps the pixels of a stored blob, unless they would not fit; `wanted` ones first drop entries that are not. */
+  put(blobKey: string, pixels: RgbImage, wanted = false): boolean {
     this.expire();
     const size = pixels.data.byteLength;
     if (this.entries.has(blobKey) || size > this.maxBytes) return false;
+    if (wanted) this.dropUnwanted(size);
     const stale = this.now() - this.staleMs;
     if (this.bytes + size > this.maxBytes && this.lastTakenAt < stale) this.dropOlderThan(stale, size);
     if (this.bytes + size > this.maxBytes) return false;
-    this.entries.set(blobKey, { pixels, at: this.now() });
+    this.entries.set(blobKey, { pixels, at: this.now(), wanted });
     this.bytes += size;
+    if (wanted) this.wantedBytes += size;
     this.lastPutBytes = size;
     return true;
   }
@@ -70,8 +77,8 @@ export class RecentPixels {
   }
 
   /**
-   * Waits for room for a picture the size of the last one put, and holds that room until the returned function
-   * is called (after the producer has put its picture, or given up on it). The wait ends early once nothing
+   * Waits for room for a wanted picture the size of the last one put, and holds that room until the returned
+   * function is called (after the producer has put its picture, or given up on it). The wait ends early once nothing
    * takes entries here (nothing was taken for `staleMs`, counted from the first time a producer found the table
    * full after the last take, if that was later: a taker gets that long to show up; after it, the table holds no
    * producer back until something takes again), when `signal` aborts, or after `maxWaitMs`. Each take wakes one waiter, oldest first, so waiting producers go on
@@ -124,7 +131,7 @@ export class RecentPixels {
     // Entries a put would drop for room (nothing taken for the stale time) hold nobody back either.
     const stale = this.now() - this.staleMs;
     if (this.lastTakenAt < stale) this.dropOlderThan(stale, this.reserved + this.lastPutBytes);
-    if (this.bytes + this.reserved + this.lastPutBytes <= this.maxBytes) return true;
+    if (this.wantedBytes + this.reserved + this.lastPutBytes <= this.maxBytes) return true;
     this.fullSince ??= this.now();
     return this.now() >= this.takerDueBy();
   }
@@ -152,10 +159,19 @@ export class RecentPixels {
     }
   }
 
+  /** Drops entries nobody said they wanted, oldest first, until `room` bytes are free. */
+  private dropUnwanted(room: number): void {
+    for (const [key, entry] of this.entries) {
+      if (this.maxBytes - this.bytes >= room) break;
+      if (!entry.wanted) this.remove(key, entry);
+    }
+  }
+
   /** Frees an entry's bytes and lets the oldest waiting producer look again. */
   private remove(key: string, entry: Entry): void {
     this.entries.delete(key);
     this.bytes -= entry.pixels.data.byteLength;
+    if (entry.wanted) this.wantedBytes -= entry.pixels.data.byteLength;
     this.waiters.shift()?.();
   }
 }

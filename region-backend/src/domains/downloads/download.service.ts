@@ -25,7 +25,7 @@ import {
 } from './download.repo.js';
 import { GroupCommit } from '../../util/group-commit.js';
 import type { RecentPixels } from '../../images/recent-pixels.js';
-import { classifyFailure, StoredBytesExceeded, type ImageDownloader } from './image-download.js';
+import { classifyFailure, StoredBytesExceeded, type DownloadOptions, type ImageDownloader } from './image-download.js';
 import { KeyedSemaphore, Semaphore, YieldGate } from './semaphore.js';
 
 export const DOWNLOAD_JOB = 'data-sets.download';
@@ -59,9 +59,9 @@ export interface DownloadServiceDeps {
   stored?: (accountId: number, bytes: number) => void;
   /**
    * The table that keeps the pixels of pictures just stored for their first embedding (the downloader puts
-   * them), and whether a set's pictures are embedded (a search service indexes the set). A set that is waits
-   * for room in the table while first passes take from it: its downloads then go at the pace of the
-   * embedding, and no first pass decodes the stored copy again because the table was full.
+   * them), and whether a set's pictures are embedded (a search service indexes the set). A set that is puts its
+   * pictures as wanted and waits for room in the table while first passes take from it: its downloads then go
+   * at the pace of the embedding, and no first pass decodes the stored copy again because the table was full.
    */
   recentPixels?: RecentPixels;
   setIsIndexed?: (setId: string) => Promise<boolean>;
@@ -161,7 +161,7 @@ export class DownloadService {
           const record = await nextRecord();
           if (!record) return;
           try {
-            await this.downloadRecord(setId, record);
+            await this.downloadRecord(setId, record, pacedBy && ((blobKey, pixels) => void pacedBy.put(blobKey, pixels, true)));
             processed++;
           } finally {
             this.inFlight.delete(record.id);
@@ -191,12 +191,13 @@ export class DownloadService {
    * checked before fetching and again before storing (StoredBytesExceeded; as for adds, the image that
    * reaches the quota is kept, so concurrent downloads overshoot by at most one image each). The
    * caller records the result with the cache entry in one transaction (completeRecords, upsertDownloadedRecord).
+   * `keepPixels`, when given, is told the picture's pixels instead of the downloader's own table.
    */
-  async downloadNow(accountId: number, url: string): Promise<StoredBlob> {
+  async downloadNow(accountId: number, url: string, keepPixels?: DownloadOptions['pixels']): Promise<StoredBlob> {
     const { cached, limit, used } = await cachedBlobAndBudget(this.deps.pool, accountId, url, DEFAULT_QUOTAS.storedBytes);
     if (cached) return cached;
     if (used >= limit) throw new StoredBytesExceeded(limit);
-    const blob = await this.deps.download(url, { admit: () => this.admit(accountId) });
+    const blob = await this.deps.download(url, { admit: () => this.admit(accountId), ...(keepPixels ? { pixels: keepPixels } : {}) });
     this.deps.stored?.(accountId, blob.bytes ?? 0);
     return blob;
   }
@@ -214,7 +215,7 @@ export class DownloadService {
     clearInterval(this.heartbeat);
   }
 
-  private async downloadRecord(setId: string, record: ClaimedRecord): Promise<void> {
+  private async downloadRecord(setId: string, record: ClaimedRecord, keepPixels?: DownloadOptions['pixels']): Promise<void> {
     const { pool, config, log } = this.deps;
     if (record.attempts > config.maxAttempts) {
       // Claimed again after its leases expired: earlier attempts died with their process (or hung it).
@@ -223,7 +224,7 @@ export class DownloadService {
       return;
     }
     try {
-      const blob = await this.downloadNow(record.account_id, record.url);
+      const blob = await this.downloadNow(record.account_id, record.url, keepPixels);
       await this.completions.submit(setId, { record, blob });
       this.deps.observe?.('ok');
     } catch (err) {
