@@ -24,6 +24,7 @@ export const TASKS = {
   'search-query-features': () => import('./tasks/search-query-features.task.js'),
   'search-query-regions': () => import('./tasks/search-query-regions.task.js'),
   'search-window-features': () => import('./tasks/search-window-features.task.js'),
+  'search-query-inset': () => import('./tasks/search-query-inset.task.js'),
   'search-query-turns': () => import('./tasks/search-query-turns.task.js'),
   'vision-detect': () => import('./tasks/vision-detect.task.js'),
   'vision-classify': () => import('./tasks/vision-classify.task.js'),

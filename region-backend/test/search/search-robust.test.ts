@@ -5,13 +5,14 @@
  * is verified through the query's mirror image; a picture inside a collage of other pictures is found through
  * the query's regions (`loc` answers the region), one turned by a quarter through re-ranking (ORB is
  * rotation-invariant), one without corners for ORB to verify turned by a quarter through the quarter turns of the
- * query, and `regions=all` answers one group per region.
+ * query, one without corners pasted in a collage through the pasted picture found and embedded on its own, and
+ * `regions=all` answers one group per region.
  */
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ImageServer } from '../support/image-server.js';
 import { photoJpeg } from '../support/test-images.js';
-import { MAX_QUERY_REGIONS } from '../../src/vision/embedding/query-regions.js';
+import { MAX_QUERY_REGIONS, QUERY_REGIONS } from '../../src/vision/embedding/query-regions.js';
 import { QUERY_TURNS } from '../../src/vision/embedding/query-turns.js';
 import {
   addImagesCsv,
@@ -231,12 +232,42 @@ describe('robust visual search', () => {
     }
   });
 
+  it('finds a picture no keypoint verifies pasted in a collage through the pasted picture, and answers it as loc', async () => {
+    const soft = await Promise.all([1, 2, 3, 4, 5, 6].map(softBlobs));
+    const softServer = await serveImages(soft);
+    try {
+      const softUrl = (n: number) => softServer.url(`/img/${n}.jpg`);
+      const setId = await createImageSet(backend, 'soft pasted');
+      await addImagesCsv(backend, setId, soft.map((_, n) => `${softUrl(n)},soft ${n},`));
+      const softService = (await createService(backend, setId)).id;
+      await waitIndexed(backend, softService, soft.length);
+      for (const n of [1, 4]) {
+        const { bytes, box } = await collage(soft[n]!, n);
+        const res = await searchUpload(backend, softService, bytes, { count: '6' });
+        expect(res.statusCode, res.body).toBe(200);
+        const body = res.json() as SearchResponse & { loc: number[]; detection_score: number | null; results: Matched[] };
+        expect(body.results[0]!.url, `soft picture ${n} in a collage`).toBe(softUrl(n));
+        // Nothing verified it: the pasted picture, cut out at its border (no window fits it this closely), and
+        // its vector's score, above the bar, are what found it.
+        expect(body.results[0]!.matched_region).toBeUndefined();
+        expect(iou(body.loc, box)).toBeGreaterThan(0.85);
+        expect(body.detection_score).toBe(body.results[0]!.score);
+        expect(body.results[0]!.score).toBeGreaterThanOrEqual(QUERY_REGIONS.insetBar);
+      }
+    } finally {
+      await softServer.close();
+    }
+  });
+
   it('answers one group per region with regions=all, and none with regions=off', async () => {
     const { bytes, box } = await collage(images[8]!, 9);
     const res = await searchUpload(backend, serviceId, bytes, { count: '3', regions: 'all' });
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json() as SearchResponse & { regions: { box: number[]; score: number; results: Matched[] }[] };
-    expect(body.regions).toHaveLength(MAX_QUERY_REGIONS);
+    // The nine windows, then the picture pasted in the collage, found by its border.
+    expect(body.regions).toHaveLength(MAX_QUERY_REGIONS + 1);
+    expect(iou(body.regions[MAX_QUERY_REGIONS]!.box, box)).toBeGreaterThan(0.85);
+    expect(body.regions[MAX_QUERY_REGIONS]!.results[0]?.url).toBe(urlOf(8));
     for (const g of body.regions) {
       expect(g.box).toHaveLength(4);
       expect(g.results.length).toBeLessThanOrEqual(3);

@@ -1,10 +1,12 @@
 /**
  * Regions of the query (docs/search.md, "Regions of the query"): when re-ranking verified none of the whole
  * picture's candidates, the query's windows (vision/embedding/query-regions.ts) are pooled from one backbone
- * pass over the query while, on another thread, the query is described with keypoints at the windows' scale;
- * the windows search the index together, and the best hits of each region are verified with the whole
- * query's keypoints and the best windows' hits with the window's own keypoints. A verified region hit is the
- * picture the query shows: the plain answer puts it first and answers that region as `loc`; `regions=all`
+ * pass over the query while, on the other thread, the query is described with keypoints at the windows' scale
+ * and a picture pasted inside it is looked for (inset-box.ts), cut out and embedded: one more region when
+ * found. The regions search the index together, and the best hits of each region are verified with the whole
+ * query's keypoints and the best regions' hits with the region's own keypoints. A verified region hit is the
+ * picture the query shows, and so is the pasted picture's best hit when its vector alone is that close
+ * (`QUERY_REGIONS.insetBar`): the plain answer puts it first and answers that region as `loc`; `regions=all`
  * answers every region's results as a group.
  */
 import type { RgbImage } from '../../images/rgb-image.js';
@@ -25,9 +27,9 @@ export interface RegionGroup {
 }
 
 export interface RegionOutcome {
-  /** Verified hits of any region, best first (empty when none verified). */
+  /** The pictures the regions show: verified hits of any region and the pasted picture's close hit, best first. */
   verified: Selected[];
-  /** The region of the best verified hit. */
+  /** The region of the best of them. */
   winner: QueryRegion | null;
   groups: RegionGroup[];
 }
@@ -52,7 +54,7 @@ export interface RegionPassInput {
 export interface RegionPassDeps {
   pool: pg.Pool;
   inference: InferencePool;
-  service: ServiceState & { pipeline: string };
+  service: ServiceState & { pipeline: string; scenario: string };
   accountId: number;
 }
 
@@ -70,18 +72,20 @@ export function shareInside(a: readonly number[], b: readonly number[]): number 
 export const regionsOf = (max: number): QueryRegion[] => queryRegions().slice(0, Math.max(0, max));
 
 export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): Promise<RegionOutcome> {
-  const regions = regionsOf(input.maxRegions);
-  if (!regions.length) return { verified: [], winner: null, groups: [] };
+  const windows = regionsOf(input.maxRegions);
+  if (!windows.length) return { verified: [], winner: null, groups: [] };
   const options = { priority: 'interactive' as const, accountId: deps.accountId };
   const payload = { rgb: input.picture, ...(input.embedder.manifestPath ? { embedder: input.embedder } : {}) };
   // The built-in embedder pools every window from one backbone pass over the whole query; the windows' keypoints,
-  // needed whichever windows are verified, are described meanwhile on a free thread.
-  const [vectors, windowFeatures] = await Promise.all([
-    deps.inference.run('search-query-regions', { ...payload, regions }, options),
+  // needed whichever windows are verified, and the pasted picture are looked for meanwhile on a free thread.
+  const [windowVectors, windowFeatures, inset] = await Promise.all([
+    deps.inference.run('search-query-regions', { ...payload, regions: windows }, options),
     deps.inference.run('search-window-features', { rgb: input.picture, side: QUERY_REGIONS.side }, { ...options, mayBorrow: true }),
+    deps.inference.run('search-query-inset', { ...payload, scenario: deps.service.scenario }, { ...options, mayBorrow: true }),
   ]);
+  const regions: QueryRegion[] = inset ? [...windows, { box: inset.box }] : windows;
   const wanted = Math.max(input.perRegion + input.tried.size, QUERY_REGIONS.hitsPerWindow);
-  const hits = await input.searchVectors(vectors, wanted);
+  const hits = await input.searchVectors(inset ? [...windowVectors, inset.vector] : windowVectors, wanted);
   const fresh = hits.map((list) => list.filter((x) => !input.tried.has(x.hit.id)));
 
   // The best few new hits of each region are verified with the whole query's keypoints; a record keeps the
@@ -95,8 +99,8 @@ export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): 
       if (!seen || seen.selected.hit.score < s.hit.score) toVerify.set(s.hit.id, { selected: s, region: r });
     }
   });
-  const windows = windowsToDescribe(hits.map((list) => list[0]?.hit.score ?? 0)).map((r) => ({ r, list: hits[r]!.slice(0, QUERY_REGIONS.hitsPerWindow) }));
-  const ids = [...new Set([...toVerify.keys(), ...windows.flatMap((w) => w.list.map((s) => s.hit.id))])];
+  const described = windowsToDescribe(hits.map((list) => list[0]?.hit.score ?? 0)).map((r) => ({ r, list: hits[r]!.slice(0, QUERY_REGIONS.hitsPerWindow) }));
+  const ids = [...new Set([...toVerify.keys(), ...described.flatMap((w) => w.list.map((s) => s.hit.id))])];
   const stored = ids.length ? await itemFeatures(deps.pool, deps.service.id, deps.service.pipeline, ids) : new Map<number, Uint8Array>();
   const featuresOf = (list: number[]) => list.map((id) => stored.get(id) ?? null);
   const wholeIds = [...toVerify.keys()];
@@ -104,11 +108,11 @@ export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): 
   const [whole, perWindow] = stored.size
     ? await Promise.all([
         wholeIds.length ? deps.inference.run('search-verify', { query: input.features, candidates: featuresOf(wholeIds) }, options) : [],
-        Promise.all(windows.map((w) => deps.inference.run('search-verify', { query: windowFeatures, window: { box: regions[w.r]!.box }, candidates: featuresOf(w.list.map((s) => s.hit.id)) }, options))),
+        Promise.all(described.map((w) => deps.inference.run('search-verify', { query: windowFeatures, window: { box: regions[w.r]!.box }, candidates: featuresOf(w.list.map((s) => s.hit.id)) }, options))),
       ])
     : [[], []];
   const matches = new Map(wholeIds.flatMap((id, k) => (whole[k] ? [[id, whole[k]!] as const] : [])));
-  windows.forEach((w, k) =>
+  described.forEach((w, k) =>
     w.list.forEach((s, i) => {
       const match = perWindow[k]?.[i];
       if (!match || matches.has(s.hit.id)) return;
@@ -121,9 +125,12 @@ export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): 
     const match = matches.get(s.hit.id);
     return match ? { ...s, hit: { ...s.hit, score: rerankScore(s.hit.score, match) }, match } : s;
   };
-  const verified = [...matches.keys()]
-    .map((id) => ({ ...toVerify.get(id)!, selected: rescore(toVerify.get(id)!.selected) }))
-    .sort((a, b) => b.selected.hit.score - a.selected.hit.score);
+  const found = [...matches.keys()].map((id) => ({ ...toVerify.get(id)!, selected: rescore(toVerify.get(id)!.selected) }));
+  // The pasted picture's best hit, unverified, when its vector alone is that close: a picture keypoints miss
+  // (a painting, a pattern), which the whole query's keypoints may have rejected, as it fills a small part of it.
+  const insetBest = inset ? hits[windows.length]![0] : undefined;
+  if (insetBest && insetBest.hit.score >= QUERY_REGIONS.insetBar && !matches.has(insetBest.hit.id)) found.push({ selected: insetBest, region: windows.length });
+  const verified = found.sort((a, b) => b.selected.hit.score - a.selected.hit.score);
   const inWindow = (s: Selected, box: Box): Selected => {
     const match = input.known?.get(s.hit.id);
     return !matches.has(s.hit.id) && match && shareInside(match.queryBox, box) >= 0.5 ? { ...s, hit: { ...s.hit, score: rerankScore(s.hit.score, match) }, match } : rescore(s);

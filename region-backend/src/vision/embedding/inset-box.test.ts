@@ -1,0 +1,79 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { photoPixels } from '../../../test/support/test-images.js';
+import { insetBox, INSET_GREY_SIDE, type GreyImage } from './inset-box.js';
+import { greyCopy } from './query-regions.js';
+
+/** A smooth grey page (diagonal bands, no straight axis-aligned edge) with a flat picture pasted at the pixel box. */
+function pasted(width: number, height: number, box: [number, number, number, number], seed: number): GreyImage {
+  const data = new Uint8Array(width * height);
+  const [bx, by, bw, bh] = box;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const inside = x >= bx && x < bx + bw && y >= by && y < by + bh;
+      data[y * width + x] = inside ? 200 + ((x - bx + seed) % 40) : 60 + Math.round(30 * Math.sin((x + 2 * y + seed) / 23));
+    }
+  }
+  return { data, width, height };
+}
+
+function iou(a: readonly number[], b: readonly number[]): number {
+  const w = Math.max(0, Math.min(a[0]! + a[2]!, b[0]! + b[2]!) - Math.max(a[0]!, b[0]!));
+  const h = Math.max(0, Math.min(a[1]! + a[3]!, b[1]! + b[3]!) - Math.max(a[1]!, b[1]!));
+  return (w * h) / (a[2]! * a[3]! + b[2]! * b[3]! - w * h);
+}
+
+describe('insetBox', () => {
+  it('finds a picture pasted on a busy page, just inside its border', () => {
+    const box = insetBox(pasted(512, 384, [200, 100, 180, 150], 3))!;
+    expect(box).not.toBeNull();
+    expect(iou(box, [200 / 512, 100 / 384, 180 / 512, 150 / 384])).toBeGreaterThan(0.95);
+  });
+
+  it('finds none in a photo-like picture, a flat one, or one too small to look at', () => {
+    expect(insetBox(greyCopy(photoPixels(640, 480, 5), INSET_GREY_SIDE))).toBeNull();
+    expect(insetBox({ data: new Uint8Array(200 * 150).fill(128), width: 200, height: 150 })).toBeNull();
+    expect(insetBox(pasted(31, 200, [5, 50, 20, 80], 1))).toBeNull();
+  });
+
+  it('finds a picture pasted anywhere inside, at any size the bounds allow', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 160, max: 512 }),
+        fc.integer({ min: 160, max: 512 }),
+        fc.double({ min: 0.3, max: 0.75, noNaN: true }),
+        fc.double({ min: 0.3, max: 0.75, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.nat(1000),
+        (width, height, sw, sh, px, py, seed) => {
+          const [bw, bh] = [Math.round(sw * width), Math.round(sh * height)];
+          // At least 8 pixels of page on every side: image borders are not edges.
+          const bx = 8 + Math.floor(px * (width - bw - 16));
+          const by = 8 + Math.floor(py * (height - bh - 16));
+          const truth = [bx / width, by / height, bw / width, bh / height];
+          if (truth[2]! * truth[3]! > 0.7) return;
+          const found = insetBox(pasted(width, height, [bx, by, bw, bh], seed));
+          expect(found).not.toBeNull();
+          expect(iou(found!, truth)).toBeGreaterThan(0.85);
+        },
+      ),
+    );
+  });
+
+  it('answers null or a box inside the picture within the area bounds for any pixels (hostile input)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 96 }), fc.integer({ min: 1, max: 96 }), fc.uint8Array({ minLength: 96 * 96, maxLength: 96 * 96 }), (width, height, bytes) => {
+        const box = insetBox({ data: bytes.subarray(0, width * height), width, height });
+        if (box === null) return;
+        const [x, y, w, h] = box;
+        expect(x).toBeGreaterThan(0);
+        expect(y).toBeGreaterThan(0);
+        expect(x + w).toBeLessThan(1);
+        expect(y + h).toBeLessThan(1);
+        expect(w * h).toBeGreaterThanOrEqual(0.04);
+        expect(w * h).toBeLessThanOrEqual(0.7);
+      }),
+    );
+  });
+});
