@@ -47,12 +47,12 @@ export const QUERY_REGIONS = {
 
 /**
  * The view of the whole query that the built-in embedder's windows are pooled from: one backbone pass over the
- * query at 1.57 times the query view's scale (shorter side 352 px), so a half-size window covers nearly as many
- * cells of each map as a whole 224 px view does. At 384 and 448 px the evaluation found as many collages, and
- * the pass cost a sixth and a half more; at 320 px it found fewer (docs/benchmarks.md, "Picture inside a larger
- * picture").
+ * query at 1.29 times the query view's scale (shorter side 288 px). Since the picture pasted inside a query is
+ * found by its border and embedded on its own, the evaluation finds as many pictures with the windows at 288 px
+ * as at 352 (before it, 320 px lost collages), for two thirds of the pass (docs/benchmarks.md, "Picture inside a
+ * larger picture").
  */
-export const REGION_SCAN: ViewSpec = { size: 352, fit: 'aspect' };
+export const REGION_SCAN: ViewSpec = { size: 288, fit: 'aspect' };
 
 /** The view a window is embedded with when it is cut out (an operator's ONNX embedder, whose maps Iris cannot see). */
 export const REGION_VIEWS: readonly ViewSpec[] = [{ size: 224, fit: 'aspect' }];
