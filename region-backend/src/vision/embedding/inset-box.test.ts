@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { photoPixels } from '../../../test/support/test-images.js';
-import { insetBox, INSET_GREY_SIDE, type GreyImage } from './inset-box.js';
-import { greyCopy } from './query-regions.js';
+import { iou } from '../detect/detection.js';
+import { greyCopy, insetBox, INSET_GREY_SIDE, type GreyImage } from './inset-box.js';
 
 /** A smooth grey page (diagonal bands, no straight axis-aligned edge) with a flat picture pasted at the pixel box. */
 function pasted(width: number, height: number, box: [number, number, number, number], seed: number): GreyImage {
@@ -15,12 +15,6 @@ function pasted(width: number, height: number, box: [number, number, number, num
     }
   }
   return { data, width, height };
-}
-
-function iou(a: readonly number[], b: readonly number[]): number {
-  const w = Math.max(0, Math.min(a[0]! + a[2]!, b[0]! + b[2]!) - Math.max(a[0]!, b[0]!));
-  const h = Math.max(0, Math.min(a[1]! + a[3]!, b[1]! + b[3]!) - Math.max(a[1]!, b[1]!));
-  return (w * h) / (a[2]! * a[3]! + b[2]! * b[3]! - w * h);
 }
 
 describe('insetBox', () => {
@@ -51,7 +45,7 @@ describe('insetBox', () => {
           // At least 8 pixels of page on every side: image borders are not edges.
           const bx = 8 + Math.floor(px * (width - bw - 16));
           const by = 8 + Math.floor(py * (height - bh - 16));
-          const truth = [bx / width, by / height, bw / width, bh / height];
+          const truth: [number, number, number, number] = [bx / width, by / height, bw / width, bh / height];
           if (truth[2]! * truth[3]! > 0.7) return;
           const found = insetBox(pasted(width, height, [bx, by, bw, bh], seed));
           expect(found).not.toBeNull();

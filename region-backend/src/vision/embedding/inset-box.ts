@@ -1,3 +1,4 @@
+import type { RgbImage } from '../../images/rgb-image.js';
 /**
  * Where a picture pasted into a larger one is: a photo in a collage, a product photo on a busy shop page, a
  * picture on a poster. content-box.ts finds a picture on a flat page; here the page around it is itself busy,
@@ -5,8 +6,8 @@
  * axis-aligned rectangle, each edge a step along most of its side (the two sides of a pasted border come from
  * different pictures). Image borders are not edges, so a rectangle must lie inside the image.
  *
- * Linear in the number of pixels of the grey copy it is given (query-regions.ts makes it, `INSET_GREY_SIDE` px
- * on the longer side); every side of a rectangle is measured from prefix sums. Pure JavaScript.
+ * Linear in the number of pixels: the query is shrunk to grey once (`greyCopy`, `INSET_GREY_SIDE` px on the
+ * longer side), and every side of a rectangle is measured from prefix sums. Pure JavaScript.
  */
 
 /** 8-bit grey pixels, row-major. */
@@ -18,6 +19,30 @@ export interface GreyImage {
 
 /** Longer side of the grey copy of the query the border is looked for on. */
 export const INSET_GREY_SIDE = 512;
+
+/** The picture in grey (BT.601 luma), shrunk by averaging whole pixels so its longer side is at most `side`. */
+export function greyCopy(rgb: RgbImage, side: number): GreyImage {
+  const { width, height, data } = rgb;
+  const scale = Math.min(1, side / Math.max(width, height));
+  const w = Math.max(1, Math.round(width * scale));
+  const h = Math.max(1, Math.round(height * scale));
+  const sums = new Uint32Array(w * h);
+  const counts = new Uint32Array(w * h);
+  const columnOf = new Int32Array(width);
+  for (let x = 0; x < width; x++) columnOf[x] = Math.min(w - 1, Math.floor((x * w) / width));
+  for (let y = 0; y < height; y++) {
+    const rowAt = Math.min(h - 1, Math.floor((y * h) / height)) * w;
+    let i = y * width * 3;
+    for (let x = 0; x < width; x++, i += 3) {
+      const at = rowAt + columnOf[x]!;
+      sums[at] = sums[at]! + 77 * data[i]! + 150 * data[i + 1]! + 29 * data[i + 2]!;
+      counts[at] = counts[at]! + 1;
+    }
+  }
+  const out = new Uint8Array(w * h);
+  for (let k = 0; k < out.length; k++) out[k] = Math.round(sums[k]! / (256 * Math.max(1, counts[k]!)));
+  return { data: out, width: w, height: h };
+}
 
 export interface InsetBoxOptions {
   /** A pixel is on an edge when the grey levels two pixels apart across it differ by at least this. */

@@ -14,7 +14,7 @@ import { builtinPrecisionOf, type EmbedderRef } from './embedder-identity.js';
 import { vectorOfViews, viewDescriptor, viewSumsOf, vectorOfViewSum } from './embedder.js';
 import { subMap } from './feature-pooling.js';
 import { cropRgb, renderView, type ViewSpec } from './image-views.js';
-import { INSET_GREY_SIDE, insetBox, type GreyImage } from './inset-box.js';
+import { greyCopy, INSET_GREY_SIDE, insetBox } from './inset-box.js';
 
 export type Box = [number, number, number, number];
 
@@ -110,28 +110,4 @@ export async function queryInset(rgb: RgbImage, views: readonly ViewSpec[], embe
   const box = insetBox(greyCopy(rgb, INSET_GREY_SIDE));
   if (!box) return null;
   return { box, vector: await vectorOfViews(await cropRgb(rgb, box), views, embedder) };
-}
-
-/** The picture in grey (BT.601 luma), shrunk by averaging whole pixels so its longer side is at most `side`. */
-export function greyCopy(rgb: RgbImage, side: number): GreyImage {
-  const { width, height, data } = rgb;
-  const scale = Math.min(1, side / Math.max(width, height));
-  const w = Math.max(1, Math.round(width * scale));
-  const h = Math.max(1, Math.round(height * scale));
-  const sums = new Uint32Array(w * h);
-  const counts = new Uint32Array(w * h);
-  const columnOf = new Int32Array(width);
-  for (let x = 0; x < width; x++) columnOf[x] = Math.min(w - 1, Math.floor((x * w) / width));
-  for (let y = 0; y < height; y++) {
-    const rowAt = Math.min(h - 1, Math.floor((y * h) / height)) * w;
-    let i = y * width * 3;
-    for (let x = 0; x < width; x++, i += 3) {
-      const at = rowAt + columnOf[x]!;
-      sums[at] = sums[at]! + 77 * data[i]! + 150 * data[i + 1]! + 29 * data[i + 2]!;
-      counts[at] = counts[at]! + 1;
-    }
-  }
-  const out = new Uint8Array(w * h);
-  for (let k = 0; k < out.length; k++) out[k] = Math.round(sums[k]! / (256 * Math.max(1, counts[k]!)));
-  return { data: out, width: w, height: h };
 }
