@@ -315,10 +315,10 @@ export default async function run(): Promise<void> {
       const allRegions: QueryRegion[] = inset ? [...regions, { box: inset.box }] : regions;
       const regionVectors = inset ? [...windowVectors, inset.vector] : windowVectors;
       const rankings = regionVectors.map((v) => rank(galleryMulti.map((g) => similarity(v, g))));
+      const insetBest = inset ? rankings[regions.length]![0] : undefined;
       if (inset) {
         insetsFound++;
-        const best = rankings[regions.length]![0];
-        log(`inset for ${q.edit} of photo ${q.photo}: box ${inset.box.map((v) => v.toFixed(3)).join(',')}, best hit ${best?.index}@${best?.score.toFixed(3)}, right ${similarity(inset.vector, galleryMulti[q.photo]!).toFixed(3)}`);
+        log(`inset for ${q.edit} of photo ${q.photo}: box ${inset.box.map((v) => v.toFixed(3)).join(',')}, best hit ${insetBest?.index}@${insetBest?.score.toFixed(3)}, right ${similarity(inset.vector, galleryMulti[q.photo]!).toFixed(3)}`);
       }
       const bests = rankings.map((list) => list.filter((r) => !tried.has(r.index)));
       bestWindowRank.push(Math.min(...rankings.map((list) => list.findIndex((r) => r.index === q.photo))) + 1);
@@ -342,7 +342,6 @@ export default async function run(): Promise<void> {
       windowOrbMs += performance.now() - t4;
       // The inset's best hit, unverified, when its vector is that close (a pasted picture keypoints miss; the
       // whole query's keypoints may have rejected it, as it fills a small part of the query).
-      const insetBest = inset && rankings[regions.length]![0];
       if (insetBest && REGION_SETTINGS.insetBar !== null && insetBest.score >= REGION_SETTINGS.insetBar && !found.has(insetBest.index)) {
         insetsTaken++;
         if (insetBest.index !== q.photo) insetsWrong++;

@@ -105,6 +105,21 @@ describe('robust visual search', () => {
     await env?.dispose();
   });
 
+  /** Indexes `pictures` served on loopback in a set of their own and runs `fn` on its service, then stops serving them. */
+  async function withIndexedSet(pictures: Buffer[], name: string, fn: (serviceId: string, urlOf: (n: number) => string) => Promise<void>): Promise<void> {
+    const own = await serveImages(pictures);
+    try {
+      const ownUrl = (n: number) => own.url(`/img/${n}.jpg`);
+      const setId = await createImageSet(backend, name);
+      await addImagesCsv(backend, setId, pictures.map((_, n) => `${ownUrl(n)},${name} ${n},`));
+      const ownService = (await createService(backend, setId)).id;
+      await waitIndexed(backend, ownService, pictures.length);
+      await fn(ownService, ownUrl);
+    } finally {
+      await own.close();
+    }
+  }
+
   it('stores compact local features beside every indexed vector', async () => {
     const rows = (await backend.app.db.pool.query('SELECT length(features) AS bytes FROM image_embeddings')).rows as { bytes: number | null }[];
     expect(rows).toHaveLength(images.length);
@@ -208,13 +223,7 @@ describe('robust visual search', () => {
     // Look-alikes of two of them turned, in other colours: the turned query's plain vector prefers these.
     const turnedTwins = [1, 4];
     for (const n of turnedTwins) soft.push(await sharp(soft[n]!).rotate(90).modulate({ hue: 25 }).jpeg({ quality: 90 }).toBuffer());
-    const softServer = await serveImages(soft);
-    try {
-      const softUrl = (n: number) => softServer.url(`/img/${n}.jpg`);
-      const setId = await createImageSet(backend, 'soft');
-      await addImagesCsv(backend, setId, soft.map((_, n) => `${softUrl(n)},soft ${n},`));
-      const softService = (await createService(backend, setId)).id;
-      await waitIndexed(backend, softService, soft.length);
+    await withIndexedSet(soft, 'soft', async (softService, softUrl) => {
       for (const n of turnedTwins) {
         const turned = await sharp(soft[n]!).rotate(90).jpeg({ quality: 88 }).toBuffer();
         const plain = (await searchUpload(backend, softService, turned, { count: '8', rerank: '0', regions: 'off' })).json() as { results: Matched[] };
@@ -227,20 +236,12 @@ describe('robust visual search', () => {
         expect(first!.matched_region).toBeUndefined();
         expect(first!.score).toBeGreaterThanOrEqual(QUERY_TURNS.bar);
       }
-    } finally {
-      await softServer.close();
-    }
+    });
   });
 
   it('finds a picture no keypoint verifies pasted in a collage through the pasted picture, and answers it as loc', async () => {
     const soft = await Promise.all([1, 2, 3, 4, 5, 6].map(softBlobs));
-    const softServer = await serveImages(soft);
-    try {
-      const softUrl = (n: number) => softServer.url(`/img/${n}.jpg`);
-      const setId = await createImageSet(backend, 'soft pasted');
-      await addImagesCsv(backend, setId, soft.map((_, n) => `${softUrl(n)},soft ${n},`));
-      const softService = (await createService(backend, setId)).id;
-      await waitIndexed(backend, softService, soft.length);
+    await withIndexedSet(soft, 'soft pasted', async (softService, softUrl) => {
       for (const n of [1, 4]) {
         const { bytes, box } = await collage(soft[n]!, n);
         const res = await searchUpload(backend, softService, bytes, { count: '6' });
@@ -254,9 +255,7 @@ describe('robust visual search', () => {
         expect(body.detection_score).toBe(body.results[0]!.score);
         expect(body.results[0]!.score).toBeGreaterThanOrEqual(QUERY_REGIONS.insetBar);
       }
-    } finally {
-      await softServer.close();
-    }
+    });
   });
 
   it('answers one group per region with regions=all, and none with regions=off', async () => {
