@@ -3,8 +3,9 @@
  * picture's candidates, the query's windows (vision/embedding/query-regions.ts) are pooled from one backbone
  * pass over the query while, on the other thread, the query is described with keypoints at the windows' scale
  * and a picture pasted inside it is looked for (inset-box.ts), cut out and embedded: one more region when
- * found. The regions search the index together, and the best hits of each region are verified with the whole
- * query's keypoints and the best regions' hits with the region's own keypoints. A verified region hit is the
+ * found. Each region searches the index as soon as its vector is in (the windows' keypoints read while their
+ * records are), and the best hits of each region are verified with the whole query's keypoints and the best
+ * regions' hits with the region's own keypoints. A verified region hit is the
  * picture the query shows, and so is the pasted picture's best hit when its vector alone is that close
  * (`QUERY_REGIONS.insetBar`): the plain answer puts it first and answers that region as `loc`; `regions=all`
  * answers every region's results as a group.
@@ -19,6 +20,7 @@ import type { InferencePool } from '../../inference/inference-pool.js';
 import { itemFeatures } from '../search-services/index-items.repo.js';
 import type { ServiceState } from '../search-services/search-service.repo.js';
 import type { Selected } from './search-rerank.js';
+import type { VectorHit } from '../../vectors/vector-store.js';
 
 export interface RegionGroup {
   region: QueryRegion;
@@ -47,8 +49,11 @@ export interface RegionPassInput {
   tried: ReadonlySet<number>;
   /** The whole picture's verified matches, by record: a group shows one as verified when its match lies in the window. */
   known?: ReadonlyMap<number, Verification>;
-  /** The filtered hits of each query vector, best first (one search of the records for all). */
-  searchVectors: (vectors: Float32Array[], count: number) => Promise<Selected[][]>;
+  /**
+   * The filtered hits of each query vector, best first (one search of the records for all); `found` sees the
+   * index's hits of each vector before the records filter them.
+   */
+  searchVectors: (vectors: Float32Array[], count: number, found?: (hits: VectorHit[][]) => void) => Promise<Selected[][]>;
 }
 
 export interface RegionPassDeps {
@@ -76,42 +81,81 @@ export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): 
   if (!windows.length) return { verified: [], winner: null, groups: [] };
   const options = { priority: 'interactive' as const, accountId: deps.accountId };
   const payload = { rgb: input.picture, ...(input.embedder.manifestPath ? { embedder: input.embedder } : {}) };
+  const wanted = Math.max(input.perRegion + input.tried.size, QUERY_REGIONS.hitsPerWindow);
+  const fresh = (list: Selected[]) => list.filter((x) => !input.tried.has(x.hit.id));
+  // The hits each region may verify: its best new hits (with the whole query's keypoints) and its best hits
+  // (with its own, when it is described).
+  const candidatesOf = (lists: { id: number }[][]) => [...new Set(lists.flatMap((list) => [...list.filter((x) => !input.tried.has(x.id)).slice(0, QUERY_REGIONS.hitsPerRegion), ...list.slice(0, QUERY_REGIONS.hitsPerWindow)].map((x) => x.id)))];
+  // The candidates' keypoints, read while the records of the index's hits are (the filters rarely drop a hit;
+  // what they did drop is read after).
+  const stored = new Map<number, Uint8Array>();
+  const reading = new Map<number, Promise<void>>();
+  const read = (ids: number[]): Promise<unknown> => {
+    const missing = ids.filter((id) => !reading.has(id));
+    if (missing.length) {
+      const done = itemFeatures(deps.pool, deps.service.id, deps.service.pipeline, missing).then((found) => {
+        for (const [id, features] of found) stored.set(id, features);
+      });
+      // Awaited through `reading`; a failure is not left unhandled when no one waits for these ids.
+      done.catch(() => undefined);
+      for (const id of missing) reading.set(id, done);
+    }
+    return Promise.all(ids.map((id) => reading.get(id)));
+  };
+  const prefetch = (hits: VectorHit[][]) => void read(candidatesOf(hits)).catch(() => undefined);
+  const matches = new Map<number, Verification>();
+  const sentWhole = new Set<number>();
+  // Verifies records with the whole query's keypoints, each once (a match does not depend on the region that found it).
+  const verifyWhole = async (ids: number[]) => {
+    const known = ids.filter((id) => stored.has(id) && !sentWhole.has(id));
+    known.forEach((id) => sentWhole.add(id));
+    if (!known.length) return;
+    const found = await deps.inference.run('search-verify', { query: input.features, candidates: known.map((id) => stored.get(id)!) }, options);
+    known.forEach((id, k) => found[k] && matches.set(id, found[k]!));
+  };
   // The built-in embedder pools every window from one backbone pass over the whole query; the windows' keypoints,
-  // needed whichever windows are verified, and the pasted picture are looked for meanwhile on a free thread.
-  const [windowVectors, windowFeatures, inset] = await Promise.all([
-    deps.inference.run('search-query-regions', { ...payload, regions: windows }, options),
+  // needed whichever windows are verified, and the pasted picture are looked for meanwhile on a free thread. Each
+  // region's hits are searched, read and verified with the whole query's keypoints as soon as its vector is in:
+  // the windows' while the pasted picture is still looked for.
+  const windowsDone = deps.inference.run('search-query-regions', { ...payload, regions: windows }, options).then(async (vectors) => {
+    const hits = await input.searchVectors(vectors, wanted, prefetch);
+    await read(candidatesOf(hits.map((list) => list.map((s) => s.hit))));
+    const whole = verifyWhole([...new Set(hits.flatMap((list) => fresh(list).slice(0, QUERY_REGIONS.hitsPerRegion).map((s) => s.hit.id)))]);
+    // Awaited below; until then a failure is not left unhandled when another part of the pass fails first.
+    whole.catch(() => undefined);
+    return { hits, whole };
+  });
+  const insetDone = deps.inference.run('search-query-inset', { ...payload, scenario: deps.service.scenario }, { ...options, mayBorrow: true }).then(async (inset) => {
+    if (!inset) return null;
+    const [hits] = await input.searchVectors([inset.vector], wanted, prefetch);
+    await read(candidatesOf([hits!.map((s) => s.hit)]));
+    return { box: inset.box, hits: hits! };
+  });
+  const [windowFeatures, windowPass, inset] = await Promise.all([
     deps.inference.run('search-window-features', { rgb: input.picture, side: QUERY_REGIONS.side }, { ...options, mayBorrow: true }),
-    deps.inference.run('search-query-inset', { ...payload, scenario: deps.service.scenario }, { ...options, mayBorrow: true }),
+    windowsDone,
+    insetDone,
   ]);
   const regions: QueryRegion[] = inset ? [...windows, { box: inset.box }] : windows;
-  const wanted = Math.max(input.perRegion + input.tried.size, QUERY_REGIONS.hitsPerWindow);
-  const hits = await input.searchVectors(inset ? [...windowVectors, inset.vector] : windowVectors, wanted);
-  const fresh = hits.map((list) => list.filter((x) => !input.tried.has(x.hit.id)));
+  const hits = inset ? [...windowPass.hits, inset.hits] : windowPass.hits;
 
   // The best few new hits of each region are verified with the whole query's keypoints; a record keeps the
   // region that scored it best. The windows whose best new hit scores highest also verify their hits with
   // keypoints of their own (the whole query's fall mostly outside a small picture inside it), the whole
   // query's candidates whose keypoints were rejected included.
   const toVerify = new Map<number, { selected: Selected; region: number }>();
-  fresh.forEach((list, r) => {
-    for (const s of list.slice(0, QUERY_REGIONS.hitsPerRegion)) {
+  hits.forEach((list, r) => {
+    for (const s of fresh(list).slice(0, QUERY_REGIONS.hitsPerRegion)) {
       const seen = toVerify.get(s.hit.id);
       if (!seen || seen.selected.hit.score < s.hit.score) toVerify.set(s.hit.id, { selected: s, region: r });
     }
   });
-  const described = windowsToDescribe(hits.map((list) => list[0]?.hit.score ?? 0)).map((r) => ({ r, list: hits[r]!.slice(0, QUERY_REGIONS.hitsPerWindow) }));
-  const ids = [...new Set([...toVerify.keys(), ...described.flatMap((w) => w.list.map((s) => s.hit.id))])];
-  const stored = ids.length ? await itemFeatures(deps.pool, deps.service.id, deps.service.pipeline, ids) : new Map<number, Uint8Array>();
-  const featuresOf = (list: number[]) => list.map((id) => stored.get(id) ?? null);
-  const wholeIds = [...toVerify.keys()];
+  const described = windowsToDescribe(hits.map((list) => list[0]?.hit.score ?? 0)).map((r) => ({ r, list: hits[r]!.slice(0, QUERY_REGIONS.hitsPerWindow).filter((s) => stored.has(s.hit.id)) }));
   // Both verifications at once (each a few milliseconds): the whole query's matches count first.
-  const [whole, perWindow] = stored.size
-    ? await Promise.all([
-        wholeIds.length ? deps.inference.run('search-verify', { query: input.features, candidates: featuresOf(wholeIds) }, options) : [],
-        Promise.all(described.map((w) => deps.inference.run('search-verify', { query: windowFeatures, window: { box: regions[w.r]!.box }, candidates: featuresOf(w.list.map((s) => s.hit.id)) }, options))),
-      ])
-    : [[], []];
-  const matches = new Map(wholeIds.flatMap((id, k) => (whole[k] ? [[id, whole[k]!] as const] : [])));
+  const [, perWindow] = await Promise.all([
+    Promise.all([windowPass.whole, verifyWhole([...toVerify.keys()])]),
+    Promise.all(described.map((w) => (w.list.length ? deps.inference.run('search-verify', { query: windowFeatures, window: { box: regions[w.r]!.box }, candidates: w.list.map((s) => stored.get(s.hit.id)!) }, options) : []))),
+  ]);
   described.forEach((w, k) =>
     w.list.forEach((s, i) => {
       const match = perWindow[k]?.[i];

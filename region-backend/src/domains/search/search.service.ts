@@ -164,7 +164,7 @@ export class SearchQueryService {
       const perRegion = params.regions === 'all' ? params.count : QUERY_REGIONS.hitsPerRegion;
       regions = await this.useIndex(service, (store) =>
         regionPass(
-          { picture: query.picture, features: query.features, embedder, maxRegions: this.deps.maxRegions, perRegion, tried, known: new Map(selected.flatMap((s) => (s.match ? [[s.hit.id, s.match] as const] : []))), searchVectors: (vectors, count) => this.selectMany(store, service, vectors, { ...params, count, page: 0 }, product) },
+          { picture: query.picture, features: query.features, embedder, maxRegions: this.deps.maxRegions, perRegion, tried, known: new Map(selected.flatMap((s) => (s.match ? [[s.hit.id, s.match] as const] : []))), searchVectors: (vectors, count, found) => this.selectMany(store, service, vectors, { ...params, count, page: 0 }, product, found) },
           { pool: this.deps.pool, inference: this.deps.inference, service: served, accountId },
         ),
       );
@@ -265,9 +265,10 @@ export class SearchQueryService {
   /**
    * The page's hits of each vector that pass the records' filters. Each round searches the vectors still short of
    * the page, with one read of the records of all their new hits, and widens the search (×4) for a vector whose
-   * hits the filters thinned below the page, until the store has no more candidates.
+   * hits the filters thinned below the page, until the store has no more candidates. `found` sees each round's
+   * hits of each vector, best first, before their records are read.
    */
-  private async selectMany(store: VectorStore, service: ServiceState, vectors: Float32Array[], params: SearchParams, product: boolean): Promise<Selected[][]> {
+  private async selectMany(store: VectorStore, service: ServiceState, vectors: Float32Array[], params: SearchParams, product: boolean, found?: (hits: VectorHit[][]) => void): Promise<Selected[][]> {
     const need = (params.page + 1) * params.count;
     const limit = Math.min(store.size, MAX_CANDIDATES);
     // Stores that hold product attributes (pgvector) filter in SQL; the records are checked below all the same.
@@ -277,6 +278,7 @@ export class SearchQueryService {
     let short = vectors.map((_, i) => i);
     for (let k = Math.min(limit, need + 8); short.length; k = Math.min(limit, k * 4)) {
       const hits = await Promise.all(short.map((i) => (k > 0 ? store.search(vectors[i]!, k, params.tags, options) : Promise.resolve([]))));
+      found?.(hits);
       const unknown = [...new Set(hits.flat().map((h) => h.id))].filter((id) => !records.has(id));
       for (const [id, record] of await liveRecords(this.deps.pool, service.set_id, unknown)) records.set(id, record);
       short = short.filter((i, j) => {
