@@ -21,6 +21,7 @@ export const TASKS = {
   'search-index-embed': () => import('./tasks/search-index-embed.task.js'),
   'search-query-embed': () => import('./tasks/search-query-embed.task.js'),
   'search-verify': () => import('./tasks/search-verify.task.js'),
+  'search-verify-windows': () => import('./tasks/search-verify-windows.task.js'),
   'search-query-features': () => import('./tasks/search-query-features.task.js'),
   'search-query-regions': () => import('./tasks/search-query-regions.task.js'),
   'search-window-features': () => import('./tasks/search-window-features.task.js'),

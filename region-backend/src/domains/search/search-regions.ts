@@ -151,11 +151,14 @@ export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): 
     }
   });
   const described = windowsToDescribe(hits.map((list) => list[0]?.hit.score ?? 0)).map((r) => ({ r, list: hits[r]!.slice(0, QUERY_REGIONS.hitsPerWindow).filter((s) => stored.has(s.hit.id)) }));
+  // The windows' verifications in two tasks, one per thread, each unpacking the windows' keypoints once: every
+  // other window to each, as they come best first.
+  const halves = [0, 1].map((half) => described.filter((_, k) => k % 2 === half));
+  const verifyWindows = (list: typeof described) =>
+    list.length ? deps.inference.run('search-verify-windows', { query: windowFeatures, windows: list.map((w) => ({ box: regions[w.r]!.box, candidates: w.list.map((s) => stored.get(s.hit.id)!) })) }, options) : Promise.resolve([]);
   // Both verifications at once (each a few milliseconds): the whole query's matches count first.
-  const [, perWindow] = await Promise.all([
-    Promise.all([windowPass.whole, verifyWhole([...toVerify.keys()])]),
-    Promise.all(described.map((w) => (w.list.length ? deps.inference.run('search-verify', { query: windowFeatures, window: { box: regions[w.r]!.box }, candidates: w.list.map((s) => stored.get(s.hit.id)!) }, options) : []))),
-  ]);
+  const [, byHalf] = await Promise.all([Promise.all([windowPass.whole, verifyWhole([...toVerify.keys()])]), Promise.all(halves.map(verifyWindows))]);
+  const perWindow = described.map((_, k) => byHalf[k % 2]![Math.floor(k / 2)]);
   described.forEach((w, k) =>
     w.list.forEach((s, i) => {
       const match = perWindow[k]?.[i];

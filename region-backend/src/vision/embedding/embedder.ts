@@ -14,6 +14,7 @@ import { decodeImage, type DecodedImage, type ImageInput } from './image-views.j
 import { renderView, type ViewSpec } from './image-views.js';
 import { applyWhitening, decodeWhitening, type Whitening } from './pca-whitening.js';
 import { scenarioViews } from './scenario-config.js';
+import { whitenMany } from './whitening-session.js';
 
 export interface EmbedRequest {
   /** Encoded JPEG/PNG/WebP/GIF bytes; or `rgb` with already decoded pixels. */
@@ -149,6 +150,16 @@ function addedTo(base: Float32Array, sum: Float32Array): Float32Array {
 export async function vectorOfViewSum(sum: Float32Array, embedder?: EmbedderRef): Promise<Float32Array> {
   if (embedder?.manifestPath) return l2normalise(Float32Array.from(sum));
   return applyWhitening(await loadWhitening(), l2normalise(Float32Array.from(sum)));
+}
+
+/**
+ * The final vectors of several view sums of one query that are never stored (its windows, its turns): the
+ * built-in pipeline whitens them in one batch (whitening-session.ts), equal to vectorOfViewSum's within float
+ * rounding.
+ */
+export async function queryVectorsOfViewSums(sums: readonly Float32Array[], embedder?: EmbedderRef): Promise<Float32Array[]> {
+  if (embedder?.manifestPath) return Promise.all(sums.map((sum) => vectorOfViewSum(sum, embedder)));
+  return whitenMany(await loadWhitening(), EMBEDDING_PIPELINE.whitening.file, sums.map((sum) => l2normalise(Float32Array.from(sum))));
 }
 
 /** The request's image decoded (and cropped to its `loc`); throws EmbedInputError / ImageDecodeError. */

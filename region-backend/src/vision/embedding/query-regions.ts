@@ -11,7 +11,7 @@
 import type { RgbImage } from '../../images/rgb-image.js';
 import { layerMaps } from './backbone.js';
 import { builtinPrecisionOf, type EmbedderRef } from './embedder-identity.js';
-import { vectorOfViews, viewDescriptor, viewSumsOf, vectorOfViewSum } from './embedder.js';
+import { queryVectorsOfViewSums, vectorOfViews, viewDescriptor, viewSumsOf } from './embedder.js';
 import { subMap } from './feature-pooling.js';
 import { cropRgb, renderView, type ViewSpec } from './image-views.js';
 import { greyCopy, INSET_GREY_SIDE, insetBox } from './inset-box.js';
@@ -96,10 +96,10 @@ export async function embedQueryRegions(rgb: RgbImage, regions: readonly QueryRe
   if (embedder?.manifestPath) {
     const items = await Promise.all(regions.map(async (region) => ({ rgb: await regionPixels(rgb, region), views: REGION_VIEWS })));
     const sums = await viewSumsOf(items, embedder);
-    return Promise.all(sums.map((sum) => vectorOfViewSum(sum, embedder)));
+    return queryVectorsOfViewSums(sums, embedder);
   }
   const [maps] = await layerMaps([await renderView(rgb, scan)], undefined, builtinPrecisionOf(embedder));
-  return Promise.all(regions.map((region) => vectorOfViewSum(viewDescriptor(maps!.map((map) => subMap(map, region.box))), embedder)));
+  return queryVectorsOfViewSums(regions.map((region) => viewDescriptor(maps!.map((map) => subMap(map, region.box)))), embedder);
 }
 
 /**

@@ -10,7 +10,7 @@
  */
 import type { RgbImage } from '../../images/rgb-image.js';
 import type { EmbedderRef } from './embedder-identity.js';
-import { vectorOfViewSum, viewSumsOf } from './embedder.js';
+import { queryVectorsOfViewSums, viewSumsOf } from './embedder.js';
 import { queryViews } from './embedding-views.js';
 import { rgbOfSharp, sharpOfRgb } from './image-views.js';
 
@@ -40,6 +40,5 @@ export async function turnRgb(rgb: RgbImage, angle: (typeof QUERY_TURNS.angles)[
 export async function embedTurns(rgb: RgbImage, scenario: string | undefined, embedder?: EmbedderRef): Promise<Float32Array[]> {
   const views = queryViews(scenario);
   const items = await Promise.all(QUERY_TURNS.angles.map(async (angle) => ({ rgb: await turnRgb(rgb, angle), views })));
-  const sums = await viewSumsOf(items, embedder);
-  return Promise.all(sums.map((sum) => vectorOfViewSum(sum, embedder)));
+  return queryVectorsOfViewSums(await viewSumsOf(items, embedder), embedder);
 }

@@ -7,7 +7,7 @@ import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures, queryLocalFeat
 import { verifyCandidates } from './geometric-verify.js';
 import { QUERY_REGIONS } from './query-regions.js';
 import { featuresInWindow, windowsLocalFeatures } from './window-features.js';
-import searchVerifyTask from '../../inference/tasks/search-verify.task.js';
+import searchVerifyWindowsTask from '../../inference/tasks/search-verify-windows.task.js';
 import searchWindowFeaturesTask from '../../inference/tasks/search-window-features.task.js';
 
 const unit = fc.double({ min: 0, max: 1, noNaN: true });
@@ -71,7 +71,9 @@ describe("a window's keypoints", () => {
 
     const shared = await searchWindowFeaturesTask({ rgb: collage, side: QUERY_REGIONS.side });
     const box = [0.5, 0.5, 0.5, 0.5] as [number, number, number, number];
-    const [none, found] = await searchVerifyTask({ query: shared, window: { box }, candidates: stored });
+    // Two windows in one task: the one that shows the source, and one far from it.
+    const [near, far] = searchVerifyWindowsTask({ query: shared, windows: [{ box, candidates: stored }, { box: [0, 0, 0.5, 0.5], candidates: stored }] });
+    const [none, found] = near!;
     expect(none).toBeNull();
     expect(found).not.toBeNull();
     // The match lies where the source was pasted (x 340–628, y 250–466 of 640×480), in the query's coordinates.
@@ -82,7 +84,7 @@ describe("a window's keypoints", () => {
     expect(Math.abs(x + w / 2 - 484 / 640)).toBeLessThan(0.08);
     expect(Math.abs(y + h / 2 - 358 / 480)).toBeLessThan(0.08);
     // The window far from it does not show it.
-    expect((await searchVerifyTask({ query: shared, window: { box: [0, 0, 0.5, 0.5] }, candidates: stored }))[1]).toBeNull();
+    expect(far![1]).toBeNull();
     // Described once for all windows, yet as dense inside a window as the query's own description is on the whole.
     const inside = featuresInWindow(windowsLocalFeatures(cv, collage, QUERY_REGIONS.side), box);
     expect(inside.count).toBeGreaterThan(queryLocalFeatures(cv, collage).count / 8);
