@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBackend, type TestBackend } from '../support/test-app.js';
 import { whileCalling } from '../support/while-calling.js';
+import { waitUntil } from '../support/wait-for.js';
 import { createImageSet, fileUpload } from '../data-sets/helpers.js';
 
 const A = 81;
@@ -56,9 +57,14 @@ describe('bulk files yield to other accounts', () => {
   it("never holds a sequential caller's files, nor a parallel caller's alone", async () => {
     // B calls one after the other while A's parallel flood of listings runs: B is not the one who yields.
     const parallelA = () => Promise.all([1, 2].map(() => backend.call({ method: 'GET', url: '/image_sets/_0000014', accountId: A })));
+    const waitsBefore = backend.app.bulkWrites.waitsOf(String(A));
     const sequential = await whileCalling(parallelA, () => addFiles(B, 'sequential', 5, 1));
+    // Alone: once B's calls no longer count as recent (a second after its last).
+    await waitUntil(async () => backend.app.accountCalls.othersActive(String(A)), (active) => !active, 10_000);
     const alone = await addFiles(A, 'alone', 5, 3);
-    // Held, each would take 250 ms more: both finish well inside the four holds (1 s).
-    for (const times of [sequential, alone]) expect(times[times.length - 1]! - times[0]!).toBeLessThan(1000);
+    expect([sequential.length, alone.length]).toEqual([5, 5]);
+    // Neither B's files nor A's files alone ever waited for a turn.
+    expect(backend.app.bulkWrites.waitsOf(String(B))).toBe(0);
+    expect(backend.app.bulkWrites.waitsOf(String(A))).toBe(waitsBefore);
   });
 });

@@ -35,6 +35,11 @@ export class BulkWriteTurns {
     this.gate = new YieldGate(options.yields);
   }
 
+  /** How many of the account's files had to wait for their turn so far. */
+  waitsOf(account: string): number {
+    return this.gate.waitsOf(account);
+  }
+
   /** Waits for the account's turn; answers the release, told how many rows the file wrote. */
   async enter(account: string): Promise<(rows: number) => void> {
     const { rowsPerSecond, maxWaitMs } = this.options;

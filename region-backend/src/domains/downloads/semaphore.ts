@@ -66,6 +66,7 @@ export interface YieldWait {
  */
 export class YieldGate {
   private readonly running = new Map<string, number>();
+  private readonly waited = new Map<string, number>();
   /** Until when each key's next holder is held back while it yields (kept until then). */
   private readonly nextAt = new Map<string, number>();
   private readonly spacingMs: number;
@@ -83,7 +84,8 @@ export class YieldGate {
    */
   async enter(key: string, stopped: () => boolean = () => false, wait?: YieldWait): Promise<(holdMs?: number) => void> {
     const deadline = wait ? performance.now() + wait.maxWaitMs : Infinity;
-    while (!stopped() && this.heldBack(key) && this.busy(key)) {
+    for (let first = true; !stopped() && this.heldBack(key) && this.busy(key); first = false) {
+      if (first) this.waited.set(key, (this.waited.get(key) ?? 0) + 1);
       if (performance.now() >= deadline) throw wait!.error();
       await new Promise((resolve) => setTimeout(resolve, YIELD_POLL_MS));
     }
@@ -98,6 +100,11 @@ export class YieldGate {
       else this.running.delete(key);
       if (holdMs > 0 && this.busy(key)) this.holdBack(key, holdMs);
     };
+  }
+
+  /** How many holders of `key` had to wait for their turn so far. */
+  waitsOf(key: string): number {
+    return this.waited.get(key) ?? 0;
   }
 
   private holdBack(key: string, ms: number): void {
