@@ -83,9 +83,12 @@ export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): 
   const payload = { rgb: input.picture, ...(input.embedder.manifestPath ? { embedder: input.embedder } : {}) };
   const wanted = Math.max(input.perRegion + input.tried.size, QUERY_REGIONS.hitsPerWindow);
   const fresh = (list: Selected[]) => list.filter((x) => !input.tried.has(x.hit.id));
-  // The hits each region may verify: its best new hits (with the whole query's keypoints) and its best hits
-  // (with its own, when it is described).
-  const candidatesOf = (lists: { id: number }[][]) => [...new Set(lists.flatMap((list) => [...list.filter((x) => !input.tried.has(x.id)).slice(0, QUERY_REGIONS.hitsPerRegion), ...list.slice(0, QUERY_REGIONS.hitsPerWindow)].map((x) => x.id)))];
+  /** A region's best new hits, verified with the whole query's keypoints. */
+  const bestNew = (ids: number[]) => ids.filter((id) => !input.tried.has(id)).slice(0, QUERY_REGIONS.hitsPerRegion);
+  // The hits each region may verify: its best new hits and its best hits (with its own keypoints, when it is
+  // described).
+  const candidatesOf = (idLists: number[][]) => [...new Set(idLists.flatMap((ids) => [...bestNew(ids), ...ids.slice(0, QUERY_REGIONS.hitsPerWindow)]))];
+  const idsOf = (lists: { id: number }[][]) => lists.map((list) => list.map((x) => x.id));
   // The candidates' keypoints, read while the records of the index's hits are (the filters rarely drop a hit;
   // what they did drop is read after).
   const stored = new Map<number, Uint8Array>();
@@ -102,12 +105,12 @@ export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): 
     }
     return Promise.all(ids.map((id) => reading.get(id)));
   };
-  const prefetch = (hits: VectorHit[][]) => void read(candidatesOf(hits)).catch(() => undefined);
+  const prefetch = (hits: VectorHit[][]) => void read(candidatesOf(idsOf(hits))).catch(() => undefined);
   const matches = new Map<number, Verification>();
   const sentWhole = new Set<number>();
   // Verifies records with the whole query's keypoints, each once (a match does not depend on the region that found it).
   const verifyWhole = async (ids: number[]) => {
-    const known = ids.filter((id) => stored.has(id) && !sentWhole.has(id));
+    const known = [...new Set(ids)].filter((id) => stored.has(id) && !sentWhole.has(id));
     known.forEach((id) => sentWhole.add(id));
     if (!known.length) return;
     const found = await deps.inference.run('search-verify', { query: input.features, candidates: known.map((id) => stored.get(id)!) }, options);
@@ -119,8 +122,9 @@ export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): 
   // the windows' while the pasted picture is still looked for.
   const windowsDone = deps.inference.run('search-query-regions', { ...payload, regions: windows }, options).then(async (vectors) => {
     const hits = await input.searchVectors(vectors, wanted, prefetch);
-    await read(candidatesOf(hits.map((list) => list.map((s) => s.hit))));
-    const whole = verifyWhole([...new Set(hits.flatMap((list) => fresh(list).slice(0, QUERY_REGIONS.hitsPerRegion).map((s) => s.hit.id)))]);
+    const ids = idsOf(hits.map((list) => list.map((s) => s.hit)));
+    await read(candidatesOf(ids));
+    const whole = verifyWhole(ids.flatMap(bestNew));
     // Awaited below; until then a failure is not left unhandled when another part of the pass fails first.
     whole.catch(() => undefined);
     return { hits, whole };
@@ -128,7 +132,7 @@ export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): 
   const insetDone = deps.inference.run('search-query-inset', { ...payload, scenario: deps.service.scenario }, { ...options, mayBorrow: true }).then(async (inset) => {
     if (!inset) return null;
     const [hits] = await input.searchVectors([inset.vector], wanted, prefetch);
-    await read(candidatesOf([hits!.map((s) => s.hit)]));
+    await read(candidatesOf(idsOf([hits!.map((s) => s.hit)])));
     return { box: inset.box, hits: hits! };
   });
   const [windowFeatures, windowPass, inset] = await Promise.all([
