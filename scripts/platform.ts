@@ -143,40 +143,25 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       return child;
     };
 
-    const databaseUrls = {} as Record<Region, string>;
-    for (const region of REGIONS) {
-      const external = env[`DATABASE_URL_${REGION_ENV[region]}`];
-      if (external) {
-        databaseUrls[region] = external;
-        continue;
-      }
-      if (!postgres) {
-        log('starting embedded PostgreSQL');
-        postgres = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'postgres'), log: (line) => log(line) });
-      }
-      const database = `iris_${region.replace('-', '_')}`;
-      await postgres.ensureDatabase(database);
-      databaseUrls[region] = postgres.connectionString(database);
-    }
-
-    const backends = {} as Partial<Record<Region, Supervised>>;
     const backendUrls = {} as Record<Region, string>;
-    for (const region of REGIONS) {
-      const externalUrl = external[region];
-      if (externalUrl) {
-        backendUrls[region] = externalUrl;
-        continue;
-      }
+    for (const region of REGIONS) backendUrls[region] = external[region] ?? `http://127.0.0.1:${options.backendPorts[region]}`;
+
+    // The edge needs only its D1 and the backends' addresses (its health answers while a region is down): it is
+    // migrated and started beside PostgreSQL and the backends. Children are stopped in reverse order of
+    // creation, so the backends' are made first and the edge still stops before them.
+    const backends = {} as Partial<Record<Region, Supervised>>;
+    const databaseUrls = {} as Record<Region, string>;
+    // Each backend's environment; its DATABASE_URL is set once PostgreSQL is up, before the backend starts.
+    const backendEnvs = {} as Record<Region, NodeJS.ProcessEnv>;
+    for (const region of local) {
       const port = options.backendPorts[region];
-      backendUrls[region] = `http://127.0.0.1:${port}`;
-      backends[region] = supervised(`backend-${region}`, process.execPath, backendCommand(), {
+      backendEnvs[region] = {
         ...env,
         IRIS_REGION: region,
         PORT: String(port),
         HOST: '127.0.0.1',
         // Prometheus metrics on loopback, beside the API port (docs/observability.md); an explicit value wins.
         IRIS_METRICS_PORT: env.IRIS_METRICS_PORT ?? (port + 1000 <= 65535 ? String(port + 1000) : 'off'),
-        DATABASE_URL: databaseUrls[region],
         INTERNAL_SECRET: secrets.internal[region],
         IRIS_DATA_DIR: dataDir,
         IRIS_ALLOW_PRIVATE_URLS: options.allowPrivateUrls ? '1' : '0',
@@ -186,18 +171,15 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         // glibc's malloc gives each busy thread an arena of its own; with inference, decoder and libvips threads
         // the freed memory stays scattered over them and resident memory creeps up (docs/configuration.md).
         MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? '2',
-      }, async (child) => {
+      };
+      backends[region] = supervised(`backend-${region}`, process.execPath, backendCommand(), backendEnvs[region], async (child) => {
         await waitFor(`${backendUrls[region]}/healthz`, {}, `backend ${region}`, child);
         log(`backend ${region} listening on ${backendUrls[region]}`);
       });
     }
-    await Promise.all(local.map((r) => startOrExplain(backends[r]!, `backend ${r}`)));
 
     const wrangler = path.join(ROOT, 'node_modules', '.bin', 'wrangler');
     const persist = path.join(dataDir, 'wrangler');
-    log('applying edge D1 migrations');
-    await migrateEdge(wrangler, persist, env);
-
     // Secrets reach wrangler through a file only this user can read, never through its command line.
     const devVars = writeDevVars(path.join(dataDir, 'edge'), {
       ADMIN_TOKEN: secrets.adminToken,
@@ -214,7 +196,34 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       await waitFor(`${edgeUrl}/admin/health`, { headers: adminHeaders }, 'edge', child);
       log(`edge listening on ${edgeUrl}`);
     });
-    await startOrExplain(edge, 'the edge (workerd)');
+
+    const startEdge = async () => {
+      log('applying edge D1 migrations');
+      await migrateEdge(wrangler, persist, env);
+      await startOrExplain(edge, 'the edge (workerd)');
+    };
+    const startBackends = async () => {
+      for (const region of REGIONS) {
+        const external = env[`DATABASE_URL_${REGION_ENV[region]}`];
+        if (external) {
+          databaseUrls[region] = external;
+          continue;
+        }
+        if (!postgres) {
+          log('starting embedded PostgreSQL');
+          postgres = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'postgres'), log: (line) => log(line) });
+        }
+        const database = `iris_${region.replace('-', '_')}`;
+        await postgres.ensureDatabase(database);
+        databaseUrls[region] = postgres.connectionString(database);
+      }
+      for (const region of local) backendEnvs[region].DATABASE_URL = databaseUrls[region];
+      await Promise.all(local.map((r) => startOrExplain(backends[r]!, `backend ${r}`)));
+    };
+    // Both settle before a failure is answered, so nothing is started after the platform was stopped.
+    const started = await Promise.allSettled([startBackends(), startEdge()]);
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
 
     const devAccount = await ensureDevAccount(edgeUrl, adminHeaders, dataDir, env);
 

@@ -137,6 +137,8 @@ describe('deploy/backend.Dockerfile, followed line by line', () => {
         IRIS_METRICS_HOST: '127.0.0.1',
         IRIS_METRICS_PORT: String(metricsPort),
         IRIS_INFERENCE_THREADS: '1',
+        // Warming every thread's models (warm-models.test.ts) would only add CPU beside what is checked here.
+        IRIS_WARM_MODELS: '0',
         LOG_LEVEL: 'warn',
       },
       ...(asRoot && image.user !== 'root' ? { uid: STAND_IN_ID, gid: STAND_IN_ID } : {}),

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { answerBody, checkAnswer, createApiClient, findOperation, type ApiClient } from '@iris/shared/client';
 import { freePort } from '../../region-backend/src/db/embedded-postgres.js';
 import { startPlatform, type Platform, type PlatformOptions } from '../../scripts/platform.js';
+import { modelCacheDir } from '../../region-backend/src/vision/runtime/converted-model.js';
 
 export interface PlatformFixture extends Platform {
   dataDir: string;
@@ -84,7 +85,9 @@ async function startOnFreePorts(dataDir: string, options: FixtureOptions): Promi
     backendPorts: { 'cn-east': await freePort(), 'ap-southeast': await freePort() },
     allowPrivateUrls: true,
     stdio: 'logs',
-    env: { IRIS_INFERENCE_THREADS: '1', LOG_LEVEL: 'warn', IRIS_STRICT_CONTRACT: '1', ...options.env },
+    // The converted and int8 models of the test run's cache: made once, not by each platform's backends at their
+    // start (first-run.e2e.test.ts starts from an empty cache, as a newcomer does).
+    env: { IRIS_INFERENCE_THREADS: '1', LOG_LEVEL: 'warn', IRIS_STRICT_CONTRACT: '1', IRIS_MODEL_CACHE_DIR: modelCacheDir(), ...options.env },
     externalBackends: options.externalBackends,
   });
 }

@@ -86,6 +86,8 @@ export function npmStart(checkout: PrivateCheckout, env: Record<string, string>)
       TMPDIR: os.tmpdir(),
       WRANGLER_SEND_METRICS: 'false',
       IRIS_INFERENCE_THREADS: '1',
+      // Warming every thread's models (warm-models.test.ts) would only add CPU beside what is checked here.
+      IRIS_WARM_MODELS: '0',
       LOG_LEVEL: 'warn',
       ...env,
     },

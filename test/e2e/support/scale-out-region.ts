@@ -10,7 +10,6 @@ import path from 'node:path';
 import { freePort } from '../../../region-backend/src/db/embedded-postgres.js';
 import { startChildBackend, type ChildBackend } from '../../../region-backend/test/data-sets/child-backend.js';
 import type { NativePostgres, NativeServices } from '../../../region-backend/test/support/native-services.js';
-import { modelCacheDir } from '../../../region-backend/src/vision/runtime/converted-model.js';
 import { startPlatformFixture, type PlatformFixture } from '../platform-fixture.js';
 import { startHaproxy, type Haproxy } from './haproxy.js';
 
@@ -49,7 +48,6 @@ export async function startScaleOutRegion(options: ScaleOutOptions): Promise<Sca
       env: {
         DATABASE_URL_CN_EAST: postgres.handle.connectionString(databases['cn-east']),
         DATABASE_URL_AP_SOUTHEAST: postgres.handle.connectionString(databases['ap-southeast']),
-        IRIS_MODEL_CACHE_DIR: modelCacheDir(),
       },
       externalBackends: { 'cn-east': `http://127.0.0.1:${proxyPort}` },
     }).catch((err: unknown) => {
