@@ -109,8 +109,11 @@ describe.skipIf(process.platform !== 'linux')('uploads that end early, against a
 
   it('a body longer than signed (refused midway) or other than signed (refused at its end) leaves nothing', async () => {
     for (let i = 0; i < 3; i++) {
+      // Refused while the client is still sending: the backend answers and closes with the rest of the body
+      // unread, so the kernel resets the connection, and a client whose write fails on that reset may close
+      // before it reads the answer (the edge never sends more than it signed).
       const longer = await upload({ accountId: 72, signed: { length: PART_BYTES / 2 } });
-      expect(longer).toMatch(/^HTTP\/1\.1 401/);
+      expect(longer).toMatch(/^(HTTP\/1\.1 401|$)/);
       const other = await upload({ accountId: 72, signed: 'other bytes' });
       expect(other).toMatch(/^HTTP\/1\.1 401/);
     }
