@@ -9,7 +9,8 @@ import type { Page } from 'playwright-core';
 import { formatTime } from '@iris/shared';
 import { waitUntil } from '../../region-backend/test/support/wait-for.js';
 import { launchBrowser, type Browser } from './browser.js';
-import { startPlatformFixture, type PlatformFixture } from './platform-fixture.js';
+import type { PlatformFixture } from './platform-fixture.js';
+import { sharedPlatformFixture } from './shared-platform.js';
 
 interface KeyAnswer {
   key_ref: string;
@@ -31,7 +32,7 @@ describe('access keys and the audit log through the edge', () => {
   const body = async <T>(res: Response) => (await res.json()) as T;
 
   beforeAll(async () => {
-    [platform, browser] = await Promise.all([startPlatformFixture(), launchBrowser()]);
+    [platform, browser] = await Promise.all([sharedPlatformFixture('account-keys'), launchBrowser()]);
     page = await browser.context.newPage();
     page.on('dialog', (dialog) => void dialog.accept());
   });

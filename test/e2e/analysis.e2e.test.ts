@@ -9,7 +9,8 @@ import type { z } from 'zod';
 import { ClassifyResponse, ColorResponse, DressingResponse, TaggingResponse } from '@iris/shared';
 import { iou, type Box } from '../../region-backend/src/vision/logo/logo-geometry.js';
 import { clutterBackground, encodePng, placeLogo, renderLogo } from '../../region-backend/test/support/logo-fixtures.js';
-import { startPlatformFixture, type PlatformFixture } from './platform-fixture.js';
+import type { PlatformFixture } from './platform-fixture.js';
+import { sharedPlatformFixture } from './shared-platform.js';
 
 const OCR_FIXTURES = path.resolve(import.meta.dirname, '../../region-backend/test/fixtures/ocr');
 const ocrTruth = JSON.parse(readFileSync(path.join(OCR_FIXTURES, 'fixtures.json'), 'utf8')) as {
@@ -45,7 +46,7 @@ describe('ready-made analysis end to end: edge → backend → inference threads
   let sceneBox: Box;
 
   beforeAll(async () => {
-    platform = await startPlatformFixture();
+    platform = await sharedPlatformFixture('analysis');
     const background = await clutterBackground('e2e-scene', 800, 600);
     const logo = (await renderLogo('e2e-kestrel', { word: 'KESTREL' })).png;
     const placed = await placeLogo(background, logo, { cx: 0.55, cy: 0.5, width: 0.45, rotation: -8, tilt: 0.05 });

@@ -14,7 +14,8 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataSetResponse } from '@iris/shared';
 import { photoJpeg } from '../../region-backend/test/support/test-images.js';
-import { startPlatformFixture, type PlatformFixture } from './platform-fixture.js';
+import type { PlatformFixture } from './platform-fixture.js';
+import { sharedPlatformFixture } from './shared-platform.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'cli/package.json'), 'utf8')) as { version: string }).version;
@@ -65,7 +66,7 @@ beforeAll(async () => {
   writeFileSync(path.join(pictures, 'trip', 'c.jpg'), await photoJpeg(300, 300, 3));
   writeFileSync(path.join(pictures, 'trip', 'd.jpeg'), await photoJpeg(240, 320, 4));
   writeFileSync(path.join(pictures, 'notes.txt'), 'not a picture, not uploaded');
-  platform = await startPlatformFixture();
+  platform = await sharedPlatformFixture('cli-install');
 });
 afterAll(async () => {
   await platform?.stop();

@@ -12,7 +12,8 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataSetResponse, SearchEvaluation, SearchServiceResponse } from '@iris/shared';
 import { photoJpeg } from '../../region-backend/test/support/test-images.js';
-import { startPlatformFixture, type PlatformFixture } from './platform-fixture.js';
+import type { PlatformFixture } from './platform-fixture.js';
+import { sharedPlatformFixture } from './shared-platform.js';
 
 const BIN = path.resolve(import.meta.dirname, '../../scripts/iris.mjs');
 let platform: PlatformFixture;
@@ -47,7 +48,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
   imageBase = `http://127.0.0.1:${(images.address() as AddressInfo).port}`;
   writeFileSync(path.join(work, 'query.jpg'), files.get('/p1.jpg')!);
-  platform = await startPlatformFixture();
+  platform = await sharedPlatformFixture('cli');
 });
 afterAll(async () => {
   await platform?.stop();

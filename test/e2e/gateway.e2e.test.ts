@@ -2,7 +2,8 @@ import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPlatformFixture, type PlatformFixture } from './platform-fixture.js';
+import type { PlatformFixture } from './platform-fixture.js';
+import { sharedPlatformFixture } from './shared-platform.js';
 
 const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
@@ -12,7 +13,7 @@ describe('the platform end to end: edge → backends → PostgreSQL', () => {
   let otherId: number;
 
   beforeAll(async () => {
-    platform = await startPlatformFixture();
+    platform = await sharedPlatformFixture('gateway');
     const other = await platform.admin('POST', '/admin/accounts', { name: 'other' });
     otherId = Number(other.id);
     const key = await platform.admin('POST', `/admin/accounts/${other.id}/keys`, {});

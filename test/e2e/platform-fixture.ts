@@ -1,4 +1,4 @@
-/** Starts the whole platform once per test file on free ports, in a temporary data directory. */
+/** Starts the whole platform for one test file on free ports, in a temporary data directory (see shared-platform.ts for the one files share). */
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -92,7 +92,7 @@ async function startOnFreePorts(dataDir: string, options: FixtureOptions): Promi
   });
 }
 
-function fixtureOf(platform: Platform, dataDir: string): PlatformFixture {
+export function fixtureOf(platform: Platform, dataDir: string): PlatformFixture {
   return {
     ...platform,
     dataDir,

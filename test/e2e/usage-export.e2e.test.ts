@@ -9,7 +9,8 @@ import { SetRecord } from '@iris/shared';
 import { photoJpeg } from '../../region-backend/test/support/test-images.js';
 import { startImageServer, type ImageServer } from '../../region-backend/test/support/image-server.js';
 import { waitUntil } from '../../region-backend/test/support/wait-for.js';
-import { startPlatformFixture, type PlatformFixture } from './platform-fixture.js';
+import type { PlatformFixture } from './platform-fixture.js';
+import { sharedPlatformFixture } from './shared-platform.js';
 
 const BIG_SET_RECORDS = 20_000;
 
@@ -28,7 +29,7 @@ describe('usage and export through the edge', () => {
   };
 
   beforeAll(async () => {
-    [platform, images] = await Promise.all([startPlatformFixture({ env: { IRIS_USAGE_FLUSH_SECONDS: '0.2', IRIS_EXPORT_PAGE_ROWS: '100' } }), startImageServer()]);
+    [platform, images] = await Promise.all([sharedPlatformFixture('usage-export'), startImageServer()]);
     images.set('/a.jpg', await photoJpeg(320, 240, 1));
     images.set('/b.jpg', await photoJpeg(300, 200, 2));
     const created = await platform.call('/image_sets/_0000014', { method: 'POST', headers: json, body: JSON.stringify({ name: 'exported' }) });

@@ -7,7 +7,8 @@ import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPlatformFixture, type PlatformFixture } from './platform-fixture.js';
+import type { PlatformFixture } from './platform-fixture.js';
+import { sharedPlatformFixture } from './shared-platform.js';
 
 interface Delivery {
   headers: http.IncomingHttpHeaders;
@@ -31,7 +32,7 @@ describe('webhooks end to end: edge → backend → outbox → receiver', () => 
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/iris-events`;
-    platform = await startPlatformFixture({ env: { IRIS_WEBHOOK_POLL_MS: '200' } });
+    platform = await sharedPlatformFixture('webhooks');
   });
   afterAll(async () => {
     await platform?.stop();
