@@ -12,7 +12,8 @@ import zlib from 'node:zlib';
 import sharp from 'sharp';
 import { newResourceId, signInternal } from '@iris/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPlatformFixture, type PlatformFixture } from './platform-fixture.js';
+import type { PlatformFixture } from './platform-fixture.js';
+import { sharedPlatformFixture } from './shared-platform.js';
 
 const ORDINARY_MS = 5_000;
 /** Colour analysis needs its granularity and return type; without it every request would be refused before decoding. */
@@ -146,7 +147,7 @@ describe('hostile input leaves the platform answering and the account unchanged'
     await new Promise<void>((resolve) => imageServer.listen(0, '127.0.0.1', resolve));
     imageBase = `http://127.0.0.1:${(imageServer.address() as AddressInfo).port}`;
 
-    platform = await startPlatformFixture({ env: { IRIS_DECODE_TIMEOUT_MS: '10000', IRIS_DECODE_THREADS: '2' } });
+    platform = await sharedPlatformFixture('hostile-input');
 
     const created = await platform.call('/image_sets/_0000014', { method: 'POST', body: form({ name: 'kept', description: 'must not change' }) });
     expect(created.status).toBe(200);
