@@ -15,19 +15,11 @@ export async function sharedPlatformFixture(accountName: string): Promise<Platfo
   const notShared = (what: string) => () => {
     throw new Error(`${what} is not available on the shared platform: start one with startPlatformFixture`);
   };
-  const fixture = fixtureOf(
-    {
-      ...address,
-      devAccount: { account_id: 0, key_id: '', secret: '' },
-      processes: notShared('processes()'),
-      restartBackend: notShared('restartBackend()'),
-      stop: async () => undefined,
-    },
-    address.dataDir,
-  );
-  const account = await fixture.admin('POST', '/admin/accounts', { name: accountName });
+  const platform = { ...address, processes: notShared('processes()'), restartBackend: notShared('restartBackend()'), stop: async () => undefined };
+  const operator = fixtureOf({ ...platform, devAccount: { account_id: 0, key_id: '', secret: '' } }, address.dataDir);
+  const account = await operator.admin('POST', '/admin/accounts', { name: accountName });
   const devAccount = { account_id: Number(account.id), key_id: `iris${randomBytes(8).toString('hex')}`, secret: randomBytes(20).toString('base64url') };
-  await fixture.admin('POST', `/admin/accounts/${devAccount.account_id}/keys`, { key_id: devAccount.key_id, secret: devAccount.secret });
+  await operator.admin('POST', `/admin/accounts/${devAccount.account_id}/keys`, { key_id: devAccount.key_id, secret: devAccount.secret });
   // The data directory and the platform stay for the other files; the broker stops it at the end of the run.
-  return { ...fixtureOf({ ...fixture, devAccount }, address.dataDir), stop: async () => undefined };
+  return { ...fixtureOf({ ...platform, devAccount }, address.dataDir), stop: async () => undefined };
 }
