@@ -150,8 +150,14 @@ describe('web console in a real browser', () => {
     await page.goto(`${platform.edgeUrl}/console/#/usage`);
     await page.locator('#usage-stored').waitFor();
     expect(Number(await page.locator('#usage-stored').getAttribute('data-records'))).toBeGreaterThanOrEqual(IN_SET + 1);
-    await page.locator('#usage-days tr[data-service="downloads"]').waitFor({ timeout: 60_000 });
-    expect(await page.locator('#usage-days tr[data-service="downloads"] td[data-measure="pictures_stored"]').textContent()).toBe(String(IN_SET));
+    // Usage is written every few seconds: the downloads' row may first show part of them.
+    const storedToday = page.locator('#usage-days tr[data-service="downloads"] td[data-measure="pictures_stored"]');
+    const shown = async () => {
+      await page.reload();
+      await storedToday.waitFor({ timeout: 60_000 });
+      return storedToday.textContent();
+    };
+    expect(await waitUntil(shown, (text) => text === String(IN_SET), 60_000)).toBe(String(IN_SET));
 
     await page.goto(`${platform.edgeUrl}/console/#/sets`);
     await page.locator(`tr[data-set-id="${setId}"] .set-status[data-status="downloaded"]`).waitFor();

@@ -15,12 +15,12 @@ declare module 'fastify' {
 }
 
 /**
- * How often an idle worker looks for jobs it was not told about: jobs another process of the region sent,
- * delayed jobs and retries coming due. A job this process sends wakes its workers of that queue at once, and a
- * worker that has just finished jobs looks for the next at once, so this bounds only those pick-ups, and sets
- * what an idle process asks PostgreSQL (one query per worker per interval).
+ * How often an idle worker looks for jobs it was not told about: jobs another process of the region sent and
+ * retries coming due. A job this process sends wakes its workers of that queue at once (a delayed one when it
+ * comes due), and a worker that has just finished jobs looks for the next at once, so this bounds only those
+ * pick-ups, and sets what an idle process asks PostgreSQL (one query per worker per interval).
  */
-export const JOB_POLL_SECONDS = 2;
+export const JOB_POLL_SECONDS = 1;
 
 /**
  * pg-boss on the region's PostgreSQL: durable jobs that survive restarts and are safe for many backend
@@ -42,7 +42,11 @@ export const queuePlugin = fp(
       async send(name, data, options) {
         if (registry && !registry.has(name)) throw new Error(`no handler for job ${name}`);
         const id = options ? await boss.send(name, data, options) : await boss.send(name, data);
-        if (!options?.startAfter) wake(name);
+        // A delayed job wakes them when it comes due (pg-boss takes a number as seconds from now).
+        const due = options?.startAfter;
+        const inMs = due === undefined ? 0 : typeof due === 'number' ? due * 1000 : new Date(due).getTime() - Date.now();
+        if (inMs > 0) setTimeout(() => wake(name), inMs).unref();
+        else wake(name);
         return id;
       },
     };

@@ -1,7 +1,8 @@
 /**
  * Job pick-up without waiting for the poll: with an interval far longer than the test may take, a job this
- * process sends is run by its idle worker, and a worker that has just finished a job runs the next one
- * queued meanwhile (sent straight to pg-boss, so no wake-up of the plugin's own is involved).
+ * process sends is run by its idle worker (a delayed one once it comes due), and a worker that has just
+ * finished a job runs the next one queued meanwhile (sent straight to pg-boss, so no wake-up of the plugin's
+ * own is involved).
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,6 +58,11 @@ describe('job pick-up between polls', () => {
     expect(ran).toEqual([1, 2]);
   });
 
+  it('runs a delayed job this process sent once it comes due', async () => {
+    await app.queue.send(QUEUE, { n: 6 }, { startAfter: 1 });
+    await waitUntil(async () => [...ran], (r) => r.includes(6), 60_000);
+  });
+
   it('runs the next job as soon as the one before ends, without a wake-up', async () => {
     held = 3;
     await app.queue.send(QUEUE, { n: 3 });
@@ -66,6 +72,6 @@ describe('job pick-up between polls', () => {
     await app.queue.boss.send(QUEUE, { n: 5 });
     release();
     await waitUntil(async () => [...ran], (r) => r.includes(5), 60_000);
-    expect(ran).toEqual([1, 2, 3, 4, 5]);
+    expect(ran).toEqual([1, 2, 6, 3, 4, 5]);
   });
 });
