@@ -15,39 +15,22 @@ declare module 'fastify' {
 }
 
 /**
- * How often an idle worker looks for jobs it was not told about: jobs another process of the region sent and
- * retries coming due. A job this process sends wakes its workers of that queue at once (a delayed one when it
- * comes due), and a worker that has just finished jobs looks for the next at once, so this bounds only those
- * pick-ups, and sets what an idle process asks PostgreSQL (one query per worker per interval).
- */
-export const JOB_POLL_SECONDS = 1;
-
-/**
  * pg-boss on the region's PostgreSQL: durable jobs that survive restarts and are safe for many backend
  * processes. Handlers come from the job registry; a job name without a handler is refused at send time.
  * Handlers are attached once the server is ready (so routes and plugins they use exist).
  */
 export const queuePlugin = fp(
-  async (app, opts: { databaseUrl: string; registry: () => JobRegistry; workers?: boolean; pollSeconds?: number }) => {
+  async (app, opts: { databaseUrl: string; registry: () => JobRegistry; workers?: boolean }) => {
     const boss = new PgBoss({ connectionString: opts.databaseUrl, schema: 'pgboss', max: 10 });
     boss.on('error', (err) => app.log.error({ err }, 'job queue error'));
     await withQueueSetupLock(app.db.pool, () => boss.start());
     let registry: JobRegistry | null = null;
-    /** This process's workers of each queue. */
-    const workers = new Map<string, string[]>();
-    const wake = (name: string) => workers.get(name)?.forEach((id) => boss.notifyWorker(id));
 
     const queue: JobQueue = {
       boss,
       async send(name, data, options) {
         if (registry && !registry.has(name)) throw new Error(`no handler for job ${name}`);
-        const id = options ? await boss.send(name, data, options) : await boss.send(name, data);
-        // A delayed job wakes them when it comes due (pg-boss takes a number as seconds from now).
-        const due = options?.startAfter;
-        const inMs = due === undefined ? 0 : typeof due === 'number' ? due * 1000 : new Date(due).getTime() - Date.now();
-        if (inMs > 0) setTimeout(() => wake(name), inMs).unref();
-        else wake(name);
-        return id;
+        return options ? boss.send(name, data, options) : boss.send(name, data);
       },
     };
     app.decorate('queue', queue);
@@ -60,14 +43,7 @@ export const queuePlugin = fp(
       });
       if (opts.workers === false) return;
       for (const def of definitions) {
-        const ids: string[] = [];
-        workers.set(def.name, ids);
-        for (let i = 0; i < def.concurrency; i++) {
-          // Notified while it runs its job, a worker fetches again as soon as it ends instead of waiting out the interval.
-          let id = '';
-          id = await boss.work(def.name, { batchSize: 1, pollingIntervalSeconds: opts.pollSeconds ?? JOB_POLL_SECONDS }, runner(app, def, () => boss.notifyWorker(id)));
-          ids.push(id);
-        }
+        for (let i = 0; i < def.concurrency; i++) await boss.work(def.name, { batchSize: 1, pollingIntervalSeconds: 0.5 }, runner(app, def));
       }
     });
 
@@ -100,9 +76,8 @@ async function withQueueSetupLock(pool: pg.Pool, work: () => Promise<unknown>): 
   }
 }
 
-function runner(app: { log: { error: (o: object, m: string) => void } }, def: JobDefinition, fetchNextAtOnce: () => void) {
+function runner(app: { log: { error: (o: object, m: string) => void } }, def: JobDefinition) {
   return async (jobs: PgBoss.Job<object>[]) => {
-    fetchNextAtOnce();
     for (const job of jobs) {
       try {
         await def.handler(job.data, job);
