@@ -3,9 +3,9 @@
  * admin API: the file gets an account and key of its own, so what it creates, lists and counts is its own.
  * A file that restarts, kills or configures the platform starts its own with startPlatformFixture.
  */
-import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import type { SharedPlatformAddress } from './support/platform-broker.js';
+import { newAccessKey } from '../../scripts/platform.js';
 import { fixtureOf, type PlatformFixture } from './platform-fixture.js';
 
 export async function sharedPlatformFixture(accountName: string): Promise<PlatformFixture> {
@@ -18,7 +18,7 @@ export async function sharedPlatformFixture(accountName: string): Promise<Platfo
   const platform = { ...address, processes: notShared('processes()'), restartBackend: notShared('restartBackend()'), stop: async () => undefined };
   const operator = fixtureOf({ ...platform, devAccount: { account_id: 0, key_id: '', secret: '' } }, address.dataDir);
   const account = await operator.admin('POST', '/admin/accounts', { name: accountName });
-  const devAccount = { account_id: Number(account.id), key_id: `iris${randomBytes(8).toString('hex')}`, secret: randomBytes(20).toString('base64url') };
+  const devAccount = { account_id: Number(account.id), ...newAccessKey() };
   await operator.admin('POST', `/admin/accounts/${devAccount.account_id}/keys`, { key_id: devAccount.key_id, secret: devAccount.secret });
   // The data directory and the platform stay for the other files; the broker stops it at the end of the run.
   return { ...fixtureOf({ ...platform, devAccount }, address.dataDir), stop: async () => undefined };

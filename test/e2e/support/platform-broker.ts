@@ -15,14 +15,7 @@ declare module 'vitest' {
 }
 
 /** What a file needs to reach the shared platform (no account: each file makes its own). */
-export interface SharedPlatformAddress {
-  edgeUrl: string;
-  backendUrls: PlatformFixture['backendUrls'];
-  databaseUrls: PlatformFixture['databaseUrls'];
-  internalSecrets: PlatformFixture['internalSecrets'];
-  adminToken: string;
-  dataDir: string;
-}
+export type SharedPlatformAddress = Pick<PlatformFixture, 'edgeUrl' | 'backendUrls' | 'databaseUrls' | 'internalSecrets' | 'adminToken' | 'dataDir'>;
 
 /**
  * The settings its files need: usage flushed within a fraction of a second (free while nothing was counted),
