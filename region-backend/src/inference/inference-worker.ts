@@ -1,6 +1,7 @@
 import { parentPort, workerData, type TransferListItem } from 'node:worker_threads';
 import type { BatchItem, StopRequest, TaskError, TaskRequest, TaskResponse } from './task-protocol.js';
 import { taskLoader, type TaskModule } from './task-registry.js';
+import { requestThreadStop, threadStopSignal } from './thread-stop.js';
 
 /** A task module as the worker calls it: the payload was typed by the caller (`pool.run`), it arrives unknown. */
 type LoadedTask = { default: (payload: unknown) => unknown; batch?: (payloads: unknown[]) => Promise<BatchItem[]> };
@@ -54,7 +55,6 @@ function transferablesOf(value: unknown, out: TransferListItem[] = [], depth = 0
 
 /** Calls running on this thread, and the warm-up while it runs: a stop request waits for them. */
 const inFlight = new Set<Promise<unknown>>();
-let stopping = false;
 
 function track<T>(work: Promise<T>): Promise<T> {
   inFlight.add(work);
@@ -74,7 +74,7 @@ async function answer(request: TaskRequest): Promise<void> {
 parentPort!.on('message', (message: TaskRequest | StopRequest) => {
   if ('stop' in message) {
     // The thread ends by itself once its native work is done: closing the port leaves its event loop empty.
-    stopping = true;
+    requestThreadStop();
     void Promise.allSettled([...inFlight]).then(() => parentPort!.close());
     return;
   }
@@ -84,14 +84,14 @@ parentPort!.on('message', (message: TaskRequest | StopRequest) => {
 // A pool that warms its threads (IRIS_WARM_MODELS) has each load and run every model before its first job. A
 // model that fails here is loaded again on first use, where its error reaches the call that needs it.
 if ((workerData as { warm?: boolean } | null)?.warm) {
-  const warm = moduleFor('warm-models').then((module) => (module.default as (stopping: () => boolean) => Promise<unknown>)(() => stopping));
+  const warm = moduleFor('warm-models').then((module) => (module.default as (stop: AbortSignal) => Promise<unknown>)(threadStopSignal));
   try {
     const warmed = await track(warm);
-    if (!stopping) parentPort!.postMessage({ warmed });
+    if (!threadStopSignal.aborted) parentPort!.postMessage({ warmed });
   } catch (err) {
-    if (!stopping) parentPort!.postMessage({ warmed: { error: taskError(err).message } });
+    if (!threadStopSignal.aborted) parentPort!.postMessage({ warmed: { error: taskError(err).message } });
   }
 }
 
 // Tells the pool this thread has loaded: its time limits start counting from here.
-if (!stopping) parentPort!.postMessage({ ready: true });
+if (!threadStopSignal.aborted) parentPort!.postMessage({ ready: true });

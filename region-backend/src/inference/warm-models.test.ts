@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InferencePool, type WarmReport } from './inference-pool.js';
 import { manifestStages, resolveManifest } from '../vision/runtime/model-config.js';
@@ -32,5 +35,28 @@ describe('warmed inference threads', () => {
     await pool.close();
     expect((await embedded).vector.length).toBe(EMBEDDING_DIM);
     await expect(pool.run('ping', 1)).rejects.toThrow(/closed/);
+  });
+
+  it('a pool closed while its thread converts the model pack ends the conversion at its next step', async () => {
+    // A backend stopped on SIGTERM during its start-up conversion (a fresh model cache) aborted when the thread
+    // was terminated in ONNX Runtime's native work; the thread now stops the conversion itself, between models.
+    const cache = mkdtempSync(path.join(os.tmpdir(), 'iris-fresh-model-cache-'));
+    const before = process.env.IRIS_MODEL_CACHE_DIR;
+    process.env.IRIS_MODEL_CACHE_DIR = cache; // a thread takes the environment it is created with
+    const pool = new InferencePool(1, { lowPriorityThreads: 0 });
+    if (before === undefined) delete process.env.IRIS_MODEL_CACHE_DIR;
+    else process.env.IRIS_MODEL_CACHE_DIR = before;
+    try {
+      const started = new Promise<void>((resolve) => {
+        pool.observer = { started: () => resolve(), finished: () => {} };
+      });
+      const preparing = pool.run('prepare-models', undefined, { priority: 'background' });
+      const ended = expect(preparing).rejects.toThrow(/thread is stopping/);
+      await started;
+      await pool.close();
+      await ended;
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
   });
 });

@@ -5,6 +5,7 @@
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { setImmediate } from 'node:timers/promises';
 import { DEFAULT_MODELS_DIR, resolveManifest } from './runtime/model-config.js';
 import { backboneSpec, EMBEDDING_OUTPUTS, quantisedBackboneSpec } from './embedding/backbone.js';
 import { backbonePrecision } from './runtime/backbone-precision.js';
@@ -29,14 +30,21 @@ export function packConversions(): ConversionSpec[] {
   return specs;
 }
 
-export async function prepareModels(): Promise<PreparedModel[]> {
-  const prepared = packConversions().map((spec) => {
+/**
+ * `stop`: checked before each model (the event loop is given a turn first, so a stop request can arrive
+ * between synchronous conversions) and between the quantisation's steps; once aborted, rejects with its reason.
+ */
+export async function prepareModels(stop?: AbortSignal): Promise<PreparedModel[]> {
+  const prepared: PreparedModel[] = [];
+  for (const spec of packConversions()) {
+    await setImmediate();
+    stop?.throwIfAborted();
     const { file, converted } = convertedModel(spec);
-    return { source: spec.file, file, converted };
-  });
+    prepared.push({ source: spec.file, file, converted });
+  }
   if (backbonePrecision() === 'int8') {
     const spec = quantisedBackboneSpec([...EMBEDDING_OUTPUTS]);
-    const { file, quantised } = await quantisedModel(spec);
+    const { file, quantised } = await quantisedModel(spec, stop);
     prepared.push({ source: `${spec.conversion.file} (int8)`, file, converted: quantised });
   }
   return prepared;

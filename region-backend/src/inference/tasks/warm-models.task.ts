@@ -21,19 +21,19 @@ function blankPicture(): RgbImage {
   return { data: new Uint8Array(SIDE * SIDE * 3).fill(128), width: SIDE, height: SIDE };
 }
 
-/** `stopping`: checked between models, so a thread asked to stop while warming ends after the model it is on. */
-export default async function warmModels(stopping: () => boolean = () => false): Promise<WarmModelsResult> {
+/** `stop`: checked between models, so a thread asked to stop while warming ends after the model it is on. */
+export default async function warmModels(stop: AbortSignal = new AbortController().signal): Promise<WarmModelsResult> {
   const started = performance.now();
   const files = new Set<string>();
   for (const stage of manifestStages()) {
     const manifest = resolveManifest(stage);
     if (files.has(manifest.file)) continue;
-    if (stopping()) break;
+    if (stop.aborted) break;
     files.add(manifest.file);
     const model = await loadManifestModel(manifest);
     await model.run(manifestInput([blankPicture()], manifest));
   }
-  if (!stopping()) await embed({ rgb: blankPicture() });
-  if (!stopping()) await warmUpFeatures();
+  if (!stop.aborted) await embed({ rgb: blankPicture() });
+  if (!stop.aborted) await warmUpFeatures();
   return { models: files.size, ms: Math.round(performance.now() - started) };
 }

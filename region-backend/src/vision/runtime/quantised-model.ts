@@ -62,13 +62,14 @@ async function optimisedFloat(bytes: Uint8Array, dir: string): Promise<Uint8Arra
   }
 }
 
-/** Minimum and maximum of each named tensor over the calibration inputs. */
-export async function calibrate(modelBytes: Uint8Array, tensors: string[], inputs: Tensor[]): Promise<Map<string, TensorRange>> {
+/** Minimum and maximum of each named tensor over the calibration inputs; `stop` is checked before each run. */
+export async function calibrate(modelBytes: Uint8Array, tensors: string[], inputs: Tensor[], stop?: AbortSignal): Promise<Map<string, TensorRange>> {
   const { ort, sessionOptions } = await import('./onnx-session.js');
   const session = await ort.InferenceSession.create(modelBytes, { ...sessionOptions(), graphOptimizationLevel: 'disabled' });
   const ranges = new Map<string, TensorRange>(tensors.map((t) => [t, { min: Infinity, max: -Infinity }]));
   try {
     for (const input of inputs) {
+      stop?.throwIfAborted();
       const out = await session.run({ [session.inputNames[0]!]: input }, tensors);
       for (const name of tensors) {
         const data = out[name]!.data as Float32Array;
@@ -95,7 +96,11 @@ const making = new Map<string, Promise<Uint8Array>>();
  * lock (plugins/model-cache.plugin.ts, in PostgreSQL) around its preparation at start; should two make it all
  * the same, both write the same bytes, each through a temporary file renamed into place.
  */
-export async function quantisedModel(spec: QuantisationSpec): Promise<QuantisedModel> {
+/**
+ * `stop` (the thread's, given by a caller that may be abandoned, such as the start-up preparation): checked
+ * between the quantisation's steps; other callers waiting for the same file then see the same rejection.
+ */
+export async function quantisedModel(spec: QuantisationSpec, stop?: AbortSignal): Promise<QuantisedModel> {
   const file = cachedModelFile(spec.conversion.file, '-int8', await quantisationKey(spec));
   const hit = readCachedModel(file);
   if (hit) return { file, bytes: hit, quantised: false };
@@ -103,7 +108,7 @@ export async function quantisedModel(spec: QuantisationSpec): Promise<QuantisedM
   if (inFlight) return { file, bytes: await inFlight, quantised: false };
   const made = (async () => {
     mkdirSync(path.dirname(file), { recursive: true });
-    const bytes = await quantiseNow(spec, path.dirname(file));
+    const bytes = await quantiseNow(spec, path.dirname(file), stop);
     writeCachedModel(file, bytes);
     return bytes;
   })();
@@ -115,13 +120,15 @@ export async function quantisedModel(spec: QuantisationSpec): Promise<QuantisedM
   }
 }
 
-async function quantiseNow(spec: QuantisationSpec, dir: string): Promise<Uint8Array> {
+async function quantiseNow(spec: QuantisationSpec, dir: string, stop: AbortSignal | undefined): Promise<Uint8Array> {
   const float = decodeModel(await optimisedFloat(convertedModel(spec.conversion).bytes, dir));
+  stop?.throwIfAborted();
   // Nodes to keep float that a cut leaves out are simply not there.
   const present = new Set(float.graph!.node!.map((n) => n.name));
   const options: QuantiseOptions = { keepFloat: (spec.keepFloat ?? []).filter((name) => present.has(name)) };
   const tensors = calibrationTensors(float, options);
-  const ranges = await calibrate(withOutputs(float, tensors), tensors, await spec.calibration.inputs());
+  const ranges = await calibrate(withOutputs(float, tensors), tensors, await spec.calibration.inputs(), stop);
+  stop?.throwIfAborted();
   return quantiseModel(float, ranges, options);
 }
 
