@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../region-backend/src/db/embedded-postgres.js';
+import { serverEntryArgs } from '../region-backend/src/server-entry.js';
 import { StartupError } from '../region-backend/src/util/startup-error.js';
 import { checkPortsFree, claimDataDir } from './startup-checks.js';
 import { Supervised } from './supervisor.js';
@@ -172,7 +173,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         // the freed memory stays scattered over them and resident memory creeps up (docs/configuration.md).
         MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? '2',
       };
-      backends[region] = supervised(`backend-${region}`, process.execPath, backendCommand(), backendEnvs[region], async (child) => {
+      backends[region] = supervised(`backend-${region}`, process.execPath, serverEntryArgs('region-backend'), backendEnvs[region], async (child) => {
         await waitFor(`${backendUrls[region]}/healthz`, {}, `backend ${region}`, child);
         log(`backend ${region} listening on ${backendUrls[region]}`);
       });
@@ -247,11 +248,6 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     await stopAll().catch(() => {});
     throw err;
   }
-}
-
-/** The backend from its TypeScript sources (production runs the built JavaScript, see deploy/). */
-function backendCommand(): string[] {
-  return ['--import', 'tsx', 'region-backend/src/server.ts'];
 }
 
 /** Writes `.dev.vars` (dotenv syntax) readable by this user only; returns its path. */

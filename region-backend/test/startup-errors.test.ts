@@ -9,13 +9,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/db/embedded-postgres.js';
+import { serverEntryArgs } from '../src/server-entry.js';
 import { createTestDatabase } from './support/test-database.js';
 
 const BACKEND_DIR = path.resolve(import.meta.dirname, '..');
 
 function runBackend(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    const child = spawn(process.execPath, serverEntryArgs(), {
       cwd: BACKEND_DIR,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, IRIS_REGION: 'cn-east', HOST: '127.0.0.1', INTERNAL_SECRET: 'startup-errors-secret-0123456789', IRIS_INFERENCE_THREADS: '1', LOG_LEVEL: 'warn', IRIS_DATA_DIR: dataDir, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_QUOTAS, newResourceId, SERVICES, signInternal, type ForwardContext } from '@iris/shared';
 import { freePort } from '../../src/db/embedded-postgres.js';
 import { modelCacheDir } from '../../src/vision/runtime/converted-model.js';
+import { serverEntryArgs } from '../../src/server-entry.js';
 
 const BACKEND_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CHILD_SECRET = 'child-internal-secret-0123456789';
@@ -51,7 +52,7 @@ class PortTakenError extends Error {}
 async function startOnce(options: ChildBackendOptions, port: number): Promise<ChildBackend> {
   const secret = options.secret ?? CHILD_SECRET;
   const output: string[] = [];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, serverEntryArgs(), {
     cwd: BACKEND_DIR,
     env: {
       ...process.env,
