@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../region-backend/src/db/embedded-postgres.js';
-import { serverEntryArgs } from '../region-backend/src/server-entry.js';
+import { serverEntryArgs } from '../region-backend/src/util/backend-build.js';
 import { StartupError } from '../region-backend/src/util/startup-error.js';
 import { checkPortsFree, claimDataDir } from './startup-checks.js';
 import { Supervised } from './supervisor.js';

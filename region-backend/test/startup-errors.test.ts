@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/db/embedded-postgres.js';
-import { serverEntryArgs } from '../src/server-entry.js';
+import { serverEntryArgs } from '../src/util/backend-build.js';
 import { createTestDatabase } from './support/test-database.js';
 
 const BACKEND_DIR = path.resolve(import.meta.dirname, '..');

@@ -2,6 +2,7 @@ import os from 'node:os';
 import { Worker, type TransferListItem } from 'node:worker_threads';
 import { ApiError } from '@iris/shared';
 import { currentUsageScope, type UsageScope } from '../util/usage-scope.js';
+import { runsBuild } from '../util/backend-build.js';
 import { AccountQueues } from './account-queues.js';
 import type { BatchItem, StopRequest, TaskRequest, TaskResponse } from './task-protocol.js';
 import { BATCHED_TASKS, isTaskName, type TaskName, type TaskPayload, type TaskResult } from './task-registry.js';
@@ -127,7 +128,15 @@ export type WarmReport = { models: number; ms: number } | { error: string };
 
 type WorkerMessage = TaskResponse | { ready: true } | { nice: number } | { warmed: WarmReport };
 
-const entry = new URL(`./inference-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
+const fromSources = import.meta.url.endsWith('.ts');
+/**
+ * The threads' code: this module's own build or sources, except that a process running the sources (the backend's
+ * tests under vitest) starts its threads from the build when told the build is current (`runsBuild`, as npm test
+ * does after building), so each pool's threads and first models load without the TypeScript loader.
+ */
+const threadsFromBuild = fromSources && runsBuild();
+const entry = (threadsFromBuild ? new URL('../../dist/inference/inference-worker.js', import.meta.url) : new URL(`./inference-worker${fromSources ? '.ts' : '.js'}`, import.meta.url)).href;
+const threadExecArgv = threadsFromBuild ? [...process.execArgv, '--conditions=iris-dist'] : undefined;
 const bootstrap = new URL('./worker-bootstrap.mjs', import.meta.url);
 /** How long a thread asked to stop may take to finish what it runs before it is terminated. */
 const STOP_GRACE_MS = 10_000;
@@ -288,7 +297,7 @@ export class InferencePool {
 
   private spawn(lowPriority: boolean): Slot {
     const nice = lowPriority ? LOW_PRIORITY_NICE : this.limits.lowPriorityThreads > 0 ? -this.limits.firstTierBoost : 0;
-    const worker = new Worker(bootstrap, { workerData: { entry, nice, warm: this.warmModels } });
+    const worker = new Worker(bootstrap, { workerData: { entry, nice, warm: this.warmModels }, execArgv: threadExecArgv });
     const slot: Slot = { worker, job: null, timer: null, ready: false, lowPriority, nice: null };
     worker.on('message', (response: WorkerMessage) => {
       if ('nice' in response) {

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_QUOTAS, newResourceId, SERVICES, signInternal, type ForwardContext } from '@iris/shared';
 import { freePort } from '../../src/db/embedded-postgres.js';
 import { modelCacheDir } from '../../src/vision/runtime/converted-model.js';
-import { serverEntryArgs } from '../../src/server-entry.js';
+import { serverEntryArgs } from '../../src/util/backend-build.js';
 
 const BACKEND_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CHILD_SECRET = 'child-internal-secret-0123456789';
