@@ -129,14 +129,16 @@ export type WarmReport = { models: number; ms: number } | { error: string };
 type WorkerMessage = TaskResponse | { ready: true } | { nice: number } | { warmed: WarmReport };
 
 const fromSources = import.meta.url.endsWith('.ts');
+
 /**
  * The threads' code: this module's own build or sources, except that a process running the sources (the backend's
  * tests under vitest) starts its threads from the build when told the build is current (`runsBuild`, as npm test
  * does after building), so each pool's threads and first models load without the TypeScript loader.
  */
-const threadsFromBuild = fromSources && runsBuild();
-const entry = (threadsFromBuild ? new URL('../../dist/inference/inference-worker.js', import.meta.url) : new URL(`./inference-worker${fromSources ? '.ts' : '.js'}`, import.meta.url)).href;
-const threadExecArgv = threadsFromBuild ? [...process.execArgv, '--conditions=iris-dist'] : undefined;
+function threadCode(): { entry: string; execArgv: string[] | undefined } {
+  if (fromSources && runsBuild()) return { entry: new URL('../../dist/inference/inference-worker.js', import.meta.url).href, execArgv: [...process.execArgv, '--conditions=iris-dist'] };
+  return { entry: new URL(`./inference-worker${fromSources ? '.ts' : '.js'}`, import.meta.url).href, execArgv: undefined };
+}
 const bootstrap = new URL('./worker-bootstrap.mjs', import.meta.url);
 /** How long a thread asked to stop may take to finish what it runs before it is terminated. */
 const STOP_GRACE_MS = 10_000;
@@ -189,6 +191,7 @@ export class InferencePool {
   private readonly queues: Record<Priority, AccountQueues<Job>> = { interactive: new AccountQueues(), background: new AccountQueues() };
   private readonly running = new Map<string, number>();
   private readonly limits: PoolLimits;
+  private readonly code = threadCode();
   private nextId = 1;
   private closed = false;
   observer: PoolObserver | undefined;
@@ -297,7 +300,7 @@ export class InferencePool {
 
   private spawn(lowPriority: boolean): Slot {
     const nice = lowPriority ? LOW_PRIORITY_NICE : this.limits.lowPriorityThreads > 0 ? -this.limits.firstTierBoost : 0;
-    const worker = new Worker(bootstrap, { workerData: { entry, nice, warm: this.warmModels }, execArgv: threadExecArgv });
+    const worker = new Worker(bootstrap, { workerData: { entry: this.code.entry, nice, warm: this.warmModels }, execArgv: this.code.execArgv });
     const slot: Slot = { worker, job: null, timer: null, ready: false, lowPriority, nice: null };
     worker.on('message', (response: WorkerMessage) => {
       if ('nice' in response) {

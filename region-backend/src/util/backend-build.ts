@@ -3,8 +3,8 @@ import path from 'node:path';
 /**
  * IRIS_BACKEND_BUILT=1: run the backend from its build (`npm run build`, what deploy/ runs) rather than its
  * TypeScript sources. Under tsx every module of a process and of each of its worker threads passes through the
- * loader hooks: a backend from its build starts in about half the CPU time, a thread with its first model in
- * about a third. `npm test` builds first and sets it.
+ * loader hooks, which roughly doubles the CPU time of a backend's start and of each thread's first models.
+ * `npm test` builds first and sets it.
  */
 export function runsBuild(): boolean {
   return process.env.IRIS_BACKEND_BUILT === '1';
