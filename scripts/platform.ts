@@ -275,12 +275,12 @@ async function migrateEdge(wrangler: string, persist: string, env: NodeJS.Proces
   });
 }
 
-/** The development account: its key comes from IRIS_DEV_KEY_ID / IRIS_DEV_KEY_SECRET, or is generated once. */
 /** A new access key id and secret, of the shapes the edge accepts when given them. */
 export function newAccessKey(): { key_id: string; secret: string } {
   return { key_id: `iris${randomBytes(8).toString('hex')}`, secret: randomBytes(20).toString('base64url') };
 }
 
+/** The development account: its key comes from IRIS_DEV_KEY_ID / IRIS_DEV_KEY_SECRET, or is generated once. */
 async function ensureDevAccount(edgeUrl: string, headers: Record<string, string>, dataDir: string, env: NodeJS.ProcessEnv): Promise<DevAccount> {
   const file = path.join(dataDir, 'dev-account.json');
   const saved = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as DevAccount) : null;

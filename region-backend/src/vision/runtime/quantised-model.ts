@@ -95,8 +95,6 @@ const making = new Map<string, Promise<Uint8Array>>();
  * make it once. Processes sharing the cache are kept from making it side by side by the backend's model-cache
  * lock (plugins/model-cache.plugin.ts, in PostgreSQL) around its preparation at start; should two make it all
  * the same, both write the same bytes, each through a temporary file renamed into place.
- */
-/**
  * `stop` (the thread's, given by a caller that may be abandoned, such as the start-up preparation): checked
  * between the quantisation's steps; other callers waiting for the same file then see the same rejection.
  */
