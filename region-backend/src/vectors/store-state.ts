@@ -191,7 +191,7 @@ export class StoreState<S extends VectorSlab> {
   /** Approximate bytes of the JS-side tables. */
   estimatedBytes(): number {
     const slots = this.directory.slotCount;
-    // Per slot: vector, id (8), tag set + member position (8), member list entry (8), id → slot map entry (~40).
-    return slots * (this.slab.bytesPerSlot + 64);
+    // Per slot: vector, id (8), tag set + member position (8), member list entry (8), id → slot table (8–16).
+    return slots * (this.slab.bytesPerSlot + 40);
   }
 }
