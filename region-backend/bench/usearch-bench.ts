@@ -11,6 +11,7 @@
 import { stat } from 'node:fs/promises';
 import { readFile, rm, writeFile, rename, readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { median, percentile } from '../../scripts/table.js';
 import { ExactVectorStore } from '../src/vectors/exact-vector-store.js';
 import { UsearchVectorStore } from '../src/vectors/usearch-vector-store.js';
@@ -32,6 +33,8 @@ export interface UsearchConfig {
 export interface UsearchBuild {
   buildSeconds: number;
   insertsPerSecond: number;
+  /** The longest the event loop waited during the build (the store's synchronous insert chunks), ms. */
+  longestStallMs?: number;
 }
 
 export interface UsearchRow {
@@ -96,11 +99,14 @@ export async function buildUsearch(cfg: UsearchConfig, target: string): Promise<
       }
     }
   }
+  const stalls = monitorEventLoopDelay({ resolution: 5 });
+  stalls.enable();
   await store.rebuild(source(), 1);
+  stalls.disable();
   const buildSeconds = (performance.now() - started) / 1000;
   await store.save();
   await store.close();
-  const report: UsearchBuild = { buildSeconds, insertsPerSecond: cfg.size / buildSeconds };
+  const report: UsearchBuild = { buildSeconds, insertsPerSecond: cfg.size / buildSeconds, longestStallMs: stalls.max / 1e6 };
   await writeFile(path.join(building, BUILD_FILE), JSON.stringify(report, null, 2));
   await rm(target, { recursive: true, force: true });
   await rename(building, target);

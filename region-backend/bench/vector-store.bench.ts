@@ -357,7 +357,7 @@ function printQuantised(hnsw: [BenchConfig, MeasureReport][], quantised: [Usearc
       memory.push([c.size, 'hnswlib (float32 graph + int8 copy)', h.build.buildSeconds.toFixed(0), Math.round(h.build.insertsPerSecond), h.loadSeconds.toFixed(1), Math.round(h.rssMB), Math.round(h.rssMB - h.baselineRssMB), Math.round(((h.rssMB - h.baselineRssMB) * MB) / c.size), Math.round(h.indexFileMB + h.sidecarMB)]);
       for (const row of h.unfiltered) queries.push([c.size, row.label, row.p50, row.p99, row.recall]);
     }
-    memory.push([c.size, `usearch store (int8 graph; float32 file read per candidate; estimate ${Math.round(u.estimatedMB)} MB)`, u.build.buildSeconds.toFixed(0), Math.round(u.build.insertsPerSecond), u.loadSeconds.toFixed(1), Math.round(u.rssMB), Math.round(u.rssMB - u.baselineRssMB), Math.round(((u.rssMB - u.baselineRssMB) * MB) / c.size), `${Math.round(u.indexFileMB)} + ${Math.round(u.floatFileMB)} sidecar`]);
+    memory.push([c.size, `usearch store (int8 graph; float32 file read per candidate; estimate ${Math.round(u.estimatedMB)} MB)`, u.build.buildSeconds.toFixed(0), `${Math.round(u.build.insertsPerSecond)}${u.build.longestStallMs === undefined ? '' : ` (longest event-loop stall ${Math.round(u.build.longestStallMs)} ms)`}`, u.loadSeconds.toFixed(1), Math.round(u.rssMB), Math.round(u.rssMB - u.baselineRssMB), Math.round(((u.rssMB - u.baselineRssMB) * MB) / c.size), `${Math.round(u.indexFileMB)} + ${Math.round(u.floatFileMB)} sidecar`]);
     queries.push([c.size, `${u.exact.label} (usearch run)`, u.exact.p50, u.exact.p99, 1]);
     for (const row of u.rows) queries.push([c.size, row.label, row.p50, row.p99, row.recall]);
   }

@@ -11,6 +11,7 @@
  * - Persistence: see store-files.ts.
  */
 import hnswlib from 'hnswlib-node';
+import { InsertPacer } from './insert-pacer.js';
 import { LocalVectorStore } from './local-vector-store.js';
 import { planFilteredSearch, type FilterPlan } from './search-planner.js';
 import { StoreState, checkK, prepareItems, unitVector, type PreparedItem, type SlotList, type StoreOptions } from './store-state.js';
@@ -53,10 +54,6 @@ export const DEFAULT_HNSW_PARAMS: HnswParams = {
 };
 
 const SPACE = 'cosine';
-/** Long operations insert this many items between checks of the clock… */
-const INSERT_CHUNK = 64;
-/** …and let the event loop run once this many milliseconds have passed (an insert into 1M costs ~1 ms). */
-const YIELD_AFTER_MS = 20;
 
 export interface HnswStoreOptions extends StoreOptions {
   params?: Partial<HnswParams>;
@@ -129,13 +126,10 @@ export class HnswVectorStore extends LocalVectorStore<Int8Slab> implements Vecto
     this.assertOpen();
     await this.gate.exclusive(async () => {
       this.resetAll();
-      const pause = pauser();
+      const pacer = new InsertPacer();
       for await (const batch of items) {
         const list: readonly VectorItem[] = Array.isArray(batch) ? batch : [batch as VectorItem];
-        for (let i = 0; i < list.length; i += INSERT_CHUNK) {
-          this.insert(prepareItems(list.slice(i, i + INSERT_CHUNK), this.dimension));
-          await pause();
-        }
+        await pacer.run(list, (chunk) => this.insert(prepareItems(chunk, this.dimension)));
       }
       this.state.advance(seq);
     });
@@ -153,16 +147,14 @@ export class HnswVectorStore extends LocalVectorStore<Int8Slab> implements Vecto
       this.state.directory.forEachLive((slot) => live.push(slot));
       const graph = this.newGraph(Math.max(live.length, this.params.initialCapacity));
       const state = new StoreState(this.dimension, this.options.embeddingVersion, this.newSlab(this.dimension));
-      const pause = pauser();
-      for (let i = 0; i < live.length; i += INSERT_CHUNK) {
-        const batch: PreparedItem[] = live.slice(i, i + INSERT_CHUNK).map((slot) => ({
+      await new InsertPacer().run(live, (slots) => {
+        const batch: PreparedItem[] = slots.map((slot) => ({
           id: this.state.directory.idAt(slot),
           unit: Float32Array.from(this.graph.getPoint(slot)),
           tags: this.state.tags.tagsOf(slot),
         }));
         insertInto(state, graph, batch);
-        await pause();
-      }
+      });
       state.meta = this.state.meta;
       this.state = state;
       this.graph = graph;
@@ -295,14 +287,4 @@ function dot(a: Float32Array, b: readonly number[]): number {
   let sum = 0;
   for (let d = 0; d < a.length; d++) sum += a[d]! * b[d]!;
   return sum;
-}
-
-/** Returns a function that yields to the event loop when YIELD_AFTER_MS have passed since the last yield. */
-function pauser(): () => Promise<void> {
-  let last = performance.now();
-  return async () => {
-    if (performance.now() - last < YIELD_AFTER_MS) return;
-    await new Promise((resolve) => setImmediate(resolve));
-    last = performance.now();
-  };
 }

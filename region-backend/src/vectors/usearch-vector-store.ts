@@ -19,6 +19,7 @@
 import usearch from 'usearch';
 import { DEFAULT_HNSW_PARAMS, type HnswParams } from './hnsw-vector-store.js';
 import { FileFloat32Slab } from './file-vector-slab.js';
+import { InsertPacer } from './insert-pacer.js';
 import { LocalVectorStore } from './local-vector-store.js';
 import { planFilteredSearch } from './search-planner.js';
 import { checkK, prepareItems, unitVector, type PreparedItem, type SlotList, type StoreOptions } from './store-state.js';
@@ -45,8 +46,6 @@ export type UsearchParams = HnswParams;
  */
 export const DEFAULT_USEARCH_PARAMS: UsearchParams = { ...DEFAULT_HNSW_PARAMS, efConstruction: 256, efSearch: 144, rescore: 40 };
 
-const INSERT_CHUNK = 256;
-const YIELD_AFTER_MS = 20;
 /** A filtered graph search asks for at most this many times the candidates its selectivity suggests. */
 const FILTER_OVERFETCH = 2;
 
@@ -117,16 +116,10 @@ export class UsearchVectorStore extends LocalVectorStore<FileFloat32Slab> implem
     this.assertOpen();
     await this.gate.exclusive(async () => {
       this.resetAll();
-      let last = performance.now();
+      const pacer = new InsertPacer();
       for await (const batch of items) {
         const list: readonly VectorItem[] = Array.isArray(batch) ? batch : [batch as VectorItem];
-        for (let i = 0; i < list.length; i += INSERT_CHUNK) {
-          this.insert(prepareItems(list.slice(i, i + INSERT_CHUNK), this.dimension));
-          if (performance.now() - last >= YIELD_AFTER_MS) {
-            await new Promise((resolve) => setImmediate(resolve));
-            last = performance.now();
-          }
-        }
+        await pacer.run(list, (chunk) => this.insert(prepareItems(chunk, this.dimension)));
       }
       this.state.advance(seq);
     });
