@@ -44,7 +44,7 @@ export type UsearchParams = HnswParams;
  * are what the int8 graph needs to reach the float graph's recall; a graph built with efConstruction 256 instead
  * of 128 (the same memory, slower inserts) is what holds that recall at 1M vectors (docs/benchmarks.md).
  */
-export const DEFAULT_USEARCH_PARAMS: UsearchParams = { ...DEFAULT_HNSW_PARAMS, efConstruction: 256, efSearch: 144, rescore: 40 };
+export const DEFAULT_USEARCH_PARAMS: UsearchParams = { ...DEFAULT_HNSW_PARAMS, efConstruction: 256, efSearch: 136, rescore: 20 };
 
 /** A filtered graph search asks for at most this many times the candidates its selectivity suggests. */
 const FILTER_OVERFETCH = 2;
