@@ -9,8 +9,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  */
 class SharedPlatformLast extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const shared = (file: TestSpecification): number => (readFileSync(file.moduleId, 'utf8').includes('sharedPlatformFixture(') ? 1 : 0);
-    return (await super.sort(files)).sort((a, b) => shared(a) - shared(b));
+    const shared = new Map(files.map((file) => [file.moduleId, readFileSync(file.moduleId, 'utf8').includes('sharedPlatformFixture(') ? 1 : 0]));
+    return (await super.sort(files)).sort((a, b) => shared.get(a.moduleId)! - shared.get(b.moduleId)!);
   }
 }
 

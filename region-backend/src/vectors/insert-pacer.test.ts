@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { median } from '../../../scripts/table.js';
 import { InsertPacer } from './insert-pacer.js';
 
 /** A pacer on a fake clock where inserting one item costs `costOf(itemsSoFar)` ms. */
@@ -28,11 +29,6 @@ function pacedRun(costOf: (done: number) => number, total: number) {
     }
   });
   return { run, chunks, stretches, inserted: () => done };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 describe('insert pacer', () => {

@@ -36,7 +36,7 @@ export class InsertPacer {
   }
 
   /** Items in the next chunk. */
-  get chunkSize(): number {
+  private get chunkSize(): number {
     return Math.max(1, Math.min(this.maxChunk, Math.floor(this.sliceMs / Math.max(this.msPerItem, 1e-6))));
   }
 

@@ -11,10 +11,8 @@ const EMPTY = -1;
 const MIN_TABLE = 64;
 
 export class SlotDirectory {
+  /** A power of two in size, so `& (length − 1)` wraps a position. */
   private table = new Int32Array(MIN_TABLE).fill(EMPTY);
-  private mask = MIN_TABLE - 1;
-  /** 32 − log2(table size): a hash's top bits pick the position. */
-  private shift = 32 - Math.log2(MIN_TABLE);
   private live = 0;
   private ids = new Float64Array(0);
   private readonly free: number[] = [];
@@ -114,7 +112,8 @@ export class SlotDirectory {
 
   /** The table position holding the id's slot, or EMPTY. */
   private find(id: number): number {
-    for (let at = this.bucketOf(id); ; at = (at + 1) & this.mask) {
+    const mask = this.table.length - 1;
+    for (let at = this.bucketOf(id); ; at = (at + 1) & mask) {
       const slot = this.table[at]!;
       if (slot === EMPTY) return EMPTY;
       if (this.ids[slot] === id) return at;
@@ -129,15 +128,17 @@ export class SlotDirectory {
   }
 
   private place(slot: number): void {
+    const mask = this.table.length - 1;
     let at = this.bucketOf(this.ids[slot]!);
-    while (this.table[at] !== EMPTY) at = (at + 1) & this.mask;
+    while (this.table[at] !== EMPTY) at = (at + 1) & mask;
     this.table[at] = slot;
   }
 
   /** Empties a table position, moving later entries of its probe run back so every lookup still finds them. */
   private unindex(at: number): void {
+    const mask = this.table.length - 1;
     let hole = at;
-    for (let next = (at + 1) & this.mask; this.table[next] !== EMPTY; next = (next + 1) & this.mask) {
+    for (let next = (at + 1) & mask; this.table[next] !== EMPTY; next = (next + 1) & mask) {
       const home = this.bucketOf(this.ids[this.table[next]!]!);
       // The entry may move into the hole when its home is not in the cyclic range (hole, next].
       const inRange = hole <= next ? home > hole && home <= next : home > hole || home <= next;
@@ -156,15 +157,16 @@ export class SlotDirectory {
     while (size < entries * 2) size *= 2;
     const old = this.table;
     this.table = new Int32Array(size).fill(EMPTY);
-    this.mask = size - 1;
-    this.shift = 32 - Math.log2(size);
     for (const slot of old) if (slot !== EMPTY) this.place(slot);
   }
 
-  /** A table position for an id: its two 32-bit halves mixed, the top bits of the product (Fibonacci hashing). */
+  /**
+   * A table position for an id: its two 32-bit halves mixed, then the top log2(table size) bits of the product
+   * (Fibonacci hashing): a shift by 32 − log2(size), which is clz32(size) + 1.
+   */
   private bucketOf(id: number): number {
     const low = id >>> 0;
     const high = Math.floor(id / 0x1_0000_0000) >>> 0;
-    return Math.imul(low ^ Math.imul(high, 0x85eb_ca6b), 0x9e37_79b1) >>> this.shift;
+    return Math.imul(low ^ Math.imul(high, 0x85eb_ca6b), 0x9e37_79b1) >>> (Math.clz32(this.table.length) + 1);
   }
 }
