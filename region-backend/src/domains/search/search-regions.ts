@@ -15,6 +15,7 @@ import type pg from 'pg';
 import type { EmbedderRef } from '../../vision/embedding/embedder-identity.js';
 import { QUERY_REGIONS, queryRegions, windowsToDescribe, type Box, type QueryRegion } from '../../vision/embedding/query-regions.js';
 import type { Verification } from '../../vision/embedding/geometric-verify.js';
+import type { ExcludedRows } from '../../vision/embedding/local-features.js';
 import { rerankScore } from '../../vision/embedding/rerank-score.js';
 import type { InferencePool } from '../../inference/inference-pool.js';
 import { itemFeatures } from '../search-services/index-items.repo.js';
@@ -38,6 +39,8 @@ export interface RegionOutcome {
 
 export interface RegionPassInput {
   picture: RgbImage;
+  /** The query's text banner as its keypoint task found it (null: none; absent: not looked for). */
+  banner?: ExcludedRows | null;
   /** packLocalFeatures bytes of the whole query. */
   features: Uint8Array;
   embedder: EmbedderRef;
@@ -136,7 +139,7 @@ export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): 
     return { box: inset.box, hits: hits! };
   });
   const [windowFeatures, windowPass, inset] = await Promise.all([
-    deps.inference.run('search-window-features', { rgb: input.picture, side: QUERY_REGIONS.side }, { ...options, mayBorrow: true }),
+    deps.inference.run('search-window-features', { rgb: input.picture, side: QUERY_REGIONS.side, ...(input.banner !== undefined ? { banner: input.banner } : {}) }, { ...options, mayBorrow: true }),
     windowsDone,
     insetDone,
   ]);

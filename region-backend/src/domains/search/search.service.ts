@@ -11,6 +11,7 @@ import type { z } from 'zod';
 import { ApiError, joinTags, secondsText, type ProductSearchQueryInput, type ProductSearchResponse, type SearchQueryInput, type SearchResponse } from '@iris/shared';
 import { embedderIdOf, type EmbedderRef } from '../../vision/embedding/embedder-identity.js';
 import type { QueryEmbedding } from '../../vision/embedding/search-embedding.js';
+import type { ExcludedRows } from '../../vision/embedding/local-features.js';
 import { QueryImageError, type QueryImage, type QueryImageInput } from '../../http/query-image.js';
 import { ImageDecodeError } from '../../images/image-decoder.js';
 import type { ImageDecoderPool } from '../../inference/image-decoder-pool.js';
@@ -164,7 +165,7 @@ export class SearchQueryService {
       const perRegion = params.regions === 'all' ? params.count : QUERY_REGIONS.hitsPerRegion;
       regions = await this.useIndex(service, (store) =>
         regionPass(
-          { picture: query.picture, features: query.features, embedder, maxRegions: this.deps.maxRegions, perRegion, tried, known: new Map(selected.flatMap((s) => (s.match ? [[s.hit.id, s.match] as const] : []))), searchVectors: (vectors, count, found) => this.selectMany(store, service, vectors, { ...params, count, page: 0 }, product, found) },
+          { picture: query.picture, banner: query.banner, features: query.features, embedder, maxRegions: this.deps.maxRegions, perRegion, tried, known: new Map(selected.flatMap((s) => (s.match ? [[s.hit.id, s.match] as const] : []))), searchVectors: (vectors, count, found) => this.selectMany(store, service, vectors, { ...params, count, page: 0 }, product, found) },
           { pool: this.deps.pool, inference: this.deps.inference, service: served, accountId },
         ),
       );
@@ -207,7 +208,7 @@ export class SearchQueryService {
     }
   }
 
-  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number, rerank: boolean, embedder: EmbedderRef): Promise<QueryEmbedding & { picture: RgbImage; mirrored?: Promise<Uint8Array | null> }> {
+  private async embed(bytes: Uint8Array, params: SearchParams, scenario: string, accountId: number, rerank: boolean, embedder: EmbedderRef): Promise<QueryEmbedding & { picture: RgbImage; banner?: ExcludedRows | null; mirrored?: Promise<Uint8Array | null> }> {
     let rgb: RgbImage;
     try {
       rgb = await this.deps.decoder.rgb(bytes, { maxSide: QUERY_MAX_SIDE, ...(params.loc ? { crop: params.loc } : {}) }, 'interactive', accountId);
@@ -231,8 +232,9 @@ export class SearchQueryService {
         : undefined;
       const [embedding, local] = await Promise.all([embedded, described]);
       if (!local) return { ...embedding, picture: rgb };
-      // The decoded picture also serves the mirror pass (when its mirror image was not described) and the regions.
-      return { ...embedding, features: local.features, picture: rgb, ...(mirrored ? { mirrored } : {}) };
+      // The decoded picture and its text banner also serve the mirror pass (when its mirror image was not
+      // described) and the regions.
+      return { ...embedding, features: local.features, picture: rgb, ...(local.described ? { banner: local.described.banner } : {}), ...(mirrored ? { mirrored } : {}) };
     } catch (err) {
       if (err instanceof InferenceTaskError && (err.code === 'image_decode_failed' || err.code === 'invalid_embed_input')) {
         throw new ApiError('invalidData', `image cannot be decoded: ${err.message}`);

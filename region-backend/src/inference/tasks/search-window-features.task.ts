@@ -1,5 +1,5 @@
 import { opencv } from '../../vision/runtime/opencv-runtime.js';
-import { packLocalFeatures } from '../../vision/embedding/local-features.js';
+import { packLocalFeatures, type ExcludedRows } from '../../vision/embedding/local-features.js';
 import { windowsLocalFeatures } from '../../vision/embedding/window-features.js';
 import type { RgbImage } from '../../images/rgb-image.js';
 
@@ -7,6 +7,8 @@ export interface SearchWindowFeaturesPayload {
   rgb: RgbImage;
   /** The windows' side, a share of the query's width and height. */
   side: number;
+  /** The query's text banner as its keypoint task found it (null: none); looked for again when absent. */
+  banner?: ExcludedRows | null;
 }
 
 /**
@@ -15,5 +17,5 @@ export interface SearchWindowFeaturesPayload {
  */
 export default async function searchWindowFeaturesTask(payload: SearchWindowFeaturesPayload): Promise<Uint8Array> {
   const { cv } = await opencv();
-  return packLocalFeatures(windowsLocalFeatures(cv, payload.rgb, payload.side));
+  return packLocalFeatures(windowsLocalFeatures(cv, payload.rgb, payload.side, payload.banner));
 }

@@ -141,28 +141,36 @@ function sharpEdge(rgb: RgbImage, row: number, side: 'top' | 'bottom', step: num
   const inside = side === 'top' ? row + 1 : row - 2;
   const outside = (side === 'top' ? [row - 2, row - 3, row - 4, row - 5] : [row + 1, row + 2, row + 3, row + 4]).filter((r) => r >= 0 && r < rgb.height);
   if (!outside.length) return true;
-  return outside.some((r) => edgeShare(rgb, r, inside, step, options.contrast / 4) >= options.minEdgeShare);
+  return outside.some((r) => edgeReaches(rgb, r, inside, step, options.contrast / 4, options.minEdgeShare));
 }
 
-/** Share of sampled columns whose colour differs between rows `a` and `b` by more than `contrast` (sum of channels). */
-function edgeShare(rgb: RgbImage, a: number, b: number, step: number, contrast: number): number {
-  const { data } = rgb;
-  const down = (b - a) * rgb.width * 3;
-  return columnShare(rgb, a, step, (i) => Math.abs(data[i]! - data[i + down]!) + Math.abs(data[i + 1]! - data[i + down + 1]!) + Math.abs(data[i + 2]! - data[i + down + 2]!) > contrast);
+/**
+ * Whether at least `share` of the sampled columns differ in colour between rows `a` and `b` by more than
+ * `contrast` (sum of channels). Most rows of a photo are far from it: the count stops once it cannot get there.
+ */
+function edgeReaches(rgb: RgbImage, a: number, b: number, step: number, contrast: number, share: number): boolean {
+  const { width, data } = rgb;
+  const down = (b - a) * width * 3;
+  const total = Math.ceil(width / step);
+  let n = 0;
+  let left = total;
+  // Plain loops, not a per-pixel callback: this runs on sampled pixels of every row of every query.
+  for (let i = a * width * 3; left > 0; i += step * 3, left--) {
+    if ((n + left) / total < share) return false;
+    if (Math.abs(data[i]! - data[i + down]!) + Math.abs(data[i + 1]! - data[i + down + 1]!) + Math.abs(data[i + 2]! - data[i + down + 2]!) > contrast) n++;
+  }
+  return n / total >= share;
 }
 
+/** Share of row `y`'s columns sampled every `step` pixels whose every channel is within `tol` of `ref`. */
 function shareNear(rgb: RgbImage, y: number, step: number, ref: Int16Array, tol: number): number {
-  const { data } = rgb;
-  return columnShare(rgb, y, step, (i) => Math.abs(data[i]! - ref[0]!) <= tol && Math.abs(data[i + 1]! - ref[1]!) <= tol && Math.abs(data[i + 2]! - ref[2]!) <= tol);
-}
-
-/** Share of row `y`'s columns sampled every `step` pixels for which `test` holds (given the pixel's offset in the data). */
-function columnShare(rgb: RgbImage, y: number, step: number, test: (offset: number) => boolean): number {
+  const { width, data } = rgb;
+  const [r, g, b] = [ref[0]!, ref[1]!, ref[2]!];
   let n = 0;
   let total = 0;
-  for (let x = 0; x < rgb.width; x += step) {
+  for (let x = 0, i = y * width * 3; x < width; x += step, i += step * 3) {
     total++;
-    if (test((y * rgb.width + x) * 3)) n++;
+    if (Math.abs(data[i]! - r) <= tol && Math.abs(data[i + 1]! - g) <= tol && Math.abs(data[i + 2]! - b) <= tol) n++;
   }
   return n / total;
 }

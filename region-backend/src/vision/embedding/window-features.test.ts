@@ -3,12 +3,14 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { rerankPictures, rgbOf } from '../../../test/support/real-photos.js';
 import { opencv } from '../runtime/opencv-runtime.js';
-import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures, queryLocalFeatures, type LocalFeatures } from './local-features.js';
+import { extractLocalFeatures, LOCAL_FEATURES, packLocalFeatures, queryLocalFeatures, unpackLocalFeatures, type LocalFeatures } from './local-features.js';
 import { verifyCandidates } from './geometric-verify.js';
 import { QUERY_REGIONS } from './query-regions.js';
 import { featuresInWindow, windowsLocalFeatures } from './window-features.js';
 import searchVerifyWindowsTask from '../../inference/tasks/search-verify-windows.task.js';
 import searchWindowFeaturesTask from '../../inference/tasks/search-window-features.task.js';
+import { makeSearchQuery } from '../../images/query-edits.js';
+import { textBanner } from './text-banner.js';
 
 const unit = fc.double({ min: 0, max: 1, noNaN: true });
 /** A keypoint's place: inside its frame, never on the far edge. */
@@ -89,5 +91,20 @@ describe("a window's keypoints", () => {
     const inside = featuresInWindow(windowsLocalFeatures(cv, collage, QUERY_REGIONS.side), box);
     expect(inside.count).toBeGreaterThan(queryLocalFeatures(cv, collage).count / 8);
     expect(verifyCandidates(inside, stored.map(() => null))).toEqual([null, null]);
+  });
+
+  it("leave out the text banner the query's keypoint task found, without looking for it again", async () => {
+    const { source } = await rerankPictures();
+    const png = await sharp(Buffer.from(source.data), { raw: { width: source.width, height: source.height, channels: 3 } }).png().toBuffer();
+    const query = await rgbOf(sharp(await makeSearchQuery({ png, width: source.width, height: source.height }, 'text', 'a')));
+    const banner = textBanner(query)!;
+    expect(banner).not.toBeNull();
+    const side = QUERY_REGIONS.side;
+    // Given the banner, the task answers what it answers when it looks for the banner itself.
+    expect(await searchWindowFeaturesTask({ rgb: query, side, banner })).toEqual(await searchWindowFeaturesTask({ rgb: query, side }));
+    // Told there is none, it takes keypoints on the band: the banner given is the one used.
+    const onBand = (features: LocalFeatures) => Array.from({ length: features.count }, (_, i) => features.points[2 * i + 1]! / features.height).filter((y) => y >= banner.top && y < banner.top + banner.height).length;
+    expect(onBand(unpackLocalFeatures(await searchWindowFeaturesTask({ rgb: query, side, banner })))).toBe(0);
+    expect(onBand(unpackLocalFeatures(await searchWindowFeaturesTask({ rgb: query, side, banner: null })))).toBeGreaterThan(20);
   });
 });

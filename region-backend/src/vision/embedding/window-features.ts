@@ -11,7 +11,7 @@
 import type { RgbImage } from '../../images/rgb-image.js';
 import type { Cv } from '../runtime/opencv-runtime.js';
 import { DESCRIPTOR_BYTES } from '../logo/logo-params.js';
-import { extractLocalFeatures, LOCAL_FEATURES, windowDescribeSide, type LocalFeatures } from './local-features.js';
+import { extractLocalFeatures, LOCAL_FEATURES, windowDescribeSide, type ExcludedRows, type LocalFeatures } from './local-features.js';
 import { textBanner } from './text-banner.js';
 
 type Box = readonly [number, number, number, number];
@@ -21,13 +21,14 @@ export const WINDOW_FEATURES_SPARE = 3;
 
 /**
  * ORB features of the whole query for its windows of `side` (a share of the query's width and height), strongest
- * first: described at the longer side a window would be described at, divided by `side`.
+ * first: described at the longer side a window would be described at, divided by `side`. `banner` is the query's
+ * text banner when its keypoint task already looked for it (null: it has none).
  */
-export function windowsLocalFeatures(cv: Cv, image: RgbImage, side: number): LocalFeatures {
+export function windowsLocalFeatures(cv: Cv, image: RgbImage, side: number, banner: ExcludedRows | null = textBanner(image)): LocalFeatures {
   const window = { width: Math.max(1, Math.round(image.width * side)), height: Math.max(1, Math.round(image.height * side)) };
   const describeSide = Math.round(windowDescribeSide(window) / side);
   const features = Math.round((WINDOW_FEATURES_SPARE * LOCAL_FEATURES.queryFeatures) / (side * side));
-  return extractLocalFeatures(cv, image, describeSide, features, false, textBanner(image), true);
+  return extractLocalFeatures(cv, image, describeSide, features, false, banner, true);
 }
 
 /**
