@@ -17,6 +17,33 @@ function pasted(width: number, height: number, box: [number, number, number, num
   return { data, width, height };
 }
 
+describe('greyCopy', () => {
+  it('is each grey pixel the rounded mean luma of the whole pixels that map to it, at any size', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 90 }), fc.integer({ min: 1, max: 90 }), fc.integer({ min: 1, max: 100 }), fc.integer(), (width, height, side, seed) => {
+        let s = seed >>> 0;
+        const data = Uint8Array.from({ length: width * height * 3 }, () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) >>> 24);
+        const grey = greyCopy({ data, width, height }, side);
+        const scale = Math.min(1, side / Math.max(width, height));
+        expect([grey.width, grey.height]).toEqual([Math.max(1, Math.round(width * scale)), Math.max(1, Math.round(height * scale))]);
+        // The definition, pixel by pixel: which grey pixel each picture pixel falls in, and the mean of each.
+        const sums = new Array<number>(grey.width * grey.height).fill(0);
+        const counts = new Array<number>(grey.width * grey.height).fill(0);
+        for (let y = 0; y < height; y++) {
+          for (let x = 0; x < width; x++) {
+            const at = Math.min(grey.height - 1, Math.floor((y * grey.height) / height)) * grey.width + Math.min(grey.width - 1, Math.floor((x * grey.width) / width));
+            const i = (y * width + x) * 3;
+            sums[at]! += 77 * data[i]! + 150 * data[i + 1]! + 29 * data[i + 2]!;
+            counts[at]!++;
+          }
+        }
+        expect(Array.from(grey.data)).toEqual(sums.map((sum, k) => Math.round(sum / (256 * Math.max(1, counts[k]!)))));
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
 describe('insetBox', () => {
   it('finds a picture pasted on a busy page, just inside its border', () => {
     const box = insetBox(pasted(512, 384, [200, 100, 180, 150], 3))!;

@@ -26,21 +26,22 @@ export function greyCopy(rgb: RgbImage, side: number): GreyImage {
   const scale = Math.min(1, side / Math.max(width, height));
   const w = Math.max(1, Math.round(width * scale));
   const h = Math.max(1, Math.round(height * scale));
-  const sums = new Uint32Array(w * h);
-  const counts = new Uint32Array(w * h);
+  // Each grey pixel averages a block of whole pixels: its sum is accumulated row by row, and its pixel count is
+  // the product of its block's column and row counts.
   const columnOf = new Int32Array(width);
-  for (let x = 0; x < width; x++) columnOf[x] = Math.min(w - 1, Math.floor((x * w) / width));
+  const columns = new Uint32Array(w);
+  for (let x = 0; x < width; x++) columns[(columnOf[x] = Math.min(w - 1, Math.floor((x * w) / width)))]!++;
+  const rows = new Uint32Array(h);
+  for (let y = 0; y < height; y++) rows[Math.min(h - 1, Math.floor((y * h) / height))]!++;
+  const sums = new Uint32Array(w * h);
   for (let y = 0; y < height; y++) {
     const rowAt = Math.min(h - 1, Math.floor((y * h) / height)) * w;
-    let i = y * width * 3;
-    for (let x = 0; x < width; x++, i += 3) {
-      const at = rowAt + columnOf[x]!;
-      sums[at] = sums[at]! + 77 * data[i]! + 150 * data[i + 1]! + 29 * data[i + 2]!;
-      counts[at] = counts[at]! + 1;
-    }
+    for (let x = 0, i = y * width * 3; x < width; x++, i += 3) sums[rowAt + columnOf[x]!] += 77 * data[i]! + 150 * data[i + 1]! + 29 * data[i + 2]!;
   }
   const out = new Uint8Array(w * h);
-  for (let k = 0; k < out.length; k++) out[k] = Math.round(sums[k]! / (256 * Math.max(1, counts[k]!)));
+  for (let r = 0, k = 0; r < h; r++) {
+    for (let c = 0; c < w; c++, k++) out[k] = Math.round(sums[k]! / (256 * Math.max(1, rows[r]! * columns[c]!)));
+  }
   return { data: out, width: w, height: h };
 }
 
