@@ -26,21 +26,32 @@ export function greyCopy(rgb: RgbImage, side: number): GreyImage {
   const scale = Math.min(1, side / Math.max(width, height));
   const w = Math.max(1, Math.round(width * scale));
   const h = Math.max(1, Math.round(height * scale));
-  // Each grey pixel averages a block of whole pixels: its sum is accumulated row by row, and its pixel count is
-  // the product of its block's column and row counts.
-  const columnOf = new Int32Array(width);
+  // Each grey pixel averages a block of whole pixels: its columns are consecutive, so a picture row adds one
+  // run per grey pixel, and its pixel count is the product of its block's column and row counts.
+  const columnEnd = new Int32Array(w);
   const columns = new Uint32Array(w);
-  for (let x = 0; x < width; x++) columns[(columnOf[x] = Math.min(w - 1, Math.floor((x * w) / width)))]!++;
+  for (let x = 0; x < width; x++) {
+    const c = Math.min(w - 1, Math.floor((x * w) / width));
+    columns[c]!++;
+    columnEnd[c] = x + 1;
+  }
   const rows = new Uint32Array(h);
   for (let y = 0; y < height; y++) rows[Math.min(h - 1, Math.floor((y * h) / height))]!++;
   const sums = new Uint32Array(w * h);
   for (let y = 0; y < height; y++) {
     const rowAt = Math.min(h - 1, Math.floor((y * h) / height)) * w;
-    for (let x = 0, i = y * width * 3; x < width; x++, i += 3) sums[rowAt + columnOf[x]!] += 77 * data[i]! + 150 * data[i + 1]! + 29 * data[i + 2]!;
+    let i = y * width * 3;
+    for (let c = 0, x = 0; c < w; c++) {
+      let run = 0;
+      for (const end = columnEnd[c]!; x < end; x++, i += 3) run += 77 * data[i]! + 150 * data[i + 1]! + 29 * data[i + 2]!;
+      sums[rowAt + c] += run;
+    }
   }
   const out = new Uint8Array(w * h);
   for (let r = 0, k = 0; r < h; r++) {
-    for (let c = 0; c < w; c++, k++) out[k] = Math.round(sums[k]! / (256 * Math.max(1, rows[r]! * columns[c]!)));
+    const perRow = 256 * Math.max(1, rows[r]!);
+    // Rounded half up as Math.round does: a mean of whole-pixel sums is never within rounding of a half but on it.
+    for (let c = 0; c < w; c++, k++) out[k] = (sums[k]! / (perRow * Math.max(1, columns[c]!)) + 0.5) | 0;
   }
   return { data: out, width: w, height: h };
 }
