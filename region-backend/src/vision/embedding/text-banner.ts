@@ -4,7 +4,7 @@ import type { RgbImage } from '../../images/rgb-image.js';
  * it ("SALE 50% OFF" over a product photo). Such a band hides part of the picture and, worse, its letters are
  * the strongest corners and edges of the image: they pull the query's vector towards "text" and take most of
  * its ORB keypoints. Found here, the band is left out of a second query vector (the picture without it) and of
- * the query's keypoints (search-embedding.ts, local-features.ts). Pure JavaScript on at most 256 rows × 256
+ * the query's keypoints (search-embedding.ts, local-features.ts). Pure JavaScript on fewer than 512 rows × 512
  * samples: every row is tested as a band's first row and followed for at most a band's height.
  */
 
@@ -45,7 +45,7 @@ export const TEXT_BANNER: TextBannerOptions = {
 export function textBanner(rgb: RgbImage, options: TextBannerOptions = TEXT_BANNER): { top: number; height: number } | null {
   const { width, height } = rgb;
   if (width < 32 || height < 32) return null;
-  // At most about 256 samples per row and 256 rows: the work is bounded whatever the picture's size.
+  // Fewer than 512 samples per row and 512 rows: the work is bounded whatever the picture's size.
   const step = Math.max(1, Math.floor(width / 256));
   const rowStep = Math.max(1, Math.floor(height / 256));
   const rows = Math.ceil(height / rowStep);
