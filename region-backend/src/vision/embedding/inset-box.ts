@@ -44,7 +44,7 @@ export function greyCopy(rgb: RgbImage, side: number): GreyImage {
     for (let c = 0, x = 0; c < w; c++) {
       let run = 0;
       for (const end = columnEnd[c]!; x < end; x++, i += 3) run += 77 * data[i]! + 150 * data[i + 1]! + 29 * data[i + 2]!;
-      sums[rowAt + c] += run;
+      sums[rowAt + c] = sums[rowAt + c]! + run;
     }
   }
   const out = new Uint8Array(w * h);
