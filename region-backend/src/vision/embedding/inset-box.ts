@@ -100,15 +100,18 @@ export function insetBox(grey: GreyImage, options: InsetBoxOptions = INSET_BOX):
       const left = verticals[i]!;
       const right = verticals[j]!;
       if (right.at - left.at < 4) continue;
-      for (let k = 0; k < horizontals.length; k++) {
-        for (let l = k + 1; l < horizontals.length; l++) {
-          const top = horizontals[k]!;
-          const bottom = horizontals[l]!;
+      // Only horizontal segments along most of this pair's span can be its top or bottom (in their order, so
+      // ties between rectangles go as they would over every pair).
+      const spanning = horizontals.filter((segment) => covers(segment, left.at, right.at));
+      for (let k = 0; k < spanning.length; k++) {
+        for (let l = k + 1; l < spanning.length; l++) {
+          const top = spanning[k]!;
+          const bottom = spanning[l]!;
           if (bottom.at - top.at < 4) continue;
           const area = ((right.at - left.at) * (bottom.at - top.at)) / (w * h);
           if (area < options.minArea || area > options.maxArea) continue;
           // Every side close to the segments that proposed it, then measured along its whole length.
-          if (!covers(left, top.at, bottom.at) || !covers(right, top.at, bottom.at) || !covers(top, left.at, right.at) || !covers(bottom, left.at, right.at)) continue;
+          if (!covers(left, top.at, bottom.at) || !covers(right, top.at, bottom.at)) continue;
           const score = Math.min(column(left.at, top.at, bottom.at), column(right.at, top.at, bottom.at), row(top.at, left.at, right.at), row(bottom.at, left.at, right.at));
           if (score < options.support) continue;
           if (!best || score > best.score + 1e-9 || (Math.abs(score - best.score) <= 1e-9 && area > best.area)) {
