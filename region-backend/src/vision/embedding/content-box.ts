@@ -32,20 +32,24 @@ export function contentBox(rgb: RgbImage, options: ContentBoxOptions = CONTENT_B
   const rows = Math.ceil(height / cell);
   const content = new Uint8Array(cols * rows);
   const tol = options.tolerance;
+  const [red, green, blue] = background;
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < cols; c++) {
-      let total = 0;
-      let flat = 0;
       const y1 = Math.min(height, (r + 1) * cell);
       const x1 = Math.min(width, (c + 1) * cell);
-      for (let y = r * cell; y < y1; y++) {
+      const total = (y1 - r * cell) * (x1 - c * cell);
+      const need = options.backgroundShare * total;
+      // A cell is content when fewer than `need` of its pixels are flat; counted row by row until that is decided.
+      let flat = 0;
+      let left = total;
+      for (let y = r * cell; y < y1 && flat < need && flat + left >= need; y++) {
         let i = (y * width + c * cell) * 3;
         for (let x = c * cell; x < x1; x++, i += 3) {
-          total++;
-          if (Math.abs(data[i]! - background[0]) <= tol && Math.abs(data[i + 1]! - background[1]) <= tol && Math.abs(data[i + 2]! - background[2]) <= tol) flat++;
+          if (Math.abs(data[i]! - red) <= tol && Math.abs(data[i + 1]! - green) <= tol && Math.abs(data[i + 2]! - blue) <= tol) flat++;
         }
+        left -= x1 - c * cell;
       }
-      content[r * cols + c] = flat < options.backgroundShare * total ? 1 : 0;
+      content[r * cols + c] = flat < need ? 1 : 0;
     }
   }
   const box = largestComponentBox(content, cols, rows);
