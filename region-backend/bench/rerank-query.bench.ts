@@ -5,8 +5,8 @@
  * task, the query's keypoint task and its parts (text banner, grey picture at the describing side, ORB; ORB
  * also at the former 640 px and with fewer keypoints), the mirror image's task (from the query's grey picture,
  * and from the picture as before), and verifying 10 candidates none of which is the query's source (the worst
- * case, which also runs the mirror pass). Wall and CPU time per part, rounds interleaved so every part sees
- * the same load; then the worst case's CPU against the floor's. Reading the candidates' keypoints from
+ * case, which also runs the mirror pass), and the content box the embedding task looks for. Wall and CPU time
+ * per part, rounds interleaved so every part sees the same load; then the worst case's CPU against the floor's. Reading the candidates' keypoints from
  * PostgreSQL is timed by the search bench (rerank-stages.ts).
  * IRIS_BENCH_RUNS (default 20) sets the rounds.
  */
@@ -22,6 +22,7 @@ import { warmUpEmbedder } from '../src/vision/embedding/embedder.js';
 import { verifyCandidates, verifyMirrored } from '../src/vision/embedding/geometric-verify.js';
 import { describeQuery, extractLocalFeatures, LOCAL_FEATURES, mirrorLocalFeatures, packLocalFeatures, queryLocalFeatures, unpackLocalFeatures, wholeQuerySide } from '../src/vision/embedding/local-features.js';
 import { textBanner } from '../src/vision/embedding/text-banner.js';
+import { contentBox } from '../src/vision/embedding/content-box.js';
 import { photoJpeg } from '../test/support/test-images.js';
 import { realPictures } from './rerank-stages.js';
 
@@ -103,6 +104,8 @@ export default async function run(): Promise<void> {
       ['mirror-image task as before (from the picture: text banner, grey picture, ORB)', () => packLocalFeatures(queryLocalFeatures(cv, rgb, true, textBanner(rgb)))],
       ['verifying 10 candidates, none the source', () => verifyCandidates(query, candidates)],
       ['verifying 10 candidates with the mirror image', () => verifyMirrored(mirrored, candidates)],
+      // Last, so the summary's part numbers stay: a part of the embedding task above.
+      ['the content box (part of the embedding task)', () => contentBox(rgb)],
     ];
     const measured = await measureParts(parts);
     for (const [part] of parts) rows.push([`${label}: ${part}`, measured.get(part)!.wall, measured.get(part)!.cpu]);
