@@ -6,8 +6,8 @@
  * also at the former 640 px and with fewer keypoints), the mirror image's task (from the query's grey picture,
  * and from the picture as before), and verifying 10 candidates none of which is the query's source (the worst
  * case, which also runs the mirror pass), and the content box the embedding task looks for. Wall and CPU time
- * per part, rounds interleaved so every part sees the same load; then the worst case's CPU against the floor's. Reading the candidates' keypoints from
- * PostgreSQL is timed by the search bench (rerank-stages.ts).
+ * per part, rounds interleaved so every part sees the same load; then the worst case's CPU against the floor's.
+ * Reading the candidates' keypoints from PostgreSQL is timed by the search bench (rerank-stages.ts).
  * IRIS_BENCH_RUNS (default 20) sets the rounds.
  */
 import os from 'node:os';

@@ -139,7 +139,7 @@ export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): 
     return { box: inset.box, hits: hits! };
   });
   const [windowFeatures, windowPass, inset] = await Promise.all([
-    deps.inference.run('search-window-features', { rgb: input.picture, side: QUERY_REGIONS.side, ...(input.banner !== undefined ? { banner: input.banner } : {}) }, { ...options, mayBorrow: true }),
+    deps.inference.run('search-window-features', { rgb: input.picture, side: QUERY_REGIONS.side, banner: input.banner }, { ...options, mayBorrow: true }),
     windowsDone,
     insetDone,
   ]);

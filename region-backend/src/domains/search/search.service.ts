@@ -234,7 +234,7 @@ export class SearchQueryService {
       if (!local) return { ...embedding, picture: rgb };
       // The decoded picture and its text banner also serve the mirror pass (when its mirror image was not
       // described) and the regions.
-      return { ...embedding, features: local.features, picture: rgb, ...(local.described ? { banner: local.described.banner } : {}), ...(mirrored ? { mirrored } : {}) };
+      return { ...embedding, features: local.features, picture: rgb, banner: local.described?.banner, ...(mirrored ? { mirrored } : {}) };
     } catch (err) {
       if (err instanceof InferenceTaskError && (err.code === 'image_decode_failed' || err.code === 'invalid_embed_input')) {
         throw new ApiError('invalidData', `image cannot be decoded: ${err.message}`);

@@ -35,19 +35,19 @@ export function contentBox(rgb: RgbImage, options: ContentBoxOptions = CONTENT_B
   const [red, green, blue] = background;
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < cols; c++) {
-      const y1 = Math.min(height, (r + 1) * cell);
-      const x1 = Math.min(width, (c + 1) * cell);
-      const total = (y1 - r * cell) * (x1 - c * cell);
+      const [x0, y0] = [c * cell, r * cell];
+      const x1 = Math.min(width, x0 + cell);
+      const y1 = Math.min(height, y0 + cell);
+      const total = (y1 - y0) * (x1 - x0);
       const need = options.backgroundShare * total;
       // A cell is content when fewer than `need` of its pixels are flat; counted row by row until that is decided.
       let flat = 0;
       let left = total;
-      for (let y = r * cell; y < y1 && flat < need && flat + left >= need; y++) {
-        let i = (y * width + c * cell) * 3;
-        for (let x = c * cell; x < x1; x++, i += 3) {
+      for (let y = y0; y < y1 && flat < need && flat + left >= need; y++, left -= x1 - x0) {
+        let i = (y * width + x0) * 3;
+        for (let x = x0; x < x1; x++, i += 3) {
           if (Math.abs(data[i]! - red) <= tol && Math.abs(data[i + 1]! - green) <= tol && Math.abs(data[i + 2]! - blue) <= tol) flat++;
         }
-        left -= x1 - c * cell;
       }
       content[r * cols + c] = flat < need ? 1 : 0;
     }

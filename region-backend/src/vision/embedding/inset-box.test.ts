@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { photoPixels } from '../../../test/support/test-images.js';
 import { iou } from '../detect/detection.js';
+import { seededRandom } from '../../util/seeded-random.js';
 import { greyCopy, insetBox, INSET_GREY_SIDE, type GreyImage } from './inset-box.js';
 
 /** A smooth grey page (diagonal bands, no straight axis-aligned edge) with a flat picture pasted at the pixel box. */
@@ -21,8 +22,8 @@ describe('greyCopy', () => {
   it('is each grey pixel the rounded mean luma of the whole pixels that map to it, at any size', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 90 }), fc.integer({ min: 1, max: 90 }), fc.integer({ min: 1, max: 100 }), fc.integer(), (width, height, side, seed) => {
-        let s = seed >>> 0;
-        const data = Uint8Array.from({ length: width * height * 3 }, () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) >>> 24);
+        const random = seededRandom(seed);
+        const data = Uint8Array.from({ length: width * height * 3 }, () => Math.floor(random() * 256));
         const grey = greyCopy({ data, width, height }, side);
         const scale = Math.min(1, side / Math.max(width, height));
         expect([grey.width, grey.height]).toEqual([Math.max(1, Math.round(width * scale)), Math.max(1, Math.round(height * scale))]);

@@ -36,10 +36,11 @@ export function greyCopy(rgb: RgbImage, side: number): GreyImage {
     columnEnd[c] = x + 1;
   }
   const rows = new Uint32Array(h);
-  for (let y = 0; y < height; y++) rows[Math.min(h - 1, Math.floor((y * h) / height))]!++;
   const sums = new Uint32Array(w * h);
   for (let y = 0; y < height; y++) {
-    const rowAt = Math.min(h - 1, Math.floor((y * h) / height)) * w;
+    const r = Math.min(h - 1, Math.floor((y * h) / height));
+    rows[r]!++;
+    const rowAt = r * w;
     let i = y * width * 3;
     for (let c = 0, x = 0; c < w; c++) {
       let run = 0;
