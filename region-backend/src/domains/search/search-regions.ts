@@ -11,16 +11,15 @@
  * answers every region's results as a group.
  */
 import type { RgbImage } from '../../images/rgb-image.js';
-import type pg from 'pg';
 import type { EmbedderRef } from '../../vision/embedding/embedder-identity.js';
 import { QUERY_REGIONS, queryRegions, windowsToDescribe, type Box, type QueryRegion } from '../../vision/embedding/query-regions.js';
 import type { Verification } from '../../vision/embedding/geometric-verify.js';
 import type { ExcludedRows } from '../../vision/embedding/local-features.js';
 import { rerankScore } from '../../vision/embedding/rerank-score.js';
 import type { InferencePool } from '../../inference/inference-pool.js';
-import { itemFeatures } from '../search-services/index-items.repo.js';
 import type { ServiceState } from '../search-services/search-service.repo.js';
 import type { Selected } from './search-rerank.js';
+import type { CandidateFeatures } from './candidate-features.js';
 import type { VectorHit } from '../../vectors/vector-store.js';
 
 export interface RegionGroup {
@@ -60,10 +59,11 @@ export interface RegionPassInput {
 }
 
 export interface RegionPassDeps {
-  pool: pg.Pool;
   inference: InferencePool;
   service: ServiceState & { pipeline: string; scenario: string };
   accountId: number;
+  /** The candidates' stored keypoints, shared with the whole query's re-ranking. */
+  features: CandidateFeatures;
 }
 
 /** The share of box `a` that lies inside box `b` (both normalised [x, y, w, h]). */
@@ -92,31 +92,18 @@ export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): 
   // described).
   const candidatesOf = (idLists: number[][]) => [...new Set(idLists.flatMap((ids) => [...bestNew(ids), ...ids.slice(0, QUERY_REGIONS.hitsPerWindow)]))];
   const idsOf = (lists: { id: number }[][]) => lists.map((list) => list.map((x) => x.id));
-  // The candidates' keypoints, read while the records of the index's hits are (the filters rarely drop a hit;
+  // The candidates' keypoints are read while the records of the index's hits are (the filters rarely drop a hit;
   // what they did drop is read after).
-  const stored = new Map<number, Uint8Array>();
-  const reading = new Map<number, Promise<void>>();
-  const read = (ids: number[]): Promise<unknown> => {
-    const missing = ids.filter((id) => !reading.has(id));
-    if (missing.length) {
-      const done = itemFeatures(deps.pool, deps.service.id, deps.service.pipeline, missing).then((found) => {
-        for (const [id, features] of found) stored.set(id, features);
-      });
-      // Awaited through `reading`; a failure is not left unhandled when no one waits for these ids.
-      done.catch(() => undefined);
-      for (const id of missing) reading.set(id, done);
-    }
-    return Promise.all(ids.map((id) => reading.get(id)));
-  };
-  const prefetch = (hits: VectorHit[][]) => void read(candidatesOf(idsOf(hits))).catch(() => undefined);
+  const features = deps.features;
+  const prefetch = (hits: VectorHit[][]) => features.prefetch(candidatesOf(idsOf(hits)));
   const matches = new Map<number, Verification>();
   const sentWhole = new Set<number>();
   // Verifies records with the whole query's keypoints, each once (a match does not depend on the region that found it).
   const verifyWhole = async (ids: number[]) => {
-    const known = [...new Set(ids)].filter((id) => stored.has(id) && !sentWhole.has(id));
+    const known = [...new Set(ids)].filter((id) => features.get(id) && !sentWhole.has(id));
     known.forEach((id) => sentWhole.add(id));
     if (!known.length) return;
-    const found = await deps.inference.run('search-verify', { query: input.features, candidates: known.map((id) => stored.get(id)!) }, options);
+    const found = await deps.inference.run('search-verify', { query: input.features, candidates: known.map((id) => features.get(id)!) }, options);
     known.forEach((id, k) => found[k] && matches.set(id, found[k]!));
   };
   // The built-in embedder pools every window from one backbone pass over the whole query; the windows' keypoints,
@@ -126,7 +113,7 @@ export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): 
   const windowsDone = deps.inference.run('search-query-regions', { ...payload, regions: windows }, options).then(async (vectors) => {
     const hits = await input.searchVectors(vectors, wanted, prefetch);
     const ids = idsOf(hits.map((list) => list.map((s) => s.hit)));
-    await read(candidatesOf(ids));
+    await features.read(candidatesOf(ids));
     const whole = verifyWhole(ids.flatMap(bestNew));
     // Awaited below; until then a failure is not left unhandled when another part of the pass fails first.
     whole.catch(() => undefined);
@@ -135,7 +122,7 @@ export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): 
   const insetDone = deps.inference.run('search-query-inset', { ...payload, scenario: deps.service.scenario }, { ...options, mayBorrow: true }).then(async (inset) => {
     if (!inset) return null;
     const [hits] = await input.searchVectors([inset.vector], wanted, prefetch);
-    await read(candidatesOf(idsOf([hits!.map((s) => s.hit)])));
+    await features.read(candidatesOf(idsOf([hits!.map((s) => s.hit)])));
     return { box: inset.box, hits: hits! };
   });
   const [windowFeatures, windowPass, inset] = await Promise.all([
@@ -157,12 +144,12 @@ export async function regionPass(input: RegionPassInput, deps: RegionPassDeps): 
       if (!seen || seen.selected.hit.score < s.hit.score) toVerify.set(s.hit.id, { selected: s, region: r });
     }
   });
-  const described = windowsToDescribe(hits.map((list) => list[0]?.hit.score ?? 0)).map((r) => ({ r, list: hits[r]!.slice(0, QUERY_REGIONS.hitsPerWindow).filter((s) => stored.has(s.hit.id)) }));
+  const described = windowsToDescribe(hits.map((list) => list[0]?.hit.score ?? 0)).map((r) => ({ r, list: hits[r]!.slice(0, QUERY_REGIONS.hitsPerWindow).filter((s) => features.get(s.hit.id)) }));
   // The windows' verifications in two tasks, one per thread, each unpacking the windows' keypoints once: every
   // other window to each, as they come best first.
   const halves = [0, 1].map((half) => described.filter((_, k) => k % 2 === half));
   const verifyWindows = (list: typeof described) =>
-    list.length ? deps.inference.run('search-verify-windows', { query: windowFeatures, windows: list.map((w) => ({ box: regions[w.r]!.box, candidates: w.list.map((s) => stored.get(s.hit.id)!) })) }, options) : Promise.resolve([]);
+    list.length ? deps.inference.run('search-verify-windows', { query: windowFeatures, windows: list.map((w) => ({ box: regions[w.r]!.box, candidates: w.list.map((s) => features.get(s.hit.id)!) })) }, options) : Promise.resolve([]);
   // Both verifications at once (each a few milliseconds): the whole query's matches count first.
   const [, byHalf] = await Promise.all([Promise.all([windowPass.whole, verifyWhole([...toVerify.keys()])]), Promise.all(halves.map(verifyWindows))]);
   const perWindow = described.map((_, k) => byHalf[k % 2]![Math.floor(k / 2)]);

@@ -5,14 +5,12 @@
  * nothing verifies but the best vector score says "the same picture", the query's mirror image is tried.
  */
 import type { RgbImage } from '../../images/rgb-image.js';
-import type pg from 'pg';
 import type { Verification } from '../../vision/embedding/geometric-verify.js';
 import { RERANK, rerankScore, wantsMirrorPass } from '../../vision/embedding/rerank-score.js';
 import type { InferencePool } from '../../inference/inference-pool.js';
 import type { VectorHit } from '../../vectors/vector-store.js';
-import { itemFeatures } from '../search-services/index-items.repo.js';
-import type { ServiceState } from '../search-services/search-service.repo.js';
 import type { HitRecord } from './search-records.repo.js';
+import type { CandidateFeatures } from './candidate-features.js';
 
 export interface Selected {
   hit: VectorHit;
@@ -22,9 +20,9 @@ export interface Selected {
 }
 
 export interface RerankDeps {
-  pool: pg.Pool;
   inference: InferencePool;
-  service: ServiceState;
+  /** The candidates' stored keypoints (read beside their records when the search prefetched them). */
+  features: CandidateFeatures;
   /** Candidates verified (the best by vector score); 0 turns re-ranking off. */
   candidates: number;
   accountId: number;
@@ -44,17 +42,21 @@ export interface QueryLocalFeatures {
 export async function rerank(selected: Selected[], query: QueryLocalFeatures, deps: RerankDeps): Promise<Selected[]> {
   const head = selected.slice(0, deps.candidates);
   if (!head.length) return selected;
-  const stored = await itemFeatures(deps.pool, deps.service.id, deps.service.pipeline, head.map((s) => s.hit.id));
-  if (!stored.size) return selected;
+  await deps.features.read(head.map((s) => s.hit.id));
+  const candidates = head.map((s) => deps.features.get(s.hit.id) ?? null);
+  if (!candidates.some(Boolean)) return selected;
   const options = { priority: 'interactive' as const, accountId: deps.accountId };
-  const candidates = head.map((s) => stored.get(s.hit.id) ?? null);
-  let verifications = await deps.inference.run('search-verify', { query: query.features, candidates }, options);
   // Nothing verified, yet the vector says "the same picture": perhaps a mirrored copy (ORB is not mirror-invariant).
-  if ((query.mirrored || query.picture) && wantsMirrorPass(verifications, head[0]!.hit.score)) {
-    const likely = head.map((s, i) => (s.hit.score >= RERANK.mirrorMinScore ? candidates[i]! : null));
+  // When the mirror image is already described, the same task tries it: no second round trip to a thread.
+  const mirrorWanted = Boolean(query.mirrored || query.picture) && head[0]!.hit.score >= RERANK.mirrorMinScore;
+  const likely = head.map((s) => s.hit.score >= RERANK.mirrorMinScore);
+  const described = mirrorWanted ? await settled(query.mirrored) : undefined;
+  const thenMirrored = described ? { mirrored: described, likely } : undefined;
+  let verifications = await deps.inference.run('search-verify', { query: query.features, candidates, ...(thenMirrored ? { thenMirrored } : {}) }, options);
+  if (mirrorWanted && !thenMirrored && wantsMirrorPass(verifications, head[0]!.hit.score)) {
     const mirrored = await query.mirrored;
     const mirror = mirrored ? { mirrored } : { mirrorOf: query.picture ?? null };
-    verifications = await deps.inference.run('search-verify', { query: query.features, candidates: likely, ...mirror }, options);
+    verifications = await deps.inference.run('search-verify', { query: query.features, candidates: candidates.map((c, i) => (likely[i] ? c : null)), ...mirror }, options);
   }
   const rescored = head.map((s, i) => {
     const match = verifications[i] ?? null;
@@ -62,6 +64,15 @@ export async function rerank(selected: Selected[], query: QueryLocalFeatures, de
   });
   rescored.sort((a, b) => b.hit.score - a.hit.score);
   return [...rescored, ...selected.slice(head.length)];
+}
+
+/** The promise's value when it has already settled with one; undefined while pending or when it failed. */
+async function settled<T>(promise: Promise<T> | undefined): Promise<T | undefined> {
+  if (!promise) return undefined;
+  const pending = Symbol('pending');
+  // An already settled promise wins the race: its reaction is queued before the marker's.
+  const value = await Promise.race([promise, Promise.resolve(pending)]).catch(() => pending);
+  return value === pending ? undefined : (value as T);
 }
 
 const round = (v: number) => Math.round(v * 1e4) / 1e4;

@@ -28,6 +28,7 @@ import { regionPass, type RegionGroup, type RegionOutcome } from './search-regio
 import { isDecisive } from '../../vision/embedding/rerank-score.js';
 import { QUERY_REGIONS } from '../../vision/embedding/query-regions.js';
 import { liveRecords, type HitRecord } from './search-records.repo.js';
+import { CandidateFeatures } from './candidate-features.js';
 import { turnPass, wantsTurnPass } from './search-turns.js';
 
 
@@ -137,6 +138,7 @@ export class SearchQueryService {
 
     const searchStarted = performance.now();
     let answered = pipeline;
+    let features = new CandidateFeatures(this.deps.pool, { id: service.id, pipeline });
     const hits = await this.useIndex(service, async (store, used) => {
       if (used !== pipeline) {
         // The new index came into service meanwhile: the query is embedded again with its model.
@@ -144,11 +146,14 @@ export class SearchQueryService {
         query = await this.embed(bytes, params, service.scenario, accountId, candidates > 0, await this.deps.embedders.embedderOf(used));
         preprocessMs += performance.now() - again;
         answered = used;
+        features = new CandidateFeatures(this.deps.pool, { id: service.id, pipeline: used });
       }
-      return this.selectAll(store, service, query.vectors, params, product);
+      // The best candidates' keypoints are read while their records are.
+      const prefetch = candidates ? (lists: VectorHit[][]) => features.prefetch(lists.flatMap((list) => list.slice(0, candidates).map((h) => h.id))) : undefined;
+      return this.selectAll(store, service, query.vectors, params, product, prefetch);
     });
     const served = { ...service, pipeline: answered };
-    let selected = await rerank(hits, query, { pool: this.deps.pool, inference: this.deps.inference, service: served, candidates, accountId });
+    let selected = await rerank(hits, query, { inference: this.deps.inference, features, candidates, accountId });
     if (wantsTurnPass(selected.slice(0, candidates))) {
       const turns = { picture: query.picture, scenario: service.scenario, embedder: await this.deps.embedders.embedderOf(answered), candidates };
       selected = await this.useIndex(service, (store) =>
@@ -166,7 +171,7 @@ export class SearchQueryService {
       regions = await this.useIndex(service, (store) =>
         regionPass(
           { picture: query.picture, banner: query.banner, features: query.features, embedder, maxRegions: this.deps.maxRegions, perRegion, tried, known: new Map(selected.flatMap((s) => (s.match ? [[s.hit.id, s.match] as const] : []))), searchVectors: (vectors, count, found) => this.selectMany(store, service, vectors, { ...params, count, page: 0 }, product, found) },
-          { pool: this.deps.pool, inference: this.deps.inference, service: served, accountId },
+          { inference: this.deps.inference, service: served, accountId, features },
         ),
       );
       if (regions.verified.length) {
@@ -245,10 +250,10 @@ export class SearchQueryService {
 
   /**
    * Hits of every query vector (the whole query, and the picture found inside it), merged by record with the
-   * better score, best first.
+   * better score, best first; `found` sees each vector's hits before their records are read.
    */
-  private async selectAll(store: VectorStore, service: ServiceState, vectors: Float32Array[], params: SearchParams, product: boolean): Promise<Selected[]> {
-    const [first, ...others] = await Promise.all(vectors.map((v) => this.select(store, service, v, params, product)));
+  private async selectAll(store: VectorStore, service: ServiceState, vectors: Float32Array[], params: SearchParams, product: boolean, found?: (hits: VectorHit[][]) => void): Promise<Selected[]> {
+    const [first, ...others] = await Promise.all(vectors.map((v) => this.selectMany(store, service, [v], params, product, found).then((lists) => lists[0]!)));
     if (!others.length) return first ?? [];
     const best = new Map<number, Selected>();
     for (const s of [first!, ...others].flat()) {
@@ -257,11 +262,6 @@ export class SearchQueryService {
     }
     const merged = [...best.values()].sort((a, b) => b.hit.score - a.hit.score);
     return product ? onePerProduct(merged) : merged;
-  }
-
-  /** Hits that pass every filter, best first, enough for the page asked for (fewer when the index runs out). */
-  private async select(store: VectorStore, service: ServiceState, vector: Float32Array, params: SearchParams, product: boolean): Promise<Selected[]> {
-    return (await this.selectMany(store, service, [vector], params, product))[0]!;
   }
 
   /**

@@ -12,13 +12,20 @@ export interface SearchVerifyPayload {
   mirrored?: Uint8Array | null;
   /** Of each candidate; null where none are stored. */
   candidates: (Uint8Array | null)[];
+  /**
+   * The mirror-image pass in the same task: when no candidate verifies, the query's mirror image (already
+   * described) is matched with the candidates marked likely, and those verifications are the answer.
+   */
+  thenMirrored?: { mirrored: Uint8Array; likely: boolean[] };
 }
 
 /** `search-verify`: geometric verification of search candidates against the query (null = not verified). */
 export default async function searchVerifyTask(payload: SearchVerifyPayload): Promise<(Verification | null)[]> {
-  const { query, mirrorOf, mirrored, candidates } = payload;
+  const { query, mirrorOf, mirrored, candidates, thenMirrored } = payload;
   const stored = candidates.map((c) => (c ? unpackLocalFeatures(c) : null));
   if (mirrored) return verifyMirrored(unpackLocalFeatures(mirrored), stored);
   if (mirrorOf) return verifyMirrored(queryLocalFeatures((await opencv()).cv, mirrorOf, true), stored);
-  return verifyCandidates(unpackLocalFeatures(query), stored);
+  const verified = verifyCandidates(unpackLocalFeatures(query), stored);
+  if (!thenMirrored || verified.some(Boolean)) return verified;
+  return verifyMirrored(unpackLocalFeatures(thenMirrored.mirrored), stored.map((c, i) => (thenMirrored.likely[i] ? c : null)));
 }
