@@ -26,8 +26,13 @@ export const MOBILENET_V2_MID_BLOCK_14 = `${PREFIX}MobilenetV2/expanded_conv_14/
 /** The maps the search embedding pools, in this order (embedding-info.ts). */
 export const EMBEDDING_OUTPUTS = [MOBILENET_V2_MID_CONV, MOBILENET_V2_MID_BLOCK_12, MOBILENET_V2_MID_BLOCK_14] as const;
 
-/** Largest batch one session call takes (bounds the memory of one call). */
-export const MAX_BATCH = 16;
+/**
+ * Largest batch one session call takes. It bounds the memory of one call, and on one thread a call of 12–16 views
+ * of 288×224 cost up to twice as much CPU per view as one of 8 (the layers' activations outgrow the caches): a
+ * scenario with two views of one size (the fashion scenarios' mirror image) makes two calls of 8 from the pool's
+ * batches of 8 pictures, not one of 16 (docs/benchmarks.md, "Embedding cost").
+ */
+export const MAX_BATCH = 8;
 
 /** The backbone bundle inside the installed nsfwjs package. */
 export function backboneFile(): string {
