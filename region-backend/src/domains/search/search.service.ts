@@ -253,7 +253,7 @@ export class SearchQueryService {
    * better score, best first; `found` sees each vector's hits before their records are read.
    */
   private async selectAll(store: VectorStore, service: ServiceState, vectors: Float32Array[], params: SearchParams, product: boolean, found?: (hits: VectorHit[][]) => void): Promise<Selected[]> {
-    const [first, ...others] = await Promise.all(vectors.map((v) => this.selectMany(store, service, [v], params, product, found).then((lists) => lists[0]!)));
+    const [first, ...others] = await this.selectMany(store, service, vectors, params, product, found);
     if (!others.length) return first ?? [];
     const best = new Map<number, Selected>();
     for (const s of [first!, ...others].flat()) {

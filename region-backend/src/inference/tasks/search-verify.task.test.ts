@@ -35,13 +35,13 @@ describe('search re-ranking tasks: the mirror pass', () => {
     const { source, other, mirroredCrop } = await rerankPictures();
     const crop = await rgbOf(sharp(Buffer.from(mirroredCrop.data), { raw: { width: mirroredCrop.width, height: mirroredCrop.height, channels: 3 } }).flop());
     const candidates = [other, source].map((image) => packLocalFeatures(extractLocalFeatures(cv, image, LOCAL_FEATURES.indexSide, LOCAL_FEATURES.indexFeatures)));
-    const describe = async (query: typeof source) => {
+    const featuresOf = async (query: typeof source) => {
       const plain = await searchQueryFeaturesTask({ rgb: query });
       return { features: plain.features, mirrored: (await searchQueryFeaturesTask({ mirrorOf: plain.described! })).features };
     };
 
     // A mirrored copy: the unmirrored pass verifies nothing, so the answer is the mirror pass's, as a second task gives it.
-    const flipped = await describe(mirroredCrop);
+    const flipped = await featuresOf(mirroredCrop);
     const inOne = await searchVerifyTask({ query: flipped.features, candidates, thenMirrored: { mirrored: flipped.mirrored, likely: [true, true] } });
     expect(inOne).toEqual(await searchVerifyTask({ query: flipped.features, candidates, mirrored: flipped.mirrored }));
     expect(inOne[1]?.mirrored).toBe(true);
@@ -49,7 +49,7 @@ describe('search re-ranking tasks: the mirror pass', () => {
     expect(await searchVerifyTask({ query: flipped.features, candidates, thenMirrored: { mirrored: flipped.mirrored, likely: [true, false] } })).toEqual([null, null]);
 
     // A plain copy verifies unmirrored: the mirror image is not tried.
-    const plain = await describe(crop);
+    const plain = await featuresOf(crop);
     const verified = await searchVerifyTask({ query: plain.features, candidates, thenMirrored: { mirrored: plain.mirrored, likely: [true, true] } });
     expect(verified).toEqual(await searchVerifyTask({ query: plain.features, candidates }));
     expect(verified[1]).not.toBeNull();
