@@ -13,7 +13,12 @@
  * said they wanted (a set no service indexes), oldest first.
  * Takers take oldest first, so entries a take passes over by more than `staleMs` are dropped: another process
  * embeds them (or nothing does), and they would otherwise hold waiting producers back until they expire.
+ *
+ * With an arena (pixel-arena.ts), the pixels are kept in its shared memory: a table holds what it was given from
+ * then on (an arena slot it refuses or drops is released), and whoever takes an entry holds its slot until it
+ * hands it to another table of the same arena or `release`s it.
  */
+import type { PixelArena } from './pixel-arena.js';
 import type { RgbImage } from './rgb-image.js';
 
 interface Entry {
@@ -45,10 +50,21 @@ export class RecentPixels {
     private readonly now: () => number = Date.now,
     /** When full and nothing was taken for this long, entries older than this make room for a new one (default: only expired ones do). */
     readonly staleMs: number = maxAgeMs,
+    /** Where the pixels are kept (copied in unless they are a slot of it already); without one, as given. */
+    private readonly arena?: PixelArena,
   ) {}
 
-  /** Keeps the pixels of a stored blob, unless they would not fit; `wanted` ones first drop entries that are not. */
+  /**
+   * Keeps the pixels of a stored blob, unless they would not fit (or the arena has no slot for them); `wanted`
+   * ones first drop entries that are not.
+   */
   put(blobKey: string, pixels: RgbImage, wanted = false): boolean {
+    const kept = this.admit(blobKey, pixels, wanted);
+    if (!kept) this.arena?.release(pixels);
+    return kept;
+  }
+
+  private admit(blobKey: string, pixels: RgbImage, wanted: boolean): boolean {
     this.expire();
     const size = pixels.data.byteLength;
     if (this.entries.has(blobKey) || size > this.maxBytes) return false;
@@ -56,19 +72,27 @@ export class RecentPixels {
     const stale = this.now() - this.staleMs;
     if (this.bytes + size > this.maxBytes && this.lastTakenAt < stale) this.dropOlderThan(stale, size);
     if (this.bytes + size > this.maxBytes) return false;
-    this.entries.set(blobKey, { pixels, at: this.now(), wanted });
+    const kept = !this.arena || this.arena.holds(pixels) ? pixels : this.arena.keep(pixels);
+    if (!kept) return false;
+    this.entries.set(blobKey, { pixels: kept, at: this.now(), wanted });
     this.bytes += size;
     if (wanted) this.wantedBytes += size;
     this.lastPutBytes = size;
     return true;
   }
 
-  /** The pixels of a blob, removed from the cache (the caller may hand their memory to another thread). */
+  /**
+   * The pixels of a blob, removed from the cache (the caller may hand their memory to another thread); the caller
+   * holds them until it puts them in a table or `release`s them.
+   */
   take(blobKey: string): RgbImage | undefined {
     const entry = this.entries.get(blobKey);
     if (!entry) return undefined;
-    this.remove(blobKey, entry);
-    if (this.now() - entry.at > this.maxAgeMs) return undefined;
+    this.remove(blobKey, entry, false);
+    if (this.now() - entry.at > this.maxAgeMs) {
+      this.release(entry.pixels);
+      return undefined;
+    }
     this.lastTakenAt = this.now();
     this.fullSince = undefined;
     // Takers go oldest first: what they passed over by more than the stale time is taken elsewhere or not at all.
@@ -115,6 +139,11 @@ export class RecentPixels {
     };
   }
 
+  /** Gives back pixels taken from this table (their arena slot, if they have one), once nothing reads them. */
+  release(pixels: RgbImage): void {
+    this.arena?.release(pixels);
+  }
+
   /** Whether some bytes are free (a picture may still not fit; put says). */
   hasRoom(): boolean {
     this.expire();
@@ -146,6 +175,11 @@ export class RecentPixels {
     return this.bytes;
   }
 
+  /** Pictures held. */
+  get count(): number {
+    return this.entries.size;
+  }
+
   private expire(): void {
     this.dropOlderThan(this.now() - this.maxAgeMs);
   }
@@ -167,9 +201,10 @@ export class RecentPixels {
     }
   }
 
-  /** Frees an entry's bytes and lets the oldest waiting producer look again. */
-  private remove(key: string, entry: Entry): void {
+  /** Frees an entry's bytes (and its arena slot, unless it is being taken) and lets the oldest waiting producer look again. */
+  private remove(key: string, entry: Entry, release = true): void {
     this.entries.delete(key);
+    if (release) this.arena?.release(entry.pixels);
     this.bytes -= entry.pixels.data.byteLength;
     if (entry.wanted) this.wantedBytes -= entry.pixels.data.byteLength;
     this.waiters.shift()?.();

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import { FileSystemBlobStore, type BlobStore } from '../images/blob-store.js';
+import { PixelArena } from '../images/pixel-arena.js';
 import { RecentPixels } from '../images/recent-pixels.js';
 
 declare module 'fastify' {
@@ -7,6 +8,8 @@ declare module 'fastify' {
     blobs: BlobStore;
     /** Pixels of the pictures this process just stored, for their first embedding. */
     recentPixels: RecentPixels;
+    /** The shared memory `recentPixels` and the search indexer's second-pass table keep their pixels in. */
+    pixelArena: PixelArena;
   }
 }
 
@@ -18,6 +21,8 @@ const RECENT_PIXELS_MAX_AGE_MS = 60_000;
  * take a just-downloaded set's pixels within seconds, so while they take, the oldest are kept for them).
  */
 const RECENT_PIXELS_STALE_MS = 5_000;
+/** Room for the slots' rounding to whole blocks and for gaps between slots, beyond the tables' own budgets. */
+const ARENA_SLACK = 1.04;
 
 /** The region's blob store (downloaded images, normalised): `<shared dir>/blobs` unless IRIS_BLOB_DIR says otherwise. */
 export const blobStorePlugin = fp(
@@ -25,7 +30,9 @@ export const blobStorePlugin = fp(
     const { blobDir } = app.config.images;
     const store = new FileSystemBlobStore(blobDir);
     app.decorate('blobs', store);
-    app.decorate('recentPixels', new RecentPixels(app.config.images.recentPixelsBytes, RECENT_PIXELS_MAX_AGE_MS, Date.now, RECENT_PIXELS_STALE_MS));
+    const arena = new PixelArena(Math.ceil((app.config.images.recentPixelsBytes + app.config.search.secondPassPixelsBytes) * ARENA_SLACK));
+    app.decorate('pixelArena', arena);
+    app.decorate('recentPixels', new RecentPixels(app.config.images.recentPixelsBytes, RECENT_PIXELS_MAX_AGE_MS, Date.now, RECENT_PIXELS_STALE_MS, arena));
     app.addHook('onReady', async () => {
       await store.sweepTemporary().catch((err: unknown) => app.log.warn({ err }, 'sweeping temporary blob files failed'));
     });

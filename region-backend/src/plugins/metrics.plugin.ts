@@ -88,6 +88,7 @@ export const metricsPlugin = fp(
       metrics.inferenceWaiting.set({ priority: 'background' }, waiting.background);
       for (const [tier, nice] of Object.entries(app.inference.tierNice())) if (nice !== null) metrics.inferenceThreadNice.set({ tier }, nice);
       trackIndexes();
+      if (app.hasDecorator('pixelArena')) metrics.pixelArenaHeld.set(app.pixelArena.heldBytes);
       await refreshQueues(app, metrics).catch((err: unknown) => app.log.warn({ err }, 'queue metrics unavailable'));
       return metrics.registry.metrics();
     };

@@ -8,6 +8,7 @@ import sharp from 'sharp';
 import { inTransaction } from '../../src/db/transaction.js';
 import { vectorToBytes } from '../../src/domains/search-services/embedding-pipeline.js';
 import { RecentPixels } from '../../src/images/recent-pixels.js';
+import type { RgbImage } from '../../src/images/rgb-image.js';
 import { multipart } from '../support/test-app.js';
 import type { ImageServer } from '../support/image-server.js';
 import {
@@ -91,6 +92,12 @@ describe('search on an image set', () => {
       expect(fromPixels.length).toBeGreaterThan(COUNT / 2);
       expect(fromPixels.every((key) => blobs.has(key))).toBe(true);
     }
+    // Both tables keep their pixels in the process's shared arena, and every slot a pass took was given back or
+    // handed on: what the arena holds is what the tables hold.
+    const takenPixels = take.mock.results.map((r) => r.value as RgbImage | undefined).filter((p) => p !== undefined);
+    expect(takenPixels.every((p) => p.data.buffer instanceof SharedArrayBuffer)).toBe(true);
+    const { pixelArena, recentPixels, secondPassPixels } = backend.app;
+    expect(pixelArena.held).toBe(recentPixels.count + secondPassPixels.count);
     take.mockRestore();
   });
 

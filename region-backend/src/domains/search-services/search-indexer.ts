@@ -260,9 +260,11 @@ export class SearchIndexer {
     const have = await embeddingPasses(this.deps.pool, pipeline, keys);
     const table = pass === 'first' ? this.deps.secondPassPixels : undefined;
     await this.eachImage(keys.filter((key) => !have.has(key)), service, pipeline, {
-      // Pixels are asked for only while the table has room (answering them costs a copy on the inference thread).
-      payloadOf: () => ({ pass, ...(table?.hasRoom() ? { keepPixels: true } : {}) }),
+      // Pixels are asked for only while the table has room (answering them costs a copy on the inference thread),
+      // and not when the pass reads them from shared memory: this process has them already.
+      payloadOf: (_key, shared) => ({ pass, ...(!shared && table?.hasRoom() ? { keepPixels: true } : {}) }),
       pixelsOf: pass === 'first' ? (key) => this.keptPixels(this.deps.recentPixels, key) : undefined,
+      ...(table ? { keepPixels: (key: string, pixels: RgbImage) => void table.put(key, pixels) } : {}),
       store: async (embedded) => {
         await insertEmbeddings(
           this.deps.pool,
@@ -323,11 +325,17 @@ export class SearchIndexer {
     service: ServiceState,
     pipeline: string,
     how: {
-      payloadOf: (key: string) => Pick<IndexEmbedRequest, 'pass' | 'viewSum' | 'keepPixels'>;
+      /** `shared`: the pass reads the picture's pixels from shared memory (a pixel arena's slot). */
+      payloadOf: (key: string, shared: boolean) => Pick<IndexEmbedRequest, 'pass' | 'viewSum' | 'keepPixels'>;
       store: (embedded: { key: string; result: IndexEmbedding }[]) => Promise<void>;
       leaveOut: (key: string) => Promise<void>;
-      /** The picture's pixels when this process still has them (otherwise the stored copy is read and decoded). */
+      /**
+       * The picture's pixels when this process still has them (otherwise the stored copy is read and decoded),
+       * taken from their table: they are released once the pass is over, unless handed to `keepPixels`.
+       */
       pixelsOf?: (key: string) => RgbImage | undefined;
+      /** Takes the pixels a successful pass ran on (answered by it, or the shared ones it was given) for the next pass. */
+      keepPixels?: (key: string, pixels: RgbImage) => void;
     },
   ): Promise<void> {
     const { blobs, inference, log } = this.deps;
@@ -337,21 +345,28 @@ export class SearchIndexer {
     const outcomes = await Promise.allSettled(
       keys.map(async (key) => {
         const release = await gate.acquire();
+        const pixels = how.pixelsOf?.(key);
+        // Held until the pass is over: the inference thread reads shared pixels in place.
+        let held = pixels;
         try {
-          const pixels = how.pixelsOf?.(key);
           const bytes = pixels ? null : await blobs.get(key);
           if (!pixels && !bytes) {
             log.warn({ serviceId: service.id, blobKey: key }, 'stored image missing: left out of the index');
             return await how.leaveOut(key);
           }
+          const shared = pixels?.data.buffer instanceof SharedArrayBuffer;
           const image = pixels ? { rgb: pixels } : { image: bytes! };
-          const payload = { ...image, scenario: service.scenario, ...how.payloadOf(key), ...(embedder.manifestPath ? { embedder } : {}) };
+          const payload = { ...image, scenario: service.scenario, ...how.payloadOf(key, shared), ...(embedder.manifestPath ? { embedder } : {}) };
           this.deps.observeSource?.(payload.pass ?? 'whole', pixels ? 'kept' : 'stored');
-          // The pixels' memory moves to the inference thread instead of being copied.
+          // Pixels of plain memory move to the inference thread instead of being copied; shared ones are read in place.
           const transfer = pixels && pixels.data.byteLength === pixels.data.buffer.byteLength && pixels.data.buffer instanceof ArrayBuffer ? [pixels.data.buffer] : [];
           const { rgb, ...result } = await inference.run('search-index-embed', payload, { priority: 'background', transfer });
           // Kept at once, not with the batch's results (0.9 MB per 640×480 picture): pixels are the blob's whatever becomes of this run.
-          if (rgb) this.deps.secondPassPixels?.put(key, rgb);
+          const next = rgb ?? (shared ? pixels : undefined);
+          if (next && how.keepPixels) {
+            if (next === held) held = undefined;
+            how.keepPixels(key, next);
+          }
           embedded.push({ key, result });
         } catch (err) {
           if (this.closing) throw err;
@@ -367,6 +382,7 @@ export class SearchIndexer {
           log.error({ serviceId: service.id, blobKey: key, err }, 'embedding this stored image keeps failing: left out of the index');
           await how.leaveOut(key);
         } finally {
+          if (held) this.releasePixels(held);
           release();
         }
       }),
@@ -383,7 +399,15 @@ export class SearchIndexer {
    */
   private keptPixels(table: RecentPixels | undefined, key: string): RgbImage | undefined {
     const pixels = table?.take(key);
-    return pixels && Math.max(pixels.width, pixels.height) <= MAX_WORKING_SIDE ? pixels : undefined;
+    if (!pixels || Math.max(pixels.width, pixels.height) <= MAX_WORKING_SIDE) return pixels;
+    table!.release(pixels);
+    return undefined;
+  }
+
+  /** Gives back pixels taken from a table (both tables keep theirs in the same arena, if any). */
+  private releasePixels(pixels: RgbImage): void {
+    this.deps.recentPixels?.release(pixels);
+    this.deps.secondPassPixels?.release(pixels);
   }
 
   /** Removes items whose records were purged while this service was not being indexed. */

@@ -21,6 +21,8 @@ declare module 'fastify' {
     searchIndexes: ServiceIndexes;
     searchIndexer: SearchIndexer;
     searchEmbedders: EmbedderRegistry;
+    /** Pixels of first passes kept for their second pass (in `pixelArena`, as `recentPixels`). */
+    secondPassPixels: RecentPixels;
   }
 }
 
@@ -45,12 +47,13 @@ const services = fp(
       memoryBudgetBytes: config.indexMemoryBytes,
       vectors: vectors.backend,
     });
-    const secondPassPixels = new RecentPixels(config.secondPassPixelsBytes, SECOND_PASS_PIXELS_MAX_AGE_MS);
+    const secondPassPixels = new RecentPixels(config.secondPassPixelsBytes, SECOND_PASS_PIXELS_MAX_AGE_MS, Date.now, SECOND_PASS_PIXELS_MAX_AGE_MS, app.pixelArena);
     const indexer = new SearchIndexer({ pool: app.db.pool, blobs: app.blobs, recentPixels: app.recentPixels, secondPassPixels, inference: app.inference, log, embedders, observeSource: (pass, source) => app.metrics.indexEmbedSources.inc({ pass, source }) }, { batchSize: config.indexBatch });
     const poller = new IndexPoller({ pool: app.db.pool, queue: app.queue, indexes, log, intervalMs: config.pollMs, embedders });
     app.decorate('searchEmbedders', embedders);
     app.decorate('searchIndexes', indexes);
     app.decorate('searchIndexer', indexer);
+    app.decorate('secondPassPixels', secondPassPixels);
 
     const unregister = registerSetUsageCheck((setId) => setHasService(app.db.pool, setId));
     app.addHook('onReady', async () => {
