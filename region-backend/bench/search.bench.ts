@@ -444,8 +444,11 @@ async function indexingThroughput(platform: Platform): Promise<void> {
   const backend = backendCaller(platform);
   const urls = (from: number) => Array.from({ length: INDEX_IMAGES }, (_, n) => `${base}/${from + n}.jpg`);
   try {
+    const gcAtStart = await mainThreadGc(platform);
     const floor = await addAndWait(platform, backend, urls(INDEX_IMAGES), false);
+    const gcAfterFloor = await mainThreadGc(platform);
     const run = await addAndWait(platform, backend, urls(0), true);
+    const gcAfterRun = await mainThreadGc(platform);
     const avgKb = images.reduce((s, i) => s + i.length, 0) / images.length / 1024;
     console.log(
       `${INDEX_IMAGES} distinct 640×480 JPEGs (${avgKb.toFixed(0)} KB on average) from a loopback server, one CSV upload, scenario ${SCENARIO}, ` +
@@ -495,6 +498,14 @@ async function indexingThroughput(platform: Platform): Promise<void> {
       ['measured: searchable', searchableMs, searchableMs / modelMs, (cores * 1000) / searchableMs],
       ['measured: complete', completeMs, completeMs / modelMs, (cores * 1000) / completeMs],
     ]);
+    console.log(
+      '\nGarbage collections of the cn-east backend\'s main thread (its iris_nodejs_gc_duration_seconds, by kind), during each run up to complete ' +
+        '(the floor: up to downloaded); pixels kept in memory that the main thread holds count towards what sets off a full collection.\n',
+    );
+    printTable(['collections', 'floor: count', 'floor: ms', 'service run: count', 'service run: ms'], [
+      ...GC_KINDS.map((kind) => [kind, ...gcBetween(gcAtStart, gcAfterFloor, kind), ...gcBetween(gcAfterFloor, gcAfterRun, kind)]),
+      ['all, ms per picture', '', sumGcMs(gcAtStart, gcAfterFloor) / INDEX_IMAGES, '', sumGcMs(gcAfterFloor, gcAfterRun) / INDEX_IMAGES],
+    ]);
     const sources = await embedSources(platform);
     console.log('\nWhere each pass of the service run found its pixels (the backend\'s iris_search_index_embeds_total): kept in memory since the download or the first pass, or the stored copy read and decoded.\n');
     printTable(['pass', 'kept', 'stored'], ['first', 'second', 'whole'].map((pass) => [pass, sources[`${pass}/kept`] ?? 0, sources[`${pass}/stored`] ?? 0]));
@@ -503,12 +514,40 @@ async function indexingThroughput(platform: Platform): Promise<void> {
   }
 }
 
-/** The cn-east backend's indexing embeddings by `pass/source`, from its metrics listener (its port + 1000, as the platform sets it). */
-async function embedSources(platform: Platform): Promise<Record<string, number>> {
+/** The cn-east backend's metrics, from its metrics listener (its port + 1000, as the platform sets it). */
+async function backendMetrics(platform: Platform): Promise<string[]> {
   const backend = new URL(platform.backendUrls['cn-east']);
   const res = await fetch(`http://${backend.hostname}:${Number(backend.port) + 1000}/metrics`);
+  return (await res.text()).split('\n');
+}
+
+const GC_KINDS = ['major', 'incremental', 'minor', 'weakcb'] as const;
+type GcTotals = Record<string, { count: number; seconds: number }>;
+
+/** The backend's main-thread garbage collections so far, by kind (prom-client's default GC histogram). */
+async function mainThreadGc(platform: Platform): Promise<GcTotals> {
+  const out: GcTotals = {};
+  for (const line of await backendMetrics(platform)) {
+    const m = /^iris_nodejs_gc_duration_seconds_(count|sum)\{kind="([a-z]+)"\} ([0-9.e+-]+)$/.exec(line);
+    if (!m) continue;
+    const totals = (out[m[2]!] ??= { count: 0, seconds: 0 });
+    if (m[1] === 'count') totals.count = Number(m[3]);
+    else totals.seconds = Number(m[3]);
+  }
+  return out;
+}
+
+/** Count and milliseconds of one kind of collection between two readings. */
+function gcBetween(from: GcTotals, to: GcTotals, kind: string): [number, number] {
+  return [(to[kind]?.count ?? 0) - (from[kind]?.count ?? 0), ((to[kind]?.seconds ?? 0) - (from[kind]?.seconds ?? 0)) * 1000];
+}
+
+const sumGcMs = (from: GcTotals, to: GcTotals) => GC_KINDS.reduce((sum, kind) => sum + gcBetween(from, to, kind)[1], 0);
+
+/** The cn-east backend's indexing embeddings by `pass/source`. */
+async function embedSources(platform: Platform): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  for (const line of (await res.text()).split('\n')) {
+  for (const line of await backendMetrics(platform)) {
     const m = /^iris_search_index_embeds_total\{(.*)\} (\d+)$/.exec(line);
     if (!m) continue;
     const label = (name: string) => new RegExp(`${name}="([a-z]+)"`).exec(m[1]!)?.[1];
