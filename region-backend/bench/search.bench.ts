@@ -528,9 +528,11 @@ type GcTotals = Record<string, { count: number; seconds: number }>;
 async function mainThreadGc(platform: Platform): Promise<GcTotals> {
   const out: GcTotals = {};
   for (const line of await backendMetrics(platform)) {
-    const m = /^iris_nodejs_gc_duration_seconds_(count|sum)\{kind="([a-z]+)"\} ([0-9.e+-]+)$/.exec(line);
-    if (!m) continue;
-    const totals = (out[m[2]!] ??= { count: 0, seconds: 0 });
+    // The labels are the kind and the registry's default ones (the region), in any order.
+    const m = /^iris_nodejs_gc_duration_seconds_(count|sum)\{([^}]*)\} ([0-9.e+-]+)$/.exec(line);
+    const kind = m && /(?:^|,)kind="([a-z]+)"/.exec(m[2]!)?.[1];
+    if (!m || !kind) continue;
+    const totals = (out[kind] ??= { count: 0, seconds: 0 });
     if (m[1] === 'count') totals.count = Number(m[3]);
     else totals.seconds = Number(m[3]);
   }

@@ -63,6 +63,17 @@ export interface StoredImage {
    * decoding the stored copy again. Absent for a re-encoded copy.
    */
   pixels?: RgbImage;
+  /** Those pixels were written into the `pixelsInto` slot given (shared memory) instead of coming back as `pixels`. */
+  pixelsInSlot?: true;
+}
+
+export interface StorageOptions {
+  maxSide?: number;
+  quality?: number;
+  maxPixels?: number;
+  keepJpeg?: boolean;
+  /** Where to write the pixels of a JPEG kept as it came, when they are exactly this many bytes (a pixel arena's slot). */
+  pixelsInto?: Uint8Array;
 }
 
 function formatOf(bytes: Uint8Array): ImageFormat {
@@ -163,16 +174,13 @@ export async function decodeImage(bytes: Uint8Array, options: Partial<DecodeOpti
  * its metadata removed losslessly (jpeg-metadata.ts) and decoded once, here, to check it: no re-encoding, and
  * its pixels come back with it (`pixels`). `keepJpeg: false` re-encodes every picture.
  */
-export async function normaliseForStorage(
-  bytes: Uint8Array,
-  options: { maxSide?: number; quality?: number; maxPixels?: number; keepJpeg?: boolean } = {},
-): Promise<StoredImage> {
+export async function normaliseForStorage(bytes: Uint8Array, options: StorageOptions = {}): Promise<StoredImage> {
   const maxSide = options.maxSide ?? DEFAULT_STORAGE_MAX_SIDE;
   const maxPixels = options.maxPixels ?? DEFAULT_MAX_PIXELS;
   const probe = await probeImage(bytes);
   checkPixels(probe, maxPixels);
   try {
-    const kept = options.keepJpeg === false ? null : await keptJpeg(bytes, probe, maxSide, maxPixels);
+    const kept = options.keepJpeg === false ? null : await keptJpeg(bytes, probe, maxSide, maxPixels, options.pixelsInto);
     if (kept) return kept;
     const { data, info } = await open(bytes, probe, maxPixels)
       .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: true })
@@ -203,7 +211,7 @@ function keepable(bytes: Uint8Array, probe: ImageProbe, maxSide: number): boolea
 }
 
 /** The JPEG kept as it came, without metadata, with the pixels its stored bytes decode to; null if it cannot be. */
-async function keptJpeg(bytes: Uint8Array, probe: ImageProbe, maxSide: number, maxPixels: number): Promise<StoredImage | null> {
+async function keptJpeg(bytes: Uint8Array, probe: ImageProbe, maxSide: number, maxPixels: number, pixelsInto?: Uint8Array): Promise<StoredImage | null> {
   if (!keepable(bytes, probe, maxSide)) return null;
   const stripped = stripJpegMetadata(bytes);
   if (!stripped) return null;
@@ -214,6 +222,11 @@ async function keptJpeg(bytes: Uint8Array, probe: ImageProbe, maxSide: number, m
     .raw({ depth: 'uchar' })
     .toBuffer({ resolveWithObject: true });
   if (info.channels !== 3 || info.width !== probe.width || info.height !== probe.height) return null;
+  if (pixelsInto?.byteLength === data.byteLength) {
+    // The last thing this decode does: a slot is handed on as soon as the answer arrives.
+    pixelsInto.set(data);
+    return { bytes: stripped, width: info.width, height: info.height, format: 'jpeg', pixelsInSlot: true };
+  }
   const pixels = movablePixels({ data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height });
   return { bytes: stripped, width: info.width, height: info.height, format: 'jpeg', pixels };
 }

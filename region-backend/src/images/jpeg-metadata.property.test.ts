@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { photoJpeg } from '../../test/support/test-images.js';
 import { withinSync } from '../../test/support/time-bound.js';
-import { stripJpegMetadata } from './jpeg-metadata.js';
+import { jpegFrameSize, stripJpegMetadata } from './jpeg-metadata.js';
 
 /** A marker segment: FF, marker, big-endian length, payload. */
 function segment(marker: number, payload: Uint8Array): Uint8Array {
@@ -75,5 +75,34 @@ describe('stripJpegMetadata', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('jpegFrameSize', () => {
+  it('reads the size a JPEG decodes to, through metadata segments, progressive frames and fill bytes', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 700 }), fc.integer({ min: 1, max: 700 }), fc.boolean(), fc.nat({ max: 3 }), async (width, height, progressive, comments) => {
+        const jpeg = await sharp({ create: { width, height, channels: 3, background: '#808080' } }).jpeg({ progressive }).toBuffer();
+        const bytes = withSegments(jpeg, [...Array.from({ length: comments }, () => segment(0xfe, text('note'))), new Uint8Array([0xff, 0xff])]);
+        const meta = await sharp(bytes).metadata();
+        expect(jpegFrameSize(bytes)).toEqual({ width: meta.width, height: meta.height });
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('answers null or a positive size for any bytes, reading each at most once', () => {
+    const jpegStart = fc.uint8Array({ maxLength: 2000 }).map((tail) => Buffer.concat([Buffer.from([0xff, 0xd8]), tail]));
+    fc.assert(
+      fc.property(fc.oneof(fc.uint8Array({ maxLength: 2000 }), jpegStart), (bytes) => {
+        const size = withinSync(() => jpegFrameSize(bytes), 50, 'jpegFrameSize');
+        if (size) expect(size.width > 0 && size.height > 0 && size.width < 65536 && size.height < 65536).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+    // Hostile: a megabyte of fill bytes, of zero-length segments, of one huge segment's length pointing past the end.
+    for (const hostile of [Buffer.concat([Buffer.from([0xff, 0xd8]), Buffer.alloc(1_000_000, 0xff)]), Buffer.concat([Buffer.from([0xff, 0xd8]), ...Array.from({ length: 250_000 }, () => Buffer.from([0xff, 0xfe, 0, 2]))]), Buffer.from([0xff, 0xd8, 0xff, 0xc0, 0xff, 0xff])]) {
+      expect(withinSync(() => jpegFrameSize(hostile), 200, 'jpegFrameSize')).toBeNull();
+    }
   });
 });

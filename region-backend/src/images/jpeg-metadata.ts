@@ -86,3 +86,34 @@ export function stripJpegMetadata(bytes: Uint8Array): Uint8Array | null {
   }
   return null;
 }
+
+/** Start-of-frame markers (SOF0–SOF15 but DHT, JPG and DAC, which share the range): they carry the frame's size. */
+const isFrameMarker = (marker: number) => marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
+
+/**
+ * The frame's width and height as its header states them, from the segments before the first scan (each read
+ * at most once; null when the bytes are not a JPEG or end before a frame). An estimate for sizing only: the
+ * decoder, not this, says what the pixels are.
+ */
+export function jpegFrameSize(bytes: Uint8Array): { width: number; height: number } | null {
+  if (bytes.length < 4 || bytes[0] !== MARKER || bytes[1] !== SOI) return null;
+  let pos = 2;
+  while (pos + 3 < bytes.length) {
+    if (bytes[pos] !== MARKER) return null;
+    while (pos + 1 < bytes.length && bytes[pos + 1] === MARKER) pos++;
+    if (pos + 3 >= bytes.length) return null;
+    const marker = bytes[pos + 1]!;
+    if (marker === SOS || marker === EOI) return null;
+    const length = (bytes[pos + 2]! << 8) | bytes[pos + 3]!;
+    if (length < 2) return null;
+    if (isFrameMarker(marker)) {
+      // Length, precision (1), height (2), width (2).
+      if (length < 7 || pos + 9 > bytes.length) return null;
+      const height = (bytes[pos + 5]! << 8) | bytes[pos + 6]!;
+      const width = (bytes[pos + 7]! << 8) | bytes[pos + 8]!;
+      return width > 0 && height > 0 ? { width, height } : null;
+    }
+    pos += 2 + length;
+  }
+  return null;
+}

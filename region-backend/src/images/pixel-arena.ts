@@ -8,7 +8,8 @@
  * while a table keeps them, and with a hundred MB or more kept V8 runs a full collection every dozen pictures
  * (docs/benchmarks.md, "The main thread's garbage collection"). Views of one buffer allocated once add none.
  *
- * Slots are never written after `keep` returns: the threads only read them. A slot belongs to one holder at a
+ * Slots are written once, by `keep` on the main thread or by the decode thread a slot was `allocate`d for, and
+ * only read after that. A slot belongs to one holder at a
  * time (a table, then whoever took it from the table), which `release`s it once no task reads it any more.
  * Memory: the pages of the highest slot ever used stay resident (slots are taken lowest address first).
  */
@@ -41,7 +42,16 @@ export class PixelArena {
 
   /** A copy of the pixels in a slot of the arena, or undefined when no slot of their size is free. */
   keep(pixels: RgbImage): RgbImage | undefined {
-    const bytes = pixels.data.byteLength;
+    const data = this.allocate(pixels.data.byteLength);
+    data?.set(pixels.data);
+    return data && { data, width: pixels.width, height: pixels.height };
+  }
+
+  /**
+   * A slot of `bytes` for a decode thread to write pixels into (its contents are undefined until then), or
+   * undefined when none is free. Released like a kept one, and only once nothing can write to it any more.
+   */
+  allocate(bytes: number): Uint8Array | undefined {
     const blocks = Math.max(1, Math.ceil(bytes / BLOCK_BYTES));
     // First fit, lowest address first, so that a small load keeps to the first pages.
     const at = this.free.findIndex((run) => run.blocks >= blocks);
@@ -53,18 +63,16 @@ export class PixelArena {
     this.slots.set(offset, blocks);
     this.heldBlocks += blocks;
     this.memory ??= new SharedArrayBuffer(this.blocks * BLOCK_BYTES);
-    const data = new Uint8Array(this.memory, offset, bytes);
-    data.set(pixels.data);
-    return { data, width: pixels.width, height: pixels.height };
+    return new Uint8Array(this.memory, offset, bytes);
   }
 
   /** Whether the pixels are a slot of this arena that is held (kept and not released). */
-  holds(pixels: RgbImage): boolean {
+  holds(pixels: Pick<RgbImage, 'data'>): boolean {
     return this.memory !== undefined && pixels.data.buffer === this.memory && this.slots.has(pixels.data.byteOffset);
   }
 
   /** Gives the slot back; pixels that are not a held slot of this arena are left alone. */
-  release(pixels: RgbImage): void {
+  release(pixels: Pick<RgbImage, 'data'>): void {
     if (!this.holds(pixels)) return;
     const offset = pixels.data.byteOffset;
     const blocks = this.slots.get(offset)!;

@@ -140,8 +140,16 @@ export class RecentPixels {
   }
 
   /** Gives back pixels taken from this table (their arena slot, if they have one), once nothing reads them. */
-  release(pixels: RgbImage): void {
+  release(pixels: Pick<RgbImage, 'data'>): void {
     this.arena?.release(pixels);
+  }
+
+  /**
+   * A slot of the arena for a decode thread to write a picture's pixels into before they are put here (none
+   * without an arena, or for more than the table could hold); `release` it if they are not put.
+   */
+  slot(bytes: number): Uint8Array | undefined {
+    return bytes <= this.maxBytes ? this.arena?.allocate(bytes) : undefined;
   }
 
   /** Whether some bytes are free (a picture may still not fit; put says). */

@@ -6,10 +6,10 @@
  */
 import type { RgbImage } from '../images/rgb-image.js';
 import type { DecodedReference } from '../vision/logo/reference-image.js';
-import type { DecodeOptions, StoredImage } from '../images/image-decoder.js';
+import type { DecodeOptions, StorageOptions, StoredImage } from '../images/image-decoder.js';
 import { isApiError } from '@iris/shared';
 import { IMAGE_DECODE_ERROR_KINDS, ImageDecodeError, type ImageDecodeErrorKind } from '../images/image-errors.js';
-import { InferencePool, InferenceTaskError, InferenceTimeoutError, type PoolObserver, type Priority } from './inference-pool.js';
+import { InferencePool, InferenceTaskError, InferenceTimeoutError, STOP_GRACE_MS, type PoolObserver, type Priority } from './inference-pool.js';
 import type { ImageDecodePayload } from './tasks/image-decode.task.js';
 
 export interface DecoderLimits {
@@ -42,6 +42,9 @@ function asDecodeError(err: unknown): unknown {
   // The thread crashed or ran out of memory on these bytes: the input's fault, the thread is replaced.
   return new ImageDecodeError('undecodable', 'the image could not be decoded', { cause: err });
 }
+
+/** Beyond the stop grace: the terminated thread's last copy into the slot (a few MB) has long ended. */
+const SLOT_MARGIN_MS = 5_000;
 
 export class ImageDecoderPool {
   private readonly pool: InferencePool;
@@ -86,9 +89,24 @@ export class ImageDecoderPool {
     return this.run({ op: 'rgb', bytes, options: { ...options, maxPixels: this.limits.maxPixels } }, priority, accountId);
   }
 
-  /** The normalised JPEG copy kept in the blob store (with its pixels when it is the downloaded JPEG itself). */
-  forStorage(bytes: Uint8Array, options: { maxSide?: number; quality?: number; keepJpeg?: boolean } = {}, priority: Priority = 'background'): Promise<StoredImage> {
+  /**
+   * The normalised JPEG copy kept in the blob store (with its pixels when it is the downloaded JPEG itself,
+   * written into `pixelsInto` when given and of their size). A `pixelsInto` slot may still be written after a
+   * decode fails by its time limit (the thread finishes its call before it stops): see `slotFreeAfter`.
+   */
+  forStorage(bytes: Uint8Array, options: Omit<StorageOptions, 'maxPixels'> = {}, priority: Priority = 'background'): Promise<StoredImage> {
     return this.run({ op: 'store', bytes, options: { ...options, maxPixels: this.limits.maxPixels } }, priority);
+  }
+
+  /**
+   * How long after a decode failed with `err` the `pixelsInto` slot it was given may be handed to anything
+   * else: at once when the decode thread answered (the error is the task's own) or never got the call (busy);
+   * otherwise (over its time limit, a crash) once the thread has surely stopped: a thread asked to stop
+   * finishes its call first, and is terminated only after the stop grace.
+   */
+  slotFreeAfter(err: unknown): number {
+    const answered = err instanceof ImageDecodeError ? err.cause instanceof InferenceTaskError : isApiError(err);
+    return answered ? 0 : STOP_GRACE_MS + SLOT_MARGIN_MS;
   }
 
   /** Logo reference artwork: upright RGBA and its PNG copy. */

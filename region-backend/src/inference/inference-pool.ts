@@ -141,7 +141,7 @@ function threadCode(): { entry: string; execArgv: string[] | undefined } {
 }
 const bootstrap = new URL('./worker-bootstrap.mjs', import.meta.url);
 /** How long a thread asked to stop may take to finish what it runs before it is terminated. */
-const STOP_GRACE_MS = 10_000;
+export const STOP_GRACE_MS = 10_000;
 
 /**
  * Ends a thread once its running call (or model load) is done, as it is asked (StopRequest); terminates it

@@ -6,6 +6,8 @@
 import { ImageDecodeError, ImageFetchError } from '../../images/image-errors.js';
 import { fetchImage } from '../../images/image-fetcher.js';
 import type { ImageConfig } from '../../images/image-config.js';
+import { jpegFrameSize } from '../../images/jpeg-metadata.js';
+import type { StoredImage } from '../../images/image-decoder.js';
 import type { RecentPixels } from '../../images/recent-pixels.js';
 import type { RgbImage } from '../../images/rgb-image.js';
 import type { ImageDecoderPool } from '../../inference/image-decoder-pool.js';
@@ -52,8 +54,19 @@ export function classifyFailure(err: unknown): DownloadFailure {
 export interface DownloadOptions {
   /** Called before the normalised copy is stored; throws (StoredBytesExceeded) to refuse it. */
   admit?: () => Promise<void>;
-  /** Told the stored copy's pixels when decoding it gave them (a JPEG kept as it came), after it is stored. */
+  /**
+   * Told the stored copy's pixels when decoding it gave them (a JPEG kept as it came), after it is stored;
+   * pixels in a slot of `slots` belong to it from then on.
+   */
   pixels?: (blobKey: string, pixels: RgbImage) => void;
+  /** Where the decode thread writes those pixels (a pixel arena's slot, from the table they go to), if it has room. */
+  slots?: PixelSlots;
+}
+
+/** Slots of shared memory for decoded pixels (RecentPixels over its arena). */
+export interface PixelSlots {
+  slot(bytes: number): Uint8Array | undefined;
+  release(pixels: Pick<RgbImage, 'data'>): void;
 }
 
 export type ImageDownloader = (url: string, options?: DownloadOptions) => Promise<StoredBlob>;
@@ -67,7 +80,7 @@ export function imageDownloader(blobs: BlobWriter, config: ImageConfig, decoder:
   return async function downloadImage(url, options = {}) {
     try {
       const fetched = await fetchImage(url, config.fetch);
-      return await storeImage(blobs, config, decoder, fetched.bytes, { ...(pixels ? { pixels } : {}), ...options });
+      return await storeImage(blobs, config, decoder, fetched.bytes, { ...(pixels ? { pixels, slots: recent } : {}), ...options });
     } catch (err) {
       throw classifyFailure(err);
     }
@@ -79,9 +92,36 @@ export function imageDownloader(blobs: BlobWriter, config: ImageConfig, decoder:
  * and stored under their content key. Throws ImageDecodeError for what is not a picture.
  */
 export async function storeImage(blobs: BlobWriter, config: Pick<ImageConfig, 'storedMaxSide'>, decoder: ImageDecoderPool, bytes: Uint8Array, options: DownloadOptions = {}): Promise<StoredBlob> {
-  const stored = await decoder.forStorage(bytes, { maxSide: config.storedMaxSide });
-  await options.admit?.();
-  const blobKey = await blobs.put(stored.bytes);
-  if (stored.pixels) options.pixels?.(blobKey, stored.pixels);
-  return { blobKey, width: stored.width, height: stored.height, bytes: stored.bytes.byteLength };
+  const { slots } = options;
+  const slot = options.pixels && slots ? slotFor(slots, bytes, config.storedMaxSide) : undefined;
+  let stored: StoredImage;
+  try {
+    stored = await decoder.forStorage(bytes, { maxSide: config.storedMaxSide, ...(slot ? { pixelsInto: slot } : {}) });
+  } catch (err) {
+    if (slot) releaseAfter(decoder.slotFreeAfter(err), () => slots!.release({ data: slot }));
+    throw err;
+  }
+  if (slot && !stored.pixelsInSlot) slots!.release({ data: slot });
+  let pixels = slot && stored.pixelsInSlot ? { data: slot, width: stored.width, height: stored.height } : stored.pixels;
+  try {
+    await options.admit?.();
+    const blobKey = await blobs.put(stored.bytes);
+    if (pixels) options.pixels?.(blobKey, pixels);
+    pixels = undefined;
+    return { blobKey, width: stored.width, height: stored.height, bytes: stored.bytes.byteLength };
+  } finally {
+    // Not handed on (refused by the quota, or the write failed): the slot goes back.
+    if (pixels) slots?.release(pixels);
+  }
+}
+
+/** A slot the size the JPEG's header states, when it is one and could be kept as it came (no larger than the stored side). */
+function slotFor(slots: PixelSlots, bytes: Uint8Array, storedMaxSide: number): Uint8Array | undefined {
+  const size = jpegFrameSize(bytes);
+  return size && Math.max(size.width, size.height) <= storedMaxSide ? slots.slot(size.width * size.height * 3) : undefined;
+}
+
+function releaseAfter(ms: number, release: () => void): void {
+  if (ms <= 0) release();
+  else setTimeout(release, ms).unref();
 }

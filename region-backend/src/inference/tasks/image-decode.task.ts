@@ -4,11 +4,11 @@
  */
 import type { RgbImage } from '../../images/rgb-image.js';
 import { decodeReference, type DecodedReference } from '../../vision/logo/reference-image.js';
-import { decodeImage, normaliseForStorage, type DecodeOptions, type StoredImage } from '../../images/image-decoder.js';
+import { decodeImage, normaliseForStorage, type DecodeOptions, type StorageOptions, type StoredImage } from '../../images/image-decoder.js';
 
 export type ImageDecodePayload =
   | { op: 'rgb'; bytes: Uint8Array; options: DecodeOptions }
-  | { op: 'store'; bytes: Uint8Array; options: { maxSide?: number; quality?: number; maxPixels: number; keepJpeg?: boolean } }
+  | { op: 'store'; bytes: Uint8Array; options: StorageOptions & { maxPixels: number } }
   | { op: 'reference'; bytes: Uint8Array; maxPixels: number };
 
 export type ImageDecodeResult = RgbImage | StoredImage | DecodedReference;
