@@ -59,9 +59,14 @@ describe('PixelArena', () => {
     );
   });
 
-  it('holds nothing with no capacity, and leaves alone pixels that are not its own', () => {
+  it('holds nothing with no capacity or more than can be reserved, and leaves alone pixels that are not its own', () => {
     const none = new PixelArena(0);
     expect(none.keep(picture(3, 1))).toBeUndefined();
+    // Beyond what a SharedArrayBuffer can be: refused, not thrown (the downloads go on without keeping pixels).
+    const huge = new PixelArena(2 ** 60);
+    expect(huge.allocate(3)).toBeUndefined();
+    expect(huge.keep(picture(3, 1))).toBeUndefined();
+    expect(huge.held).toBe(0);
     const arena = new PixelArena(4 * BLOCK);
     const plain = picture(30, 2);
     arena.release(plain);

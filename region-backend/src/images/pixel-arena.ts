@@ -25,8 +25,10 @@ interface FreeRun {
 
 export class PixelArena {
   private memory: SharedArrayBuffer | undefined;
+  /** The memory could not be reserved: the arena stays empty. */
+  private unavailable = false;
   /** Free runs of blocks, by start, never adjacent (merged on release). */
-  private free: FreeRun[];
+  private readonly free: FreeRun[];
   /** Blocks held by each slot, by its byte offset. */
   private readonly slots = new Map<number, number>();
   private heldBlocks = 0;
@@ -52,6 +54,7 @@ export class PixelArena {
    * undefined when none is free. Released like a kept one, and only once nothing can write to it any more.
    */
   allocate(bytes: number): Uint8Array | undefined {
+    if (!this.reserve()) return undefined;
     const blocks = Math.max(1, Math.ceil(bytes / BLOCK_BYTES));
     // First fit, lowest address first, so that a small load keeps to the first pages.
     const at = this.free.findIndex((run) => run.blocks >= blocks);
@@ -62,8 +65,23 @@ export class PixelArena {
     else this.free[at] = { start: run.start + blocks, blocks: run.blocks - blocks };
     this.slots.set(offset, blocks);
     this.heldBlocks += blocks;
-    this.memory ??= new SharedArrayBuffer(this.blocks * BLOCK_BYTES);
-    return new Uint8Array(this.memory, offset, bytes);
+    return new Uint8Array(this.memory!, offset, bytes);
+  }
+
+  /**
+   * The shared memory, allocated at the first slot. A budget the machine cannot reserve (the tables' megabytes
+   * set beyond its address space) leaves the arena empty: nothing is kept, and every pass decodes the stored copy.
+   */
+  private reserve(): boolean {
+    if (this.memory) return true;
+    if (!this.blocks || this.unavailable) return false;
+    try {
+      this.memory = new SharedArrayBuffer(this.blocks * BLOCK_BYTES);
+      return true;
+    } catch {
+      this.unavailable = true;
+      return false;
+    }
   }
 
   /** Whether the pixels are a slot of this arena that is held (kept and not released). */
