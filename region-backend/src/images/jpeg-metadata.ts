@@ -45,6 +45,32 @@ function entropyEnd(bytes: Uint8Array, from: number): number {
   return -1;
 }
 
+/** One marker segment: from its FF (after any fill bytes) to just past it. EOI has no length: it ends 2 bytes on. */
+interface Segment {
+  marker: number;
+  start: number;
+  end: number;
+}
+
+/**
+ * The marker segment at `pos`, or null when the bytes there are not one: no marker, a stray SOI, restart or TEM
+ * (only segments with a length may appear between the start and a scan), or a length past the end.
+ */
+function segmentAt(bytes: Uint8Array, pos: number): Segment | null {
+  if (bytes[pos] !== MARKER) return null;
+  // Fill bytes before a marker.
+  while (pos + 1 < bytes.length && bytes[pos + 1] === MARKER) pos++;
+  if (pos + 1 >= bytes.length) return null;
+  const marker = bytes[pos + 1]!;
+  if (marker === EOI) return { marker, start: pos, end: pos + 2 };
+  if (marker === SOI || marker === 0x00 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) return null;
+  if (pos + 4 > bytes.length) return null;
+  const length = (bytes[pos + 2]! << 8) | bytes[pos + 3]!;
+  const end = pos + 2 + length;
+  if (length < 2 || end > bytes.length) return null;
+  return { marker, start: pos, end };
+}
+
 /** The JPEG without metadata segments, or null when it is not a well-formed JPEG (see the module note). */
 export function stripJpegMetadata(bytes: Uint8Array): Uint8Array | null {
   if (bytes.length < 4 || bytes[0] !== MARKER || bytes[1] !== SOI) return null;
@@ -52,14 +78,12 @@ export function stripJpegMetadata(bytes: Uint8Array): Uint8Array | null {
   let pos = 2;
   let scans = 0;
   while (pos + 1 < bytes.length) {
-    if (bytes[pos] !== MARKER) return null;
-    // Fill bytes before a marker.
-    while (pos + 1 < bytes.length && bytes[pos + 1] === MARKER) pos++;
-    if (pos + 1 >= bytes.length) return null;
-    const marker = bytes[pos + 1]!;
+    const segment = segmentAt(bytes, pos);
+    if (!segment) return null;
+    const { marker, start, end } = segment;
     if (marker === EOI) {
       if (!scans) return null;
-      parts.push(bytes.subarray(pos, pos + 2));
+      parts.push(bytes.subarray(start, end));
       const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
       let at = 0;
       for (const part of parts) {
@@ -68,13 +92,7 @@ export function stripJpegMetadata(bytes: Uint8Array): Uint8Array | null {
       }
       return out;
     }
-    // Only segments with a length may appear between the start and a scan (no stray SOI, restart or TEM).
-    if (marker === SOI || marker === 0x00 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) return null;
-    if (pos + 4 > bytes.length) return null;
-    const length = (bytes[pos + 2]! << 8) | bytes[pos + 3]!;
-    const end = pos + 2 + length;
-    if (length < 2 || end > bytes.length) return null;
-    if (kept(bytes, marker, pos + 4, length - 2)) parts.push(bytes.subarray(pos, end));
+    if (kept(bytes, marker, start + 4, end - start - 4)) parts.push(bytes.subarray(start, end));
     pos = end;
     if (marker === SOS) {
       scans++;
@@ -92,28 +110,24 @@ const isFrameMarker = (marker: number) => marker >= 0xc0 && marker <= 0xcf && ma
 
 /**
  * The frame's width and height as its header states them, from the segments before the first scan (each read
- * at most once; null when the bytes are not a JPEG or end before a frame). An estimate for sizing only: the
+ * at most once, walked as `stripJpegMetadata` walks them; null when they are not well-formed up to a frame). An estimate for sizing only: the
  * decoder, not this, says what the pixels are.
  */
 export function jpegFrameSize(bytes: Uint8Array): { width: number; height: number } | null {
   if (bytes.length < 4 || bytes[0] !== MARKER || bytes[1] !== SOI) return null;
   let pos = 2;
-  while (pos + 3 < bytes.length) {
-    if (bytes[pos] !== MARKER) return null;
-    while (pos + 1 < bytes.length && bytes[pos + 1] === MARKER) pos++;
-    if (pos + 3 >= bytes.length) return null;
-    const marker = bytes[pos + 1]!;
-    if (marker === SOS || marker === EOI) return null;
-    const length = (bytes[pos + 2]! << 8) | bytes[pos + 3]!;
-    if (length < 2) return null;
-    if (isFrameMarker(marker)) {
-      // Length, precision (1), height (2), width (2).
-      if (length < 7 || pos + 9 > bytes.length) return null;
-      const height = (bytes[pos + 5]! << 8) | bytes[pos + 6]!;
-      const width = (bytes[pos + 7]! << 8) | bytes[pos + 8]!;
+  while (pos + 1 < bytes.length) {
+    const segment = segmentAt(bytes, pos);
+    if (!segment || segment.marker === SOS || segment.marker === EOI) return null;
+    if (isFrameMarker(segment.marker)) {
+      // Marker (2), length (2), precision (1), height (2), width (2).
+      const at = segment.start;
+      if (segment.end - at < 9) return null;
+      const height = (bytes[at + 5]! << 8) | bytes[at + 6]!;
+      const width = (bytes[at + 7]! << 8) | bytes[at + 8]!;
       return width > 0 && height > 0 ? { width, height } : null;
     }
-    pos += 2 + length;
+    pos = segment.end;
   }
   return null;
 }
