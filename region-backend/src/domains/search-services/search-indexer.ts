@@ -263,7 +263,7 @@ export class SearchIndexer {
       // Pixels are asked for only while the table has room (answering them costs a copy on the inference thread),
       // and not when the pass reads them from shared memory: this process has them already.
       payloadOf: (_key, shared) => ({ pass, ...(!shared && table?.hasRoom() ? { keepPixels: true } : {}) }),
-      pixelsOf: pass === 'first' ? (key) => this.keptPixels(this.deps.recentPixels, key) : undefined,
+      ...(pass === 'first' && this.deps.recentPixels ? { pixelsFrom: this.deps.recentPixels } : {}),
       ...(table ? { keepPixels: (key: string, pixels: RgbImage) => void table.put(key, pixels) } : {}),
       store: async (embedded) => {
         await insertEmbeddings(
@@ -298,7 +298,7 @@ export class SearchIndexer {
     for (const item of items) if (!item.complete && !item.view_sum) await completeEmbedding(pool, item.blob_key, service.pipeline, null, NO_LOCAL_FEATURES);
     await this.eachImage([...viewSums.keys()], service, service.pipeline, {
       payloadOf: (key) => ({ pass: 'second', viewSum: viewSums.get(key)! }),
-      pixelsOf: (key) => this.keptPixels(this.deps.secondPassPixels, key),
+      ...(this.deps.secondPassPixels ? { pixelsFrom: this.deps.secondPassPixels } : {}),
       store: (embedded) =>
         completeEmbeddings(
           pool,
@@ -330,10 +330,10 @@ export class SearchIndexer {
       store: (embedded: { key: string; result: IndexEmbedding }[]) => Promise<void>;
       leaveOut: (key: string) => Promise<void>;
       /**
-       * The picture's pixels when this process still has them (otherwise the stored copy is read and decoded),
-       * taken from their table: they are released once the pass is over, unless handed to `keepPixels`.
+       * The table holding the pictures' pixels when this process still has them (otherwise the stored copy is
+       * read and decoded): taken from it, they go back to it once the pass is over, unless handed to `keepPixels`.
        */
-      pixelsOf?: (key: string) => RgbImage | undefined;
+      pixelsFrom?: RecentPixels;
       /** Takes the pixels a successful pass ran on (answered by it, or the shared ones it was given) for the next pass. */
       keepPixels?: (key: string, pixels: RgbImage) => void;
     },
@@ -345,7 +345,7 @@ export class SearchIndexer {
     const outcomes = await Promise.allSettled(
       keys.map(async (key) => {
         const release = await gate.acquire();
-        const pixels = how.pixelsOf?.(key);
+        const pixels = how.pixelsFrom && this.keptPixels(how.pixelsFrom, key);
         // Held until the pass is over: the inference thread reads shared pixels in place.
         let held = pixels;
         try {
@@ -382,7 +382,7 @@ export class SearchIndexer {
           log.error({ serviceId: service.id, blobKey: key, err }, 'embedding this stored image keeps failing: left out of the index');
           await how.leaveOut(key);
         } finally {
-          if (held) this.releasePixels(held);
+          if (held) how.pixelsFrom?.release(held);
           release();
         }
       }),
@@ -397,17 +397,11 @@ export class SearchIndexer {
    * them and the embedder would take them as they are: decoding the stored copy gives exactly these pixels
    * (images/image-decoder.ts; a first pass answers the pixels it decoded or was given).
    */
-  private keptPixels(table: RecentPixels | undefined, key: string): RgbImage | undefined {
-    const pixels = table?.take(key);
+  private keptPixels(table: RecentPixels, key: string): RgbImage | undefined {
+    const pixels = table.take(key);
     if (!pixels || Math.max(pixels.width, pixels.height) <= MAX_WORKING_SIDE) return pixels;
-    table!.release(pixels);
+    table.release(pixels);
     return undefined;
-  }
-
-  /** Gives back pixels taken from a table (both tables keep theirs in the same arena, if any). */
-  private releasePixels(pixels: RgbImage): void {
-    this.deps.recentPixels?.release(pixels);
-    this.deps.secondPassPixels?.release(pixels);
   }
 
   /** Removes items whose records were purged while this service was not being indexed. */
