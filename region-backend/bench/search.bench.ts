@@ -521,6 +521,9 @@ async function backendMetrics(platform: Platform): Promise<string[]> {
   return (await res.text()).split('\n');
 }
 
+/** A label's value in a sample's `{…}` label list (the registry adds its default ones, in any order). */
+const labelOf = (labels: string, name: string) => new RegExp(`(?:^|,)${name}="([a-z]+)"`).exec(labels)?.[1];
+
 const GC_KINDS = ['major', 'incremental', 'minor', 'weakcb'] as const;
 type GcTotals = Record<string, { count: number; seconds: number }>;
 
@@ -528,9 +531,8 @@ type GcTotals = Record<string, { count: number; seconds: number }>;
 async function mainThreadGc(platform: Platform): Promise<GcTotals> {
   const out: GcTotals = {};
   for (const line of await backendMetrics(platform)) {
-    // The labels are the kind and the registry's default ones (the region), in any order.
     const m = /^iris_nodejs_gc_duration_seconds_(count|sum)\{([^}]*)\} ([0-9.e+-]+)$/.exec(line);
-    const kind = m && /(?:^|,)kind="([a-z]+)"/.exec(m[2]!)?.[1];
+    const kind = m && labelOf(m[2]!, 'kind');
     if (!m || !kind) continue;
     const totals = (out[kind] ??= { count: 0, seconds: 0 });
     if (m[1] === 'count') totals.count = Number(m[3]);
@@ -552,8 +554,7 @@ async function embedSources(platform: Platform): Promise<Record<string, number>>
   for (const line of await backendMetrics(platform)) {
     const m = /^iris_search_index_embeds_total\{(.*)\} (\d+)$/.exec(line);
     if (!m) continue;
-    const label = (name: string) => new RegExp(`${name}="([a-z]+)"`).exec(m[1]!)?.[1];
-    out[`${label('pass')}/${label('source')}`] = Number(m[2]);
+    out[`${labelOf(m[1]!, 'pass')}/${labelOf(m[1]!, 'source')}`] = Number(m[2]);
   }
   return out;
 }
